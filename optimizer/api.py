@@ -1,0 +1,124 @@
+"""The public entry point: `optimize(sql, catalog)`.
+
+    from optimizer import optimize
+    result = optimize("SELECT count(DISTINCT (num = NULL)) FROM t", {"t": {"num": "int"}})
+    result.sql          # optimized Spark SQL
+    result.explain()    # plans, every rewrite, findings
+
+Bad input raises a `SparkfoldError` subclass (see `optimizer.errors`).  Valid SQL the
+optimizer does not model is passed through unchanged (`result.passthrough` says why).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+from plans import logical as L
+from plans.analyze_expr import NotModelled
+from plans.analyzer import Analyzer
+from plans.catalog import Catalog
+from plans.errors import InternalError, SparkfoldError
+from plans.expressions import id_scope
+from plans.parse import deep_stack, parse_query
+from plans.to_sql import plan_to_ast
+from plans.parse import DIALECT
+from rules.base import Rule, RuleContext
+
+from .engine import Batch, Trace, execute
+
+
+@dataclass
+class OptimizeResult:
+    original_sql: str
+    sql: str
+    analyzed: L.Plan | None
+    optimized: L.Plan | None
+    trace: Trace
+    catalog: Catalog
+    findings: list = field(default_factory=list)
+    passthrough: str | None = None  # why the query was passed through unchanged
+    timings: dict[str, float] = field(default_factory=dict)
+    regenerated_sql: str | None = None  # the analyzed plan written back (no rule applied)
+
+    @property
+    def changed(self) -> bool:
+        return self.optimized is not None and self.optimized is not self.analyzed
+
+    def explain(self, format: str = "text", **kwargs) -> str:
+        from .explain import explain
+
+        return explain(self, format=format, **kwargs)
+
+    def to_dataframe(self, spark: Any):
+        from plans.to_pyspark import to_dataframe
+
+        return to_dataframe(self, spark)
+
+    def to_pyspark_code(self, **kwargs) -> str:
+        from plans.to_pyspark import to_pyspark_code
+
+        return to_pyspark_code(self, **kwargs)
+
+    def verify(self, spark: Any, **kwargs):
+        from .verify import verify
+
+        return verify(self, spark, **kwargs)
+
+
+def _sql_of(plan: L.Plan, pretty: bool) -> str:
+    return plan_to_ast(plan).sql(dialect=DIALECT, pretty=pretty, normalize_functions=False)
+
+
+def optimize(sql: str, catalog: Any = None, *, batches: Sequence[Batch] | None = None,
+             rules: Sequence[Rule] | None = None, exclude: Iterable[str] = (),
+             pretty: bool = False, always_regenerate: bool = False) -> OptimizeResult:
+    """Parse, analyze, rewrite and regenerate one Spark SQL query.
+
+    `catalog`: a `plans.Catalog`, a mapping `{"table": {"col": "type [not null]"}}`, a
+    path to such a JSON file, or a SparkSession.  `batches` replaces the default
+    batches; `rules` runs just these rules to a fixed point; `exclude` drops rules by
+    name (like `spark.sql.optimizer.excludedRules`).  When no rule changes the plan the
+    original text is returned, unless `always_regenerate`."""
+    cat = Catalog.coerce(catalog)
+    return deep_stack(_optimize, sql, cat, batches, rules, tuple(exclude), pretty, always_regenerate)
+
+
+def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regenerate) -> OptimizeResult:
+    from .batches import default_batches
+    from .engine import FixedPoint
+
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    tree = parse_query(sql)
+    timings["parse"] = time.perf_counter() - t0
+    trace = Trace()
+    with id_scope():
+        t0 = time.perf_counter()
+        try:
+            analyzed = Analyzer(cat, sql).analyze(tree)
+        except NotModelled as e:
+            timings["analyze"] = time.perf_counter() - t0
+            return OptimizeResult(sql, sql, None, None, trace, cat, passthrough=str(e), timings=timings)
+        timings["analyze"] = time.perf_counter() - t0
+        if rules is not None:
+            batch_list: Sequence[Batch] = (Batch("Custom", FixedPoint(100), tuple(rules)),)
+        else:
+            batch_list = batches if batches is not None else default_batches()
+        t0 = time.perf_counter()
+        optimized, trace = execute(analyzed, batch_list, RuleContext(ansi=cat.ansi), exclude)
+        timings["optimize"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        try:
+            regenerated = _sql_of(optimized, pretty) if (optimized is not analyzed or always_regenerate) else None
+        except SparkfoldError:
+            raise
+        except Exception as e:  # a bug in the generator
+            raise InternalError(f"could not write the optimized plan as SQL ({type(e).__name__}: {e}); "
+                                f"please report this as a bug") from e
+        timings["generate"] = time.perf_counter() - t0
+    out_sql = regenerated if regenerated is not None else sql
+    result = OptimizeResult(sql, out_sql, analyzed, optimized, trace, cat, timings=timings,
+                            regenerated_sql=regenerated)
+    return result

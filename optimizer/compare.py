@@ -1,0 +1,104 @@
+"""Comparing query results the way Spark compares values.
+
+NULL matches NULL, NaN matches NaN, -0.0 matches 0.0, and floating-point values match
+within a relative tolerance (aggregates over doubles may sum in another order).
+Rows compare as multisets, or as sequences when order matters.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, Iterable, Sequence
+
+REL_TOL = 1e-9
+_SIG_DIGITS = 9
+
+
+def normalize(v: Any) -> Any:
+    """A hashable, order-independent key for a value under Spark's equality."""
+    if v is None:
+        return ("null",)
+    if isinstance(v, bool):
+        return ("b", v)
+    if isinstance(v, float):
+        if math.isnan(v):
+            return ("nan",)
+        if math.isinf(v):
+            return ("inf", v > 0)
+        if v == 0:
+            return ("f", 0.0)
+        # round to significant digits so equal-within-tolerance sums usually collide
+        return ("f", float(f"{v:.{_SIG_DIGITS}g}"))
+    if isinstance(v, Decimal):
+        return ("d", v.normalize() if v != 0 else Decimal(0))
+    if isinstance(v, (list, tuple)):
+        return ("l", tuple(normalize(x) for x in v))
+    if isinstance(v, dict):
+        return ("m", tuple(sorted((repr(normalize(k)), normalize(x)) for k, x in v.items())))
+    if hasattr(v, "asDict"):
+        return ("r", tuple(normalize(x) for x in v))
+    if isinstance(v, bytearray):
+        return ("y", bytes(v))
+    return ("v", v)
+
+
+def values_equal(a: Any, b: Any) -> bool:
+    if isinstance(a, float) and isinstance(b, float):
+        if math.isnan(a) or math.isnan(b):
+            return math.isnan(a) and math.isnan(b)
+        if a == b:
+            return True
+        return math.isclose(a, b, rel_tol=REL_TOL, abs_tol=1e-12)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(values_equal(x, y) for x, y in zip(a, b))
+    return normalize(a) == normalize(b)
+
+
+def rows_equal(a: Sequence, b: Sequence) -> bool:
+    return len(a) == len(b) and all(values_equal(x, y) for x, y in zip(a, b))
+
+
+@dataclass
+class RowDiff:
+    equal: bool
+    only_left: list = field(default_factory=list)
+    only_right: list = field(default_factory=list)
+    left_count: int = 0
+    right_count: int = 0
+
+
+def compare_rows(left: Iterable[Sequence], right: Iterable[Sequence], ordered: bool = False,
+                 sample: int = 10) -> RowDiff:
+    """Compare two row collections (tuples of Python values)."""
+    left = [tuple(r) for r in left]
+    right = [tuple(r) for r in right]
+    if ordered:
+        diffs_l, diffs_r = [], []
+        for x, y in zip(left, right):
+            if not rows_equal(x, y):
+                diffs_l.append(x)
+                diffs_r.append(y)
+        diffs_l += left[len(right):]
+        diffs_r += right[len(left):]
+        return RowDiff(not diffs_l and not diffs_r, diffs_l[:sample], diffs_r[:sample], len(left), len(right))
+    kl = Counter(tuple(normalize(v) for v in r) for r in left)
+    kr = Counter(tuple(normalize(v) for v in r) for r in right)
+    if kl == kr:
+        return RowDiff(True, [], [], len(left), len(right))
+    # exact keys differ: fall back to tolerant matching of the leftovers
+    rest_l = [r for r in left if kl[tuple(normalize(v) for v in r)] > kr.get(tuple(normalize(v) for v in r), 0)]
+    rest_r = [r for r in right if kr[tuple(normalize(v) for v in r)] > kl.get(tuple(normalize(v) for v in r), 0)]
+    unmatched_r = list(rest_r)
+    only_l = []
+    for r in rest_l:
+        for i, s in enumerate(unmatched_r):
+            if rows_equal(r, s):
+                del unmatched_r[i]
+                break
+        else:
+            only_l.append(r)
+    equal = not only_l and not unmatched_r and len(left) == len(right)
+    return RowDiff(equal, only_l[:sample], unmatched_r[:sample], len(left), len(right))

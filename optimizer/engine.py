@@ -1,0 +1,147 @@
+"""The rule executor: batches of rules run once or to a fixed point, with a trace.
+
+Like Catalyst's RuleExecutor: a batch runs its rules in order, each on the previous
+rule's output; one pass over all of them is an iteration.  A `FixedPoint(n)` batch
+repeats until an iteration changes nothing (an identity test: rules return the same
+object when they change nothing) or n iterations ran; hitting the limit is recorded
+as a warning in the trace, never raised.  Every rule application that changed the
+plan becomes a `Rewrite` record, and after each one the output schema is checked
+(names and types must not change; nullability may only narrow).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from plans import logical as L
+from plans.errors import InternalError
+from rules.base import Rule, RuleContext
+
+
+@dataclass(frozen=True)
+class Once:
+    def __str__(self) -> str:
+        return "Once"
+
+
+@dataclass(frozen=True)
+class FixedPoint:
+    max_iterations: int = 100
+
+    def __str__(self) -> str:
+        return f"FixedPoint({self.max_iterations})"
+
+
+@dataclass(frozen=True)
+class Batch:
+    name: str
+    strategy: Once | FixedPoint
+    rules: tuple[Rule, ...]
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """One effective rule application."""
+
+    batch: str
+    iteration: int
+    rule: str
+    before: L.Plan
+    after: L.Plan
+    seconds: float
+
+
+@dataclass
+class BatchRun:
+    name: str
+    strategy: str
+    iterations: int = 0
+    converged: bool = True
+    seconds: float = 0.0
+
+
+@dataclass
+class RuleStats:
+    runs: int = 0
+    effective: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class Trace:
+    rewrites: list[Rewrite] = field(default_factory=list)
+    batches: list[BatchRun] = field(default_factory=list)
+    rules: dict[str, RuleStats] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def __iter__(self):
+        return iter(self.rewrites)
+
+    def __len__(self) -> int:
+        return len(self.rewrites)
+
+    def __getitem__(self, i):
+        return self.rewrites[i]
+
+    @property
+    def effective_rules(self) -> list[str]:
+        return [name for name, s in self.rules.items() if s.effective]
+
+
+def check_schema(before: L.Plan, after: L.Plan, rule: str) -> None:
+    """A rule may narrow nullability but never change names, types or arity."""
+    a, b = before.output, after.output
+    if len(a) != len(b) or any(x.name != y.name or x.data_type != y.data_type for x, y in zip(a, b)):
+        raise InternalError(
+            f"rule {rule} changed the output schema from "
+            f"{[(x.name, x.data_type.simple_string()) for x in a]} to "
+            f"{[(y.name, y.data_type.simple_string()) for y in b]}; please report this as a bug")
+
+
+def execute(plan: L.Plan, batches: Iterable[Batch], ctx: RuleContext | None = None,
+            excluded: Iterable[str] = (), trace: Trace | None = None) -> tuple[L.Plan, Trace]:
+    ctx = ctx or RuleContext()
+    trace = trace if trace is not None else Trace()
+    skip = {e.lower() for e in excluded}
+    for batch in batches:
+        rules = [r for r in batch.rules if r.name.lower() not in skip]
+        if not rules:
+            continue
+        limit = 1 if isinstance(batch.strategy, Once) else batch.strategy.max_iterations
+        run = BatchRun(batch.name, str(batch.strategy))
+        start = time.perf_counter()
+        iteration = 0
+        while True:
+            iteration += 1
+            last = plan
+            for rule in rules:
+                t0 = time.perf_counter()
+                new = rule.apply(plan, ctx)
+                dt = time.perf_counter() - t0
+                stats = trace.rules.setdefault(rule.name, RuleStats())
+                stats.runs += 1
+                stats.seconds += dt
+                if new is not plan:
+                    if new == plan:
+                        # rebuilt but structurally equal: not a rewrite
+                        new = plan
+                        continue
+                    check_schema(plan, new, rule.name)
+                    stats.effective += 1
+                    trace.rewrites.append(Rewrite(batch.name, iteration, rule.name, plan, new, dt))
+                    plan = new
+            if plan is last:
+                break
+            if iteration >= limit:
+                if isinstance(batch.strategy, FixedPoint):
+                    run.converged = False
+                    trace.warnings.append(
+                        f"Max iterations ({limit}) reached for batch {batch.name}; the plan "
+                        f"so far is kept")
+                break
+        run.iterations = iteration
+        run.seconds = time.perf_counter() - start
+        trace.batches.append(run)
+    return plan, trace

@@ -1,0 +1,655 @@
+"""sqlglot expressions -> typed expressions, resolved against a scope.
+
+The expression tree mirrors what the user wrote (no implicit casts are inserted), so
+generated column names and regenerated SQL stay close to the input.  Constructs the
+optimizer does not model become `Opaque` expressions: their column references and
+modelled sub-expressions are still analyzed (so renaming works), the rest is kept
+as sqlglot text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime
+from decimal import Decimal, InvalidOperation
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from . import expressions as E
+from . import functions as F
+from . import types as T
+from .errors import AnalysisError
+from .parse import TYPED_LITERAL_PREFIX
+from .scope import Scope
+
+if TYPE_CHECKING:
+    from .analyzer import Analyzer
+
+ARG_PREFIX = "__sf_arg_"
+
+
+class NotModelled(Exception):
+    """Raised for valid SQL the optimizer does not model at all; the query then passes
+    through unchanged."""
+
+
+@dataclass
+class Ctx:
+    scope: Scope
+    # earlier select-list aliases (Spark's lateral column aliases)
+    lateral: dict[str, E.Expr] = field(default_factory=dict)
+    # select-list outputs that win over FROM columns (HAVING / ORDER BY)
+    preferred: dict[str, E.Expr] = field(default_factory=dict)
+    allow_aggregates: bool = False
+    allow_windows: bool = False
+    in_aggregate: bool = False
+    clause: str = "SELECT"
+
+
+_COMPARISONS = {
+    exp.EQ: E.EqualTo, exp.NullSafeEQ: E.EqualNullSafe, exp.LT: E.LessThan,
+    exp.LTE: E.LessThanOrEqual, exp.GT: E.GreaterThan, exp.GTE: E.GreaterThanOrEqual,
+}
+_ARITHMETIC = {exp.Add: E.Add, exp.Sub: E.Subtract, exp.Mul: E.Multiply, exp.Div: E.Divide,
+               exp.IntDiv: E.IntegralDivide, exp.Mod: E.Remainder}
+
+_INTERVAL_UNITS = {
+    "year": ("ym", 12), "years": ("ym", 12), "month": ("ym", 1), "months": ("ym", 1),
+    "week": ("days", 7), "weeks": ("days", 7), "day": ("days", 1), "days": ("days", 1),
+    "hour": ("us", 3_600_000_000), "hours": ("us", 3_600_000_000),
+    "minute": ("us", 60_000_000), "minutes": ("us", 60_000_000),
+    "second": ("us", 1_000_000), "seconds": ("us", 1_000_000),
+}
+
+# sqlglot node -> (spark name, how to read its arguments) for modelled scalar functions
+_UNARY_FUNCS = (exp.Upper, exp.Lower, exp.Length, exp.Abs, exp.IsNan)
+
+
+def function_name(node: exp.Expression) -> str:
+    """The function name as the user spelled it, lower-cased."""
+    if isinstance(node, exp.Anonymous):
+        return str(node.this).lower()
+    name = node.meta.get("name") if node.meta else None
+    if name:
+        return str(name).lower()
+    return node.sql_name().lower() if isinstance(node, exp.Func) else type(node).__name__.lower()
+
+
+def _position(sql: str, node: exp.Expression) -> str:
+    target = node.this if isinstance(node, exp.Column) and isinstance(node.this, exp.Expression) else node
+    meta = target.meta or {}
+    if "line" in meta and "col" in meta:
+        col = meta["col"]
+        start, end = meta.get("start"), meta.get("end")
+        if start is not None and end is not None:
+            col = max(1, col - (end - start))
+        return f" (line {meta['line']}, column {col})"
+    return ""
+
+
+class ExprAnalyzer:
+    def __init__(self, analyzer: "Analyzer"):
+        self.analyzer = analyzer
+        self.sql = analyzer.sql
+        self.ansi = analyzer.catalog.ansi
+
+    # ------------------------------------------------------------------
+    def analyze(self, node: exp.Expression, ctx: Ctx) -> E.Expr:
+        method = getattr(self, "_" + type(node).__name__, None)
+        if method is not None:
+            out = method(node, ctx)
+            if out is not None:
+                return out
+        return self._fallback(node, ctx)
+
+    def _fallback(self, node, ctx):
+        if isinstance(node, exp.Func) or isinstance(node, exp.Binary) or isinstance(node, exp.Unary):
+            return self._function_or_opaque(node, ctx)
+        if isinstance(node, (exp.Condition, exp.Interval)):
+            return self.opaque(node, ctx)
+        raise NotModelled(f"expression {type(node).__name__}")
+
+    # -- leaves --------------------------------------------------------------
+    def _Paren(self, node, ctx):
+        return self.analyze(node.this, ctx)
+
+    def _Column(self, node: exp.Column, ctx: Ctx) -> E.Expr:
+        parts = tuple(p.name for p in node.parts)
+        display = ".".join(parts)
+        if isinstance(node.this, exp.Star):
+            raise AnalysisError(f"`{display}` is not allowed here")
+        if len(parts) == 1:
+            key = parts[0].lower()
+            if key in ctx.preferred:
+                return ctx.preferred[key]
+        try:
+            found, rest, _depth = ctx.scope.resolve(parts, display, _position(self.sql, node))
+        except AnalysisError:
+            if len(parts) == 1 and parts[0].lower() in ctx.lateral:
+                return ctx.lateral[parts[0].lower()]
+            raise
+        if rest:
+            return self._field_access(found, rest, node)
+        return found
+
+    def _field_access(self, base: E.Expr, fields: list[str], node) -> E.Expr:
+        t = base.data_type
+        for f in fields:
+            if isinstance(t, T.StructType):
+                match = [x for x in t.fields if x.name.lower() == f.lower()]
+                t = match[0].data_type if match else T.UNKNOWN
+            else:
+                t = T.UNKNOWN
+        template: exp.Expression = exp.column(ARG_PREFIX + "0")
+        for f in fields:
+            template = exp.Dot(this=template, expression=exp.to_identifier(f))
+        name = ".".join([_expr_name(base)] + fields)
+        return E.Opaque(template, (base,), t, "scalar", name)
+
+    def _Null(self, node, ctx):
+        return E.Literal(None, T.NULL)
+
+    def _Boolean(self, node, ctx):
+        return E.TRUE if node.this else E.FALSE
+
+    def _Literal(self, node: exp.Literal, ctx):
+        if node.is_string:
+            return E.Literal(node.this, T.STRING)
+        return number_literal(node.this)
+
+    def _HexString(self, node, ctx):
+        try:
+            return E.Literal(bytes.fromhex(node.this), T.BINARY)
+        except ValueError:
+            return self.opaque(node, ctx)
+
+    def _Neg(self, node: exp.Neg, ctx):
+        inner = node.this
+        if isinstance(inner, exp.Literal) and not inner.is_string:
+            return number_literal("-" + inner.this)
+        if isinstance(inner, exp.Anonymous) and str(inner.this).lower().startswith(TYPED_LITERAL_PREFIX):
+            lit = self._typed_literal(inner, negate=True)
+            if lit is not None:
+                return lit
+        return E.Negate(self.analyze(inner, ctx))
+
+    def _Interval(self, node: exp.Interval, ctx):
+        unit = node.args.get("unit")
+        value = node.this
+        unit_name = unit.name.lower() if isinstance(unit, exp.Expression) else ""
+        if isinstance(value, exp.Literal) and unit_name in _INTERVAL_UNITS:
+            try:
+                n = int(str(value.this).strip())
+            except ValueError:
+                return self.opaque(node, ctx)
+            kind, factor = _INTERVAL_UNITS[unit_name]
+            if kind == "ym":
+                return E.Literal((n * factor, 0, 0), T.YEAR_MONTH_INTERVAL)
+            if kind == "days":
+                return E.Literal((0, n * factor, 0), T.DAY_TIME_INTERVAL)
+            return E.Literal((0, 0, n * factor), T.DAY_TIME_INTERVAL)
+        return self.opaque(node, ctx)
+
+    def _Placeholder(self, node, ctx):
+        # a parameter marker (`?` or `:name`): its value is only known to Spark
+        return E.Opaque(node.copy(), (), T.UNKNOWN, "scalar", node.sql())
+
+    def _Parameter(self, node, ctx):
+        return E.Opaque(node.copy(), (), T.UNKNOWN, "scalar", node.sql())
+
+    # -- operators ---------------------------------------------------------------
+    def _binary(self, node, ctx, cls):
+        return cls(self.analyze(node.this, ctx), self.analyze(node.expression, ctx))
+
+    def _EQ(self, node, ctx):
+        return self._binary(node, ctx, E.EqualTo)
+
+    def _NullSafeEQ(self, node, ctx):
+        return self._binary(node, ctx, E.EqualNullSafe)
+
+    def _NullSafeNEQ(self, node, ctx):
+        return E.Not(self._binary(node, ctx, E.EqualNullSafe))
+
+    def _NEQ(self, node, ctx):
+        return E.Not(self._binary(node, ctx, E.EqualTo))
+
+    def _LT(self, node, ctx):
+        return self._binary(node, ctx, E.LessThan)
+
+    def _LTE(self, node, ctx):
+        return self._binary(node, ctx, E.LessThanOrEqual)
+
+    def _GT(self, node, ctx):
+        return self._binary(node, ctx, E.GreaterThan)
+
+    def _GTE(self, node, ctx):
+        return self._binary(node, ctx, E.GreaterThanOrEqual)
+
+    def _And(self, node, ctx):
+        return self._chain(node, ctx, exp.And, E.And)
+
+    def _Or(self, node, ctx):
+        return self._chain(node, ctx, exp.Or, E.Or)
+
+    def _chain(self, node, ctx, ast_cls, cls):
+        # left-deep chains (a OR b OR c ...) are analyzed without recursing per link
+        spine = []
+        cur = node
+        while isinstance(cur, ast_cls):
+            spine.append(cur)
+            cur = cur.this
+        result = self.analyze(cur, ctx)
+        for link in reversed(spine):
+            result = cls(result, self.analyze(link.expression, ctx))
+        return result
+
+    def _Add(self, node, ctx):
+        return self._binary(node, ctx, E.Add)
+
+    def _Sub(self, node, ctx):
+        return self._binary(node, ctx, E.Subtract)
+
+    def _Mul(self, node, ctx):
+        return self._binary(node, ctx, E.Multiply)
+
+    def _Div(self, node, ctx):
+        return self._binary(node, ctx, E.Divide)
+
+    def _IntDiv(self, node, ctx):
+        return self._binary(node, ctx, E.IntegralDivide)
+
+    def _Mod(self, node, ctx):
+        return self._binary(node, ctx, E.Remainder)
+
+    def _DPipe(self, node, ctx):
+        return E.Func("concat", (self.analyze(node.this, ctx), self.analyze(node.expression, ctx)))
+
+    def _Not(self, node: exp.Not, ctx):
+        inner = node.this
+        while isinstance(inner, exp.Paren) and isinstance(inner.this, exp.Is):
+            inner = inner.this
+        if isinstance(inner, exp.Is) and isinstance(inner.expression, exp.Null):
+            return E.IsNotNull(self.analyze(inner.this, ctx))
+        return E.Not(self.analyze(node.this, ctx))
+
+    def _Is(self, node: exp.Is, ctx):
+        target = node.expression
+        if isinstance(target, exp.Null):
+            return E.IsNull(self.analyze(node.this, ctx))
+        if isinstance(target, exp.Boolean):
+            return E.EqualNullSafe(self.analyze(node.this, ctx), E.TRUE if target.this else E.FALSE)
+        return self.opaque(node, ctx)
+
+    def _In(self, node: exp.In, ctx):
+        query = node.args.get("query")
+        if query is not None:
+            values = node.this.expressions if isinstance(node.this, exp.Tuple) else [node.this]
+            vals = tuple(self.analyze(v, ctx) for v in values)
+            plan = self.analyzer.subquery(query.this if isinstance(query, exp.Subquery) else query, ctx)
+            if len(plan.output) != len(vals):
+                raise AnalysisError(f"IN subquery returns {len(plan.output)} columns, "
+                                    f"expected {len(vals)}")
+            return E.InSubquery(vals, plan)
+        if node.args.get("unnest") or node.args.get("field"):
+            return self.opaque(node, ctx)
+        value = self.analyze(node.this, ctx)
+        items = tuple(self.analyze(i, ctx) for i in node.expressions)
+        if not items:
+            raise AnalysisError("IN () needs at least one value")
+        return E.In(value, items)
+
+    def _Between(self, node: exp.Between, ctx):
+        if node.args.get("symmetric"):
+            return self.opaque(node, ctx)
+        args = (self.analyze(node.this, ctx), self.analyze(node.args["low"], ctx),
+                self.analyze(node.args["high"], ctx))
+        return E.Func("between", args)
+
+    def _Like(self, node: exp.Like, ctx):
+        if node.args.get("escape") or isinstance(node.expression, (exp.Tuple, exp.Any, exp.All)):
+            return self.opaque(node, ctx)
+        out = E.Func("like", (self.analyze(node.this, ctx), self.analyze(node.expression, ctx)))
+        return E.Not(out) if node.args.get("negate") else out
+
+    def _Case(self, node: exp.Case, ctx):
+        operand = node.this
+        op = self.analyze(operand, ctx) if operand is not None else None
+        branches = []
+        for clause in node.args.get("ifs") or []:
+            cond = self.analyze(clause.this, ctx)
+            if op is not None:
+                cond = E.EqualTo(op, cond)
+            branches.append((cond, self.analyze(clause.args["true"], ctx)))
+        default = node.args.get("default")
+        otherwise = self.analyze(default, ctx) if default is not None else None
+        return E.CaseWhen(tuple(branches), otherwise)
+
+    def _If(self, node: exp.If, ctx):
+        false = node.args.get("false")
+        if false is None:
+            return self.opaque(node, ctx)
+        return E.If(self.analyze(node.this, ctx), self.analyze(node.args["true"], ctx),
+                    self.analyze(false, ctx))
+
+    def _Coalesce(self, node: exp.Coalesce, ctx):
+        args = [node.this] + list(node.expressions)
+        fname = function_name(node)
+        if fname not in ("coalesce", "nvl", "ifnull"):
+            return self.opaque(node, ctx)
+        return E.Coalesce(tuple(self.analyze(a, ctx) for a in args), fname)
+
+    def _TryCast(self, node: exp.TryCast, ctx):
+        return self._cast(node, ctx, try_=bool(node.args.get("safe")))
+
+    def _Cast(self, node: exp.Cast, ctx):
+        fname = node.meta.get("name") if node.meta else None
+        to = _data_type(node.args["to"])
+        value = node.this
+        if fname is None and isinstance(value, exp.Literal) and value.is_string and to is not None:
+            lit = typed_literal(value.this, to)
+            if lit is not None:
+                return lit
+        if fname is not None and str(fname).lower() not in ("cast", "try_cast"):
+            # double(x), int(x), ...: a cast Spark does not show in column names
+            return self._cast(node, ctx, try_=False, user=False)
+        return self._cast(node, ctx, try_=False)
+
+    def _cast(self, node, ctx, try_: bool, user: bool = True):
+        if node.args.get("format") or node.args.get("default"):
+            return self.opaque(node, ctx)
+        to = _data_type(node.args["to"])
+        if to is None:
+            return self.opaque(node, ctx)
+        return E.Cast(self.analyze(node.this, ctx), to, try_, user)
+
+    # -- subqueries ------------------------------------------------------------
+    def _Subquery(self, node: exp.Subquery, ctx):
+        plan = self.analyzer.subquery(node, ctx)
+        if len(plan.output) != 1:
+            raise AnalysisError(f"a scalar subquery must return one column, "
+                                f"this one returns {len(plan.output)}")
+        return E.ScalarSubquery(plan)
+
+    def _Exists(self, node: exp.Exists, ctx):
+        return E.Exists(self.analyzer.subquery(node.this, ctx))
+
+    def _Select(self, node, ctx):
+        return self._Subquery(exp.Subquery(this=node), ctx)
+
+    # -- functions -------------------------------------------------------------
+    def _Anonymous(self, node: exp.Anonymous, ctx):
+        name = function_name(node)
+        if name.startswith(TYPED_LITERAL_PREFIX):
+            lit = self._typed_literal(node)
+            if lit is not None:
+                return lit
+        return self._function_or_opaque(node, ctx)
+
+    def _typed_literal(self, node: exp.Anonymous, negate: bool = False):
+        type_name = function_name(node)[len(TYPED_LITERAL_PREFIX):]
+        if len(node.expressions) != 1 or not isinstance(node.expressions[0], exp.Literal):
+            return None
+        text = ("-" if negate else "") + str(node.expressions[0].this)
+        try:
+            if type_name in ("bigint", "smallint", "tinyint"):
+                t = {"bigint": T.LONG, "smallint": T.SHORT, "tinyint": T.BYTE}[type_name]
+                v = int(text)
+                lo, hi = T.INTEGRAL_RANGE[t]
+                if not lo <= v <= hi:
+                    raise AnalysisError(f"literal {text} out of range for {t.simple_string()}")
+                return E.Literal(v, t)
+            if type_name == "double":
+                return E.Literal(float(text), T.DOUBLE)
+            if type_name == "float":
+                import struct
+
+                v = struct.unpack("f", struct.pack("f", float(text)))[0]
+                return E.Literal(v, T.FLOAT)
+            if type_name == "decimal":
+                d = Decimal(text)
+                _, digits, exponent = d.as_tuple()
+                scale = max(-exponent, 0)
+                precision = max(len(digits), scale, 1)
+                if precision > T.MAX_PRECISION:
+                    return None
+                return E.Literal(d, T.DecimalType(precision, scale))
+        except (ValueError, InvalidOperation, OverflowError):
+            return None
+        return None
+
+    def _Window(self, node, ctx):
+        if not ctx.allow_windows:
+            raise AnalysisError(f"window functions are not allowed in {ctx.clause}")
+        fn = node.this
+        name = function_name(fn) if isinstance(fn, exp.Expression) else ""
+        out = self.opaque(node, ctx, kind="window", root_is_structure=True)
+        return out.copy(data_type_=self._window_type(name, out, fn, ctx))
+
+    def _window_type(self, name, opaque: E.Opaque, fn, ctx) -> T.DataType:
+        if name in ("row_number", "rank", "dense_rank", "ntile"):
+            return T.INT
+        if name in ("percent_rank", "cume_dist"):
+            return T.DOUBLE
+        spec = F.AGGREGATE_FUNCTIONS.get(name)
+        if spec is not None and isinstance(fn, exp.Func):
+            args = [a for a in fn.args.values() if isinstance(a, exp.Expression)]
+            if isinstance(fn, exp.Count) or not args:
+                return T.LONG if name == "count" else T.UNKNOWN
+            n_args = len(args)
+            fn_args = opaque.args[:n_args]
+            if len(fn_args) == n_args:
+                t = spec.result_type(fn_args)
+                return t if t is not None else T.UNKNOWN
+        return T.UNKNOWN
+
+    def _Filter(self, node: exp.Filter, ctx):
+        agg = self.analyze(node.this, ctx)
+        where = node.expression
+        cond = where.this if isinstance(where, exp.Where) else where
+        if isinstance(agg, E.Agg) and agg.filter is None:
+            return agg.copy(filter=self.analyze(cond, replace(ctx, allow_aggregates=False)))
+        return self.opaque(node, ctx)
+
+    def _function_or_opaque(self, node: exp.Expression, ctx: Ctx) -> E.Expr:
+        name = function_name(node)
+        if name in F.AGGREGATE_FUNCTIONS or name in F.KNOWN_AGGREGATE_NAMES:
+            return self._aggregate(node, name, ctx)
+        if name in F.WINDOW_ONLY_NAMES:
+            raise AnalysisError(f"{name}() needs an OVER clause")
+        if name in F.GENERATOR_NAMES:
+            raise NotModelled(f"generator {name}() in an expression")
+        spec = F.SCALAR_FUNCTIONS.get(name)
+        if spec is not None:
+            args = _positional_args(node)
+            if args is not None and len(args) >= spec.min_args and \
+                    (spec.max_args is None or len(args) <= spec.max_args):
+                return E.Func(name, tuple(self.analyze(a, ctx) for a in args))
+        kind = "scalar"
+        return self.opaque(node, ctx, kind)
+
+    def _aggregate(self, node, name, ctx) -> E.Expr:
+        if not ctx.allow_aggregates:
+            raise AnalysisError(f"aggregate function {name}() is not allowed in {ctx.clause}")
+        if ctx.in_aggregate:
+            raise AnalysisError(f"aggregate function {name}() inside another aggregate")
+        inner = replace(ctx, in_aggregate=True, allow_windows=False)
+        spec = F.AGGREGATE_FUNCTIONS.get(name)
+        args = _positional_args(node)
+        distinct = False
+        if args is not None and len(args) == 1 and isinstance(args[0], exp.Distinct):
+            distinct = True
+            args = list(args[0].expressions)
+        if name == "count" and args is not None and len(args) == 1 and isinstance(args[0], exp.Star):
+            args = [exp.Literal.number(1)]
+        if spec is not None and args is not None and len(args) >= spec.min_args and \
+                (spec.max_args is None or len(args) <= spec.max_args) and \
+                not any(isinstance(a, (exp.Star, exp.Distinct)) for a in args):
+            return E.Agg(name, tuple(self.analyze(a, inner) for a in args), distinct)
+        return self.opaque(node, inner, kind="aggregate")
+
+    # -- opaque ----------------------------------------------------------------
+    def opaque(self, node: exp.Expression, ctx: Ctx, kind: str = "scalar",
+               root_is_structure: bool = False) -> E.Opaque:
+        """Keep `node` as sqlglot text, analyzing its value sub-expressions as args."""
+        template = node.copy()
+        args: list[E.Expr] = []
+        sub_ctx = ctx
+        if kind == "aggregate":
+            sub_ctx = replace(ctx, in_aggregate=True, allow_windows=False)
+
+        def is_value(v) -> bool:
+            return isinstance(v, (exp.Condition, exp.Interval, exp.Subquery)) and not \
+                isinstance(v, exp.Star)
+
+        def visit(n: exp.Expression, this_is_structure: bool):
+            # Replace each value sub-expression by a placeholder column and analyze it;
+            # descend into structure (window specs, orderings, type names...).  With
+            # `this_is_structure`, n's `this` (a window's function) is descended into.
+            for key, value in list(n.args.items()):
+                items = value if isinstance(value, list) else [value]
+                new_items, changed = [], False
+                for v in items:
+                    if isinstance(v, exp.Lambda):
+                        raise NotModelled("lambda function")
+                    if not isinstance(v, exp.Expression):
+                        new_items.append(v)
+                    elif is_value(v) and not (this_is_structure and key == "this"):
+                        args.append(self.analyze(v, sub_ctx))
+                        new_items.append(exp.column(f"{ARG_PREFIX}{len(args) - 1}"))
+                        changed = True
+                    else:
+                        visit(v, False)
+                        new_items.append(v)
+                if changed:
+                    n.set(key, new_items if isinstance(value, list) else new_items[0])
+
+        visit(template, root_is_structure)
+        name = _opaque_name(node, args)
+        data_type = T.UNKNOWN
+        return E.Opaque(template, tuple(args), data_type, kind, name)
+
+
+# ---------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------
+
+
+def _positional_args(node: exp.Expression):
+    """Arguments of a function node in Spark's order, or None if it has extra options."""
+    if isinstance(node, exp.Anonymous):
+        return list(node.expressions)
+    if isinstance(node, exp.Substring):
+        args = [node.this, node.args.get("start")]
+        if node.args.get("length") is not None:
+            args.append(node.args["length"])
+        return None if args[1] is None or node.args.get("zero_start") else args
+    if isinstance(node, (exp.Nullif, exp.Nanvl)):
+        return [node.this, node.expression]
+    if isinstance(node, exp.Round):
+        if node.args.get("truncate"):
+            return None
+        return [node.this] + ([node.args["decimals"]] if node.args.get("decimals") is not None else [])
+    if isinstance(node, (exp.Greatest, exp.Least)):
+        if node.args.get("ignore_nulls"):
+            return None
+        return [node.this] + list(node.expressions)
+    if isinstance(node, exp.Concat):
+        return list(node.expressions)
+    if isinstance(node, exp.Trim):
+        if any(node.args.get(k) for k in ("expression", "position", "collation")):
+            return None
+        return [node.this]
+    if isinstance(node, exp.Count):
+        this = node.this
+        if this is None:
+            return list(node.expressions) or None
+        return [this] + list(node.expressions)
+    if isinstance(node, exp.Func):
+        values = []
+        for key in node.arg_types:
+            v = node.args.get(key)
+            if v is None or v is False:
+                continue
+            if key in ("this", "expression", "expressions"):
+                if isinstance(v, list):
+                    values.extend(v)
+                else:
+                    values.append(v)
+            else:
+                return None
+        return values
+    return None
+
+
+def _data_type(node) -> T.DataType | None:
+    if not isinstance(node, exp.DataType):
+        return None
+    text = node.sql(dialect="spark")
+    try:
+        return T.parse_type(text)
+    except T.TypeParseError:
+        return None
+
+
+_INT_RE = re.compile(r"^-?\d+$")
+
+
+def number_literal(text: str) -> E.Literal:
+    """Spark's type for an unsuffixed numeric literal: int, bigint, decimal, or double
+    with an exponent."""
+    t = text.strip()
+    if _INT_RE.match(t):
+        v = int(t)
+        if -(2**31) <= v < 2**31:
+            return E.Literal(v, T.INT)
+        if -(2**63) <= v < 2**63:
+            return E.Literal(v, T.LONG)
+        d = Decimal(v)
+        digits = len(str(abs(v)))
+        if digits > T.MAX_PRECISION:
+            raise AnalysisError(f"numeric literal {t} is out of range")
+        return E.Literal(d, T.DecimalType(digits, 0))
+    if "e" in t.lower():
+        return E.Literal(float(t), T.DOUBLE)
+    d = Decimal(t)
+    _, digits, exponent = d.as_tuple()
+    scale = max(-exponent, 0)
+    precision = max(len(digits), scale, 1)
+    if precision > T.MAX_PRECISION:
+        return E.Literal(float(t), T.DOUBLE)
+    return E.Literal(d, T.DecimalType(precision, scale))
+
+
+def typed_literal(text: str, to: T.DataType) -> E.Literal | None:
+    """DATE 'yyyy-mm-dd' and TIMESTAMP '...' literals; None if not a clean value."""
+    s = text.strip()
+    try:
+        if to == T.DATE:
+            return E.Literal(date.fromisoformat(s), T.DATE)
+        if to in (T.TIMESTAMP, T.TIMESTAMP_NTZ):
+            if re.match(r"^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2})?$", s):
+                return E.Literal(datetime.fromisoformat(s), to)
+            return None
+    except ValueError:
+        return None
+    return None
+
+
+def _expr_name(e: E.Expr) -> str:
+    from .naming import spark_name
+
+    return spark_name(e)
+
+
+def _opaque_name(node: exp.Expression, args) -> str:
+    """Best-effort Spark name for an unmodelled expression: `name(arg, ...)` with the
+    argument names, or its SQL text."""
+    from .naming import spark_name
+
+    if isinstance(node, (exp.Anonymous, exp.Func)) and not isinstance(node, exp.Window):
+        positional = _positional_args(node)
+        if positional is not None and len(positional) == len(args):
+            return f"{function_name(node)}({', '.join(spark_name(a) for a in args)})"
+    return node.sql(dialect="spark")

@@ -1,0 +1,829 @@
+"""Typed expressions of the logical plan.
+
+Each expression knows, from construction on: `data_type`, `nullable` (False only when
+the value can never be NULL: rules rely on it, so when in doubt it is True),
+`deterministic`, `foldable` (built only from literals and deterministic functions),
+`may_raise` (could raise an error under ANSI mode: division by zero, overflow, a bad
+cast) and `null_intolerant` (any NULL input gives NULL; a class-level fact).
+
+Field order makes positional patterns read well:
+`EqualTo(left, right)`, `Literal(value, data_type)`, `Cast(child, to)`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from contextvars import ContextVar
+from decimal import Decimal
+from typing import Any
+
+from . import types as T
+from .tree import MANY, ONE, OPT, PAIRS, Node, node
+
+# ---------------------------------------------------------------------------
+# Expression ids (attribute identity, shown as `num#3`)
+# ---------------------------------------------------------------------------
+
+_id_counter: ContextVar = ContextVar("sparkfold_ids", default=None)
+_global_ids = itertools.count(1)
+
+
+def new_id() -> int:
+    """A fresh expression id: per `id_scope()` when one is active (so that explain
+    output is stable per query), otherwise from a process-wide counter."""
+    c = _id_counter.get()
+    return next(c if c is not None else _global_ids)
+
+
+class id_scope:
+    """Context manager: number new expression ids from `start` within this context."""
+
+    def __init__(self, start: int = 1):
+        self.start = start
+        self.token = None
+
+    def __enter__(self):
+        self.token = _id_counter.set(itertools.count(self.start))
+        return self
+
+    def __exit__(self, *exc):
+        _id_counter.reset(self.token)
+
+
+class Expr(Node):
+    __slots__ = ("data_type", "nullable", "deterministic", "foldable", "may_raise", "deep_mask")
+    null_intolerant = False
+
+    def _derive(self) -> None:
+        kids = self.children
+        s = object.__setattr__
+        dt, nullable = self._type_and_nullability()
+        s(self, "data_type", dt)
+        s(self, "nullable", nullable)
+        s(self, "deterministic", all(k.deterministic for k in kids) and self._self_deterministic())
+        s(self, "foldable", bool(kids) and all(k.foldable for k in kids) and self.deterministic
+          and self._self_foldable())
+        s(self, "may_raise", any(k.may_raise for k in kids) or self._self_may_raise())
+        deep = self.mask
+        for k in kids:
+            deep |= k.deep_mask
+        if isinstance(self, SubqueryExpr):
+            deep |= self.plan.mask
+        s(self, "deep_mask", deep)
+
+    def _self_deterministic(self) -> bool:
+        return True
+
+    def _self_foldable(self) -> bool:
+        return True
+
+    def _self_may_raise(self) -> bool:
+        return False
+
+    def _type_and_nullability(self) -> tuple[T.DataType, bool]:
+        raise NotImplementedError
+
+    @property
+    def references(self) -> frozenset[int]:
+        """Expression ids of the attributes referenced (outside subquery plans too)."""
+        cached = self._cache
+        if cached is None:
+            ids = set()
+            for n in self.walk():
+                if isinstance(n, Attribute):
+                    ids.add(n.expr_id)
+                elif isinstance(n, SubqueryExpr):
+                    ids.update(n.outer_references)
+            cached = frozenset(ids)
+            object.__setattr__(self, "_cache", cached)
+        return cached
+
+    def __repr__(self) -> str:
+        from .printer import expr_str
+
+        return expr_str(self)
+
+
+def _any_nullable(kids) -> bool:
+    return any(k.nullable for k in kids)
+
+
+# ---------------------------------------------------------------------------
+# Leaves
+# ---------------------------------------------------------------------------
+
+
+@node
+class Literal(Expr):
+    """A constant.  Values: None, bool, int, float, Decimal, str, bytes, date,
+    datetime, or for intervals a (months, days, microseconds) tuple."""
+
+    value: Any
+    data_type_: T.DataType
+
+    def _type_and_nullability(self):
+        return self.data_type_, self.value is None
+
+    def _derive(self) -> None:
+        s = object.__setattr__
+        s(self, "deterministic", True)
+        s(self, "foldable", True)
+        s(self, "may_raise", False)
+        s(self, "data_type", self.data_type_)
+        s(self, "nullable", self.value is None)
+        s(self, "deep_mask", self.mask)
+
+
+def lit(value: Any, data_type: T.DataType | None = None) -> Literal:
+    if data_type is None:
+        if value is None:
+            data_type = T.NULL
+        elif isinstance(value, bool):
+            data_type = T.BOOLEAN
+        elif isinstance(value, int):
+            data_type = T.INT if -(2**31) <= value < 2**31 else T.LONG
+        elif isinstance(value, float):
+            data_type = T.DOUBLE
+        elif isinstance(value, str):
+            data_type = T.STRING
+        elif isinstance(value, Decimal):
+            sign, digits, exp = value.as_tuple()
+            scale = max(-exp, 0)
+            data_type = T.DecimalType(max(len(digits), scale, 1), scale)
+        else:
+            raise TypeError(f"cannot infer a type for {value!r}")
+    return Literal(value, data_type)
+
+
+def null(data_type: T.DataType = T.NULL) -> Literal:
+    return Literal(None, data_type)
+
+
+TRUE = Literal(True, T.BOOLEAN)
+FALSE = Literal(False, T.BOOLEAN)
+NULL_BOOL = Literal(None, T.BOOLEAN)
+
+
+@node
+class Attribute(Expr):
+    """A reference to a column produced by a plan node, identified by `expr_id`.
+    `qualifier` is the table alias it was resolved through (for display)."""
+
+    name: str
+    data_type_: T.DataType
+    nullable_: bool
+    expr_id: int
+    qualifier: tuple[str, ...] = ()
+
+    def _derive(self) -> None:
+        s = object.__setattr__
+        s(self, "deterministic", True)
+        s(self, "foldable", False)
+        s(self, "may_raise", False)
+        s(self, "data_type", self.data_type_)
+        s(self, "nullable", self.nullable_)
+        s(self, "deep_mask", self.mask)
+
+    def with_nullability(self, nullable: bool) -> "Attribute":
+        return self if nullable == self.nullable_ else self.copy(nullable_=nullable)
+
+    def with_qualifier(self, qualifier: tuple[str, ...]) -> "Attribute":
+        return self if qualifier == self.qualifier else self.copy(qualifier=qualifier)
+
+    def same_ref(self, other: "Attribute") -> bool:
+        return self.expr_id == other.expr_id
+
+
+@node(children={"child": ONE})
+class Alias(Expr):
+    """`child AS name`.  `auto` marks a name Spark generated for an unaliased item,
+    so the SQL generator may drop `AS` when the expression still prints to it."""
+
+    child: Expr
+    name: str
+    expr_id: int
+    auto: bool = False
+
+    def _type_and_nullability(self):
+        return self.child.data_type, self.child.nullable
+
+    def to_attribute(self, qualifier: tuple[str, ...] = ()) -> Attribute:
+        return Attribute(self.name, self.child.data_type, self.child.nullable, self.expr_id, qualifier)
+
+
+def to_attribute(e: Expr) -> Attribute:
+    """The output attribute of a named expression (Attribute or Alias)."""
+    if isinstance(e, Attribute):
+        return e
+    if isinstance(e, Alias):
+        return e.to_attribute()
+    raise TypeError(f"not a named expression: {e!r}")
+
+
+# ---------------------------------------------------------------------------
+# Logic and comparison
+# ---------------------------------------------------------------------------
+
+
+@node(children={"child": ONE})
+class Not(Expr):
+    child: Expr
+    null_intolerant = True
+
+    def _type_and_nullability(self):
+        return T.BOOLEAN, self.child.nullable
+
+
+@node(children={"child": ONE})
+class IsNull(Expr):
+    child: Expr
+
+    def _type_and_nullability(self):
+        return T.BOOLEAN, False
+
+
+@node(children={"child": ONE})
+class IsNotNull(Expr):
+    child: Expr
+
+    def _type_and_nullability(self):
+        return T.BOOLEAN, False
+
+
+class BinaryExpr(Expr):
+    __slots__ = ()
+    symbol = "?"
+
+    def _type_and_nullability(self):
+        return T.BOOLEAN, self.left.nullable or self.right.nullable
+
+
+@node(children={"left": ONE, "right": ONE})
+class And(BinaryExpr):
+    left: Expr
+    right: Expr
+    symbol = "AND"
+
+
+@node(children={"left": ONE, "right": ONE})
+class Or(BinaryExpr):
+    left: Expr
+    right: Expr
+    symbol = "OR"
+
+
+class Comparison(BinaryExpr):
+    """Binary comparison; `compare_type` is the type both sides are cast to (None when
+    the optimizer does not know Spark's coercion for the pair)."""
+
+    __slots__ = ()
+    null_intolerant = True
+
+    @property
+    def compare_type(self) -> T.DataType | None:
+        return T.comparison_type(self.left.data_type, self.right.data_type)
+
+    def _self_may_raise(self) -> bool:
+        # An implicit cast of a string operand can fail under ANSI.
+        lt, rt = self.left.data_type, self.right.data_type
+        return lt != rt and T.STRING in (lt, rt)
+
+    def _type_and_nullability(self):
+        lt, rt = self.left.data_type, self.right.data_type
+        implicit_string_cast = lt != rt and T.STRING in (lt, rt) and T.NULL not in (lt, rt)
+        return T.BOOLEAN, self.left.nullable or self.right.nullable or implicit_string_cast
+
+
+@node(children={"left": ONE, "right": ONE})
+class EqualTo(Comparison):
+    left: Expr
+    right: Expr
+    symbol = "="
+
+
+@node(children={"left": ONE, "right": ONE})
+class EqualNullSafe(Comparison):
+    left: Expr
+    right: Expr
+    symbol = "<=>"
+    null_intolerant = False
+
+    def _type_and_nullability(self):
+        return T.BOOLEAN, False
+
+
+@node(children={"left": ONE, "right": ONE})
+class LessThan(Comparison):
+    left: Expr
+    right: Expr
+    symbol = "<"
+
+
+@node(children={"left": ONE, "right": ONE})
+class LessThanOrEqual(Comparison):
+    left: Expr
+    right: Expr
+    symbol = "<="
+
+
+@node(children={"left": ONE, "right": ONE})
+class GreaterThan(Comparison):
+    left: Expr
+    right: Expr
+    symbol = ">"
+
+
+@node(children={"left": ONE, "right": ONE})
+class GreaterThanOrEqual(Comparison):
+    left: Expr
+    right: Expr
+    symbol = ">="
+
+
+# ---------------------------------------------------------------------------
+# Arithmetic
+# ---------------------------------------------------------------------------
+
+
+def _literal_decimal(e: Expr):
+    if isinstance(e, Literal) and isinstance(e.value, int) and not isinstance(e.value, bool) \
+            and T.is_integral(e.data_type):
+        return T.literal_decimal_for_int(e.value)
+    return None
+
+
+class Arithmetic(BinaryExpr):
+    __slots__ = ()
+    null_intolerant = True
+    op = "?"
+
+    def _result_type(self) -> T.DataType:
+        lt, rt = self.left.data_type, self.right.data_type
+        if T.UNKNOWN in (lt, rt):
+            return T.UNKNOWN
+        datetime_type = _datetime_arithmetic_type(self.op, lt, rt)
+        if datetime_type is not None:
+            return datetime_type
+        t = T.binary_arithmetic_type(self.op, lt, rt, _literal_decimal(self.left),
+                                     _literal_decimal(self.right))
+        return t if t is not None else T.UNKNOWN
+
+    def _type_and_nullability(self):
+        return self._result_type(), self.left.nullable or self.right.nullable
+
+    def _self_may_raise(self) -> bool:
+        t = self.data_type
+        # floating point never raises; integral and decimal overflow does under ANSI
+        return not T.is_fractional(t)
+
+
+def _datetime_arithmetic_type(op, lt, rt):
+    intervals = (T.DAY_TIME_INTERVAL, T.YEAR_MONTH_INTERVAL, T.CALENDAR_INTERVAL)
+    if op in ("+", "-"):
+        if lt == T.DATE and (T.is_integral(rt) or rt in intervals):
+            return T.DATE
+        if op == "+" and rt == T.DATE and T.is_integral(lt):
+            return T.DATE
+        if lt in (T.TIMESTAMP, T.TIMESTAMP_NTZ) and rt in intervals:
+            return lt
+        if op == "-" and T.is_datetime(lt) and T.is_datetime(rt):
+            return T.UNKNOWN
+        if lt in intervals or rt in intervals:
+            return T.UNKNOWN
+    return None
+
+
+@node(children={"left": ONE, "right": ONE})
+class Add(Arithmetic):
+    left: Expr
+    right: Expr
+    symbol = op = "+"
+
+
+@node(children={"left": ONE, "right": ONE})
+class Subtract(Arithmetic):
+    left: Expr
+    right: Expr
+    symbol = op = "-"
+
+
+@node(children={"left": ONE, "right": ONE})
+class Multiply(Arithmetic):
+    left: Expr
+    right: Expr
+    symbol = op = "*"
+
+
+class _Division(Arithmetic):
+    __slots__ = ()
+
+    def _type_and_nullability(self):
+        return self._result_type(), True  # NULL on division by zero outside ANSI
+
+    def _self_may_raise(self) -> bool:
+        return True
+
+
+@node(children={"left": ONE, "right": ONE})
+class Divide(_Division):
+    left: Expr
+    right: Expr
+    symbol = op = "/"
+
+
+@node(children={"left": ONE, "right": ONE})
+class IntegralDivide(_Division):
+    left: Expr
+    right: Expr
+    symbol = op = "div"
+
+
+@node(children={"left": ONE, "right": ONE})
+class Remainder(_Division):
+    left: Expr
+    right: Expr
+    symbol = op = "%"
+
+
+@node(children={"child": ONE})
+class Negate(Expr):
+    child: Expr
+    null_intolerant = True
+
+    def _type_and_nullability(self):
+        return self.child.data_type, self.child.nullable
+
+    def _self_may_raise(self) -> bool:
+        return not T.is_fractional(self.child.data_type)
+
+
+# ---------------------------------------------------------------------------
+# Casts
+# ---------------------------------------------------------------------------
+
+
+def cast_may_raise(src: T.DataType, dst: T.DataType) -> bool:
+    """Could CAST(src AS dst) raise under ANSI?"""
+    if src == dst or src == T.NULL or dst == T.STRING:
+        return False
+    if T.is_integral(src) and T.is_integral(dst):
+        return list(T.INTEGRAL).index(src) > list(T.INTEGRAL).index(dst)
+    if T.is_integral(src) and (T.is_fractional(dst)):
+        return False
+    if src == T.FLOAT and dst == T.DOUBLE:
+        return False
+    if isinstance(dst, T.DecimalType):
+        s = T.decimal_for(src)
+        if s is not None:
+            return (s.precision - s.scale) > (dst.precision - dst.scale) or s.scale > dst.scale \
+                and (s.precision - s.scale) > (dst.precision - dst.scale)
+        return True
+    if isinstance(src, T.DecimalType) and T.is_fractional(dst):
+        return False
+    if src == T.DATE and dst in (T.TIMESTAMP, T.TIMESTAMP_NTZ):
+        return False
+    if src == T.BOOLEAN and T.is_numeric(dst):
+        return False
+    if T.is_numeric(src) and dst == T.BOOLEAN:
+        return False
+    return True
+
+
+def cast_may_be_null(src: T.DataType, dst: T.DataType) -> bool:
+    """Spark's Cast.forceNullable, conservatively: can a non-NULL input give NULL?"""
+    if src == dst or dst == T.STRING:
+        return False
+    if T.is_integral(src) and (T.is_integral(dst) or T.is_fractional(dst)):
+        return False
+    if src == T.FLOAT and dst == T.DOUBLE:
+        return False
+    if src == T.BOOLEAN and T.is_numeric(dst):
+        return False
+    return True
+
+
+@node(children={"child": ONE})
+class Cast(Expr):
+    """CAST(child AS to).  `try_` for TRY_CAST; `user` is False for a cast the analyzer
+    inserted (Spark omits those from generated column names)."""
+
+    child: Expr
+    to: T.DataType
+    try_: bool = False
+    user: bool = True
+    null_intolerant = True
+
+    def _type_and_nullability(self):
+        src = self.child.data_type
+        nullable = self.child.nullable or self.try_ or cast_may_be_null(src, self.to)
+        return self.to, nullable
+
+    def _self_may_raise(self) -> bool:
+        return not self.try_ and cast_may_raise(self.child.data_type, self.to)
+
+
+# ---------------------------------------------------------------------------
+# Conditionals and NULL handling
+# ---------------------------------------------------------------------------
+
+
+def _common_type(values) -> T.DataType:
+    t = T.wider_type_of(v.data_type for v in values)
+    return t if t is not None else T.UNKNOWN
+
+
+@node(children={"predicate": ONE, "then": ONE, "otherwise": ONE})
+class If(Expr):
+    predicate: Expr
+    then: Expr
+    otherwise: Expr
+
+    def _type_and_nullability(self):
+        return _common_type((self.then, self.otherwise)), self.then.nullable or self.otherwise.nullable
+
+
+@node(children={"branches": PAIRS, "otherwise": OPT})
+class CaseWhen(Expr):
+    """CASE WHEN c1 THEN v1 ... [ELSE e] END (a CASE with an operand is analyzed into
+    `operand = value` conditions, as Spark does)."""
+
+    branches: tuple[tuple[Expr, Expr], ...]
+    otherwise: Expr | None = None
+
+    def _type_and_nullability(self):
+        values = [v for _, v in self.branches]
+        if self.otherwise is not None:
+            values.append(self.otherwise)
+        nullable = self.otherwise is None or _any_nullable(values)
+        return _common_type(values), nullable
+
+
+@node(children={"args": MANY})
+class Coalesce(Expr):
+    """coalesce(args...); `fname` is how it was spelled (nvl and ifnull are the same
+    function, but Spark names the column after the spelling)."""
+
+    args: tuple[Expr, ...]
+    fname: str = "coalesce"
+
+    def _type_and_nullability(self):
+        return _common_type(self.args), all(a.nullable for a in self.args)
+
+
+@node(children={"value": ONE, "items": MANY})
+class In(Expr):
+    """value IN (items...).  Not null-intolerant: `1 IN (1, NULL)` is TRUE."""
+
+    value: Expr
+    items: tuple[Expr, ...]
+
+    def _type_and_nullability(self):
+        return T.BOOLEAN, self.value.nullable or _any_nullable(self.items)
+
+    def _self_may_raise(self) -> bool:
+        types = {self.value.data_type, *(i.data_type for i in self.items)} - {T.NULL}
+        return len(types) > 1 and T.STRING in types
+
+
+# ---------------------------------------------------------------------------
+# Functions
+# ---------------------------------------------------------------------------
+
+
+@node(children={"args": MANY})
+class Func(Expr):
+    """A scalar Spark function the optimizer models; facts come from the registry in
+    `plans.functions` (keyed by Spark's lower-case function name)."""
+
+    name: str
+    args: tuple[Expr, ...]
+
+    @property
+    def spec(self):
+        from .functions import SCALAR_FUNCTIONS
+
+        return SCALAR_FUNCTIONS[self.name]
+
+    @property
+    def null_intolerant(self) -> bool:  # type: ignore[override]
+        return self.spec.null_intolerant
+
+    def _self_deterministic(self) -> bool:
+        return self.spec.deterministic
+
+    def _self_may_raise(self) -> bool:
+        return self.spec.may_raise(self.args)
+
+    def _self_foldable(self) -> bool:
+        return self.spec.foldable
+
+    def _type_and_nullability(self):
+        spec = self.spec
+        t = spec.result_type(self.args)
+        return (t if t is not None else T.UNKNOWN), spec.nullable(self.args)
+
+
+AGGREGATE_FUNCTIONS_DUPLICATE_AGNOSTIC = frozenset({"max", "min", "bit_and", "bit_or", "first",
+                                                    "last", "collect_set", "any_value", "bool_and",
+                                                    "bool_or", "every", "some", "any"})
+
+
+@node(children={"args": MANY, "filter": OPT})
+class Agg(Expr):
+    """An aggregate function call: count, sum, avg, min, max and the others registered
+    in `plans.functions.AGGREGATE_FUNCTIONS`.  `count(*)` is `count(1)`."""
+
+    name: str
+    args: tuple[Expr, ...]
+    distinct: bool = False
+    filter: Expr | None = None
+
+    @property
+    def spec(self):
+        from .functions import AGGREGATE_FUNCTIONS
+
+        return AGGREGATE_FUNCTIONS[self.name]
+
+    def _self_foldable(self) -> bool:
+        return False
+
+    def _self_deterministic(self) -> bool:
+        return self.spec.deterministic
+
+    def _self_may_raise(self) -> bool:
+        return self.spec.may_raise(self.args)
+
+    def _type_and_nullability(self):
+        spec = self.spec
+        t = spec.result_type(self.args)
+        return (t if t is not None else T.UNKNOWN), spec.nullable(self.args)
+
+
+@node(children={"args": MANY})
+class Opaque(Expr):
+    """An expression the optimizer does not model (an unknown function, a window
+    expression, a lambda...).  `template` is its sqlglot tree in which the i-th
+    argument was replaced by a placeholder `__sf_arg_i`; `args` are the analyzed
+    arguments, so column references follow any renaming.  It is treated as
+    non-deterministic and possibly raising, and nothing rewrites it.
+
+    `kind` is "scalar", "aggregate" (an unknown aggregate function) or "window"."""
+
+    template: Any
+    args: tuple[Expr, ...]
+    data_type_: T.DataType = T.UNKNOWN
+    kind: str = "scalar"
+    sql_text: str = ""
+
+    def _self_deterministic(self) -> bool:
+        return False
+
+    def _self_foldable(self) -> bool:
+        return False
+
+    def _self_may_raise(self) -> bool:
+        return True
+
+    def _type_and_nullability(self):
+        return self.data_type_, True
+
+
+# ---------------------------------------------------------------------------
+# Subquery expressions
+# ---------------------------------------------------------------------------
+
+
+class SubqueryExpr(Expr):
+    """An expression holding a query plan (`plan`, compared structurally, not walked
+    by expression traversals, not counted in the expression's kind mask)."""
+
+    __slots__ = ()
+    _extra_in_mask = False
+
+    @property
+    def outer_references(self) -> frozenset[int]:
+        """Ids of attributes the subquery plan references but does not produce."""
+        from .logical import outer_references
+
+        return outer_references(self.plan)
+
+    def _self_foldable(self) -> bool:
+        return False
+
+    def _self_deterministic(self) -> bool:
+        return self.plan.deterministic
+
+    def _self_may_raise(self) -> bool:
+        return True
+
+    def with_plan(self, plan) -> "SubqueryExpr":
+        return self if plan is self.plan else self.copy(plan=plan)
+
+
+@node(extra={"plan": ONE})
+class ScalarSubquery(SubqueryExpr):
+    plan: Any
+
+    def _self_may_raise(self) -> bool:
+        return True  # more than one row raises
+
+    def _type_and_nullability(self):
+        out = self.plan.output
+        return (out[0].data_type if out else T.UNKNOWN), True
+
+
+@node(extra={"plan": ONE})
+class Exists(SubqueryExpr):
+    plan: Any
+
+    def _type_and_nullability(self):
+        return T.BOOLEAN, False
+
+
+@node(children={"values": MANY}, extra={"plan": ONE})
+class InSubquery(SubqueryExpr):
+    """(values...) IN (plan).  Nullable when a value or the subquery output is (SPARK-43413)."""
+
+    values: tuple[Expr, ...]
+    plan: Any
+
+    def _type_and_nullability(self):
+        return T.BOOLEAN, _any_nullable(self.values) or any(a.nullable for a in self.plan.output)
+
+
+# ---------------------------------------------------------------------------
+# Sort order
+# ---------------------------------------------------------------------------
+
+
+@node(children={"child": ONE})
+class SortOrder(Expr):
+    child: Expr
+    ascending: bool = True
+    nulls_first: bool | None = None
+
+    def __post_init__(self) -> None:
+        if self.nulls_first is None:
+            object.__setattr__(self, "nulls_first", self.ascending)
+        Expr.__post_init__(self)
+
+    def _type_and_nullability(self):
+        return self.child.data_type, self.child.nullable
+
+
+# ---------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------
+
+
+def split_conjuncts(e: Expr) -> list[Expr]:
+    out, stack = [], [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, And):
+            stack.append(x.right)
+            stack.append(x.left)
+        else:
+            out.append(x)
+    return out
+
+
+def split_disjuncts(e: Expr) -> list[Expr]:
+    out, stack = [], [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Or):
+            stack.append(x.right)
+            stack.append(x.left)
+        else:
+            out.append(x)
+    return out
+
+
+def conjunction(parts) -> Expr:
+    parts = list(parts)
+    if not parts:
+        return TRUE
+    out = parts[0]
+    for p in parts[1:]:
+        out = And(out, p)
+    return out
+
+
+def disjunction(parts) -> Expr:
+    parts = list(parts)
+    if not parts:
+        return FALSE
+    out = parts[0]
+    for p in parts[1:]:
+        out = Or(out, p)
+    return out
+
+
+def is_null_literal(e: Expr) -> bool:
+    return isinstance(e, Literal) and e.value is None
+
+
+def contains_aggregate(e: Expr) -> bool:
+    return bool(e.mask & Agg.bit) or any(isinstance(n, Opaque) and n.kind == "aggregate"
+                                         for n in e.walk() if e.mask & Opaque.bit)

@@ -1,0 +1,234 @@
+"""The Spark functions the optimizer models, and the names of those it only recognizes.
+
+A modelled function has a `FunctionSpec`: its result type and nullability from its
+arguments, whether it is null-intolerant (any NULL argument gives NULL), deterministic,
+foldable, and whether it may raise under ANSI.  Anything else is analyzed into an
+`Opaque` expression; the name lists below only say what *kind* of thing an unmodelled
+function is (aggregate, window-only, generator, non-deterministic), which decides how a
+query around it is analyzed.  The lists were read off PySpark 4.3's FunctionRegistry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from . import types as T
+
+
+def _any_nullable(args) -> bool:
+    return any(a.nullable for a in args)
+
+
+def _true(args) -> bool:
+    return True
+
+
+def _false(args) -> bool:
+    return False
+
+
+@dataclass(frozen=True)
+class FunctionSpec:
+    name: str
+    result_type: Callable  # args -> DataType | None
+    nullable: Callable = _any_nullable  # args -> bool
+    null_intolerant: bool = True
+    deterministic: bool = True
+    foldable: bool = True
+    may_raise: Callable = _false  # args -> bool
+    min_args: int = 0
+    max_args: int | None = None
+
+
+def _same_as_first(args):
+    return args[0].data_type if args else None
+
+
+def _const(t):
+    return lambda args: t
+
+
+def _common(args):
+    return T.wider_type_of(a.data_type for a in args)
+
+
+def _string_result(args):
+    return T.STRING
+
+
+SCALAR_FUNCTIONS: dict[str, FunctionSpec] = {}
+
+
+def _register(*specs: FunctionSpec) -> None:
+    for s in specs:
+        SCALAR_FUNCTIONS[s.name] = s
+
+
+def _nullif_type(args):
+    return args[0].data_type
+
+
+def _nanvl_type(args):
+    t = T.wider_type_of(a.data_type for a in args)
+    if t is None or not (T.is_fractional(t) or t == T.NULL):
+        # Spark casts decimal/integral arguments of nanvl to double
+        return T.DOUBLE if t is not None and T.is_numeric(t) else None
+    return t if t != T.NULL else T.DOUBLE
+
+
+def _abs_raises(args):
+    return not T.is_fractional(args[0].data_type)
+
+
+def _round_type(args):
+    t = args[0].data_type
+    if isinstance(t, T.DecimalType):
+        return None  # precision/scale rules of round: left unmodelled
+    return t if T.is_numeric(t) else None
+
+
+_register(
+    # nullif(a, b) = IF(a = b, NULL, a): NULL whenever a is, and also when a = b.
+    FunctionSpec("nullif", _nullif_type, nullable=_true, null_intolerant=False, min_args=2, max_args=2,
+                 may_raise=lambda args: args[0].data_type != args[1].data_type),
+    # nanvl(a, b): a unless a is NaN; NULL if a is NULL; b (maybe NULL) if a is NaN.
+    FunctionSpec("nanvl", _nanvl_type, nullable=_any_nullable, null_intolerant=False, min_args=2, max_args=2),
+    # isnan(NULL) is FALSE, never NULL.
+    FunctionSpec("isnan", _const(T.BOOLEAN), nullable=_false, null_intolerant=False, min_args=1, max_args=1),
+    # greatest / least skip NULLs: NULL only if every argument is.
+    FunctionSpec("greatest", _common, nullable=lambda args: all(a.nullable for a in args),
+                 null_intolerant=False, min_args=2),
+    FunctionSpec("least", _common, nullable=lambda args: all(a.nullable for a in args),
+                 null_intolerant=False, min_args=2),
+    FunctionSpec("abs", _same_as_first, may_raise=_abs_raises, min_args=1, max_args=1),
+    FunctionSpec("upper", _string_result, min_args=1, max_args=1),
+    FunctionSpec("lower", _string_result, min_args=1, max_args=1),
+    FunctionSpec("ucase", _string_result, min_args=1, max_args=1),
+    FunctionSpec("lcase", _string_result, min_args=1, max_args=1),
+    FunctionSpec("length", _const(T.INT), min_args=1, max_args=1),
+    FunctionSpec("char_length", _const(T.INT), min_args=1, max_args=1),
+    FunctionSpec("character_length", _const(T.INT), min_args=1, max_args=1),
+    FunctionSpec("substring", _string_result, min_args=2, max_args=3),
+    FunctionSpec("substr", _string_result, min_args=2, max_args=3),
+    FunctionSpec("trim", _string_result, min_args=1, max_args=1),
+    FunctionSpec("ltrim", _string_result, min_args=1, max_args=1),
+    FunctionSpec("rtrim", _string_result, min_args=1, max_args=1),
+    FunctionSpec("concat", _string_result, min_args=1),
+    FunctionSpec("round", _round_type, min_args=1, max_args=2,
+                 may_raise=lambda args: not T.is_fractional(args[0].data_type)),
+    FunctionSpec("like", _const(T.BOOLEAN), min_args=2, max_args=2,
+                 may_raise=_true),
+    # between(v, lo, hi) = v >= lo AND v <= hi: not null-intolerant (1 BETWEEN NULL AND 0 is FALSE)
+    FunctionSpec("between", _const(T.BOOLEAN), null_intolerant=False, min_args=3, max_args=3,
+                 may_raise=lambda args: len({a.data_type for a in args} - {T.NULL}) > 1),
+    FunctionSpec("date_add", _const(T.DATE), min_args=2, max_args=2, may_raise=_true),
+    FunctionSpec("date_sub", _const(T.DATE), min_args=2, max_args=2, may_raise=_true),
+    FunctionSpec("datediff", _const(T.INT), min_args=2, max_args=2, may_raise=_true),
+    FunctionSpec("year", _const(T.INT), min_args=1, max_args=1, may_raise=_true),
+    FunctionSpec("month", _const(T.INT), min_args=1, max_args=1, may_raise=_true),
+    FunctionSpec("dayofmonth", _const(T.INT), min_args=1, max_args=1, may_raise=_true),
+    FunctionSpec("current_date", _const(T.DATE), nullable=_false, null_intolerant=False,
+                 foldable=False, min_args=0, max_args=0),
+    FunctionSpec("current_timestamp", _const(T.TIMESTAMP), nullable=_false, null_intolerant=False,
+                 foldable=False, min_args=0, max_args=0),
+)
+
+
+# ---------------------------------------------------------------------------
+# Aggregates
+# ---------------------------------------------------------------------------
+
+
+def _sum_type(args):
+    return T.sum_type(args[0].data_type) if args else None
+
+
+def _avg_type(args):
+    return T.avg_type(args[0].data_type) if args else None
+
+
+def _array_of_first(args):
+    return T.ArrayType(args[0].data_type, False) if args else None
+
+
+AGGREGATE_FUNCTIONS: dict[str, FunctionSpec] = {}
+
+
+def _register_agg(*specs: FunctionSpec) -> None:
+    for s in specs:
+        AGGREGATE_FUNCTIONS[s.name] = s
+
+
+def _sum_raises(args):
+    t = args[0].data_type
+    return not T.is_fractional(t)
+
+
+_register_agg(
+    FunctionSpec("count", _const(T.LONG), nullable=_false, null_intolerant=False, min_args=1),
+    FunctionSpec("sum", _sum_type, nullable=_true, null_intolerant=False, may_raise=_sum_raises,
+                 min_args=1, max_args=1),
+    FunctionSpec("avg", _avg_type, nullable=_true, null_intolerant=False, may_raise=_sum_raises,
+                 min_args=1, max_args=1),
+    FunctionSpec("mean", _avg_type, nullable=_true, null_intolerant=False, may_raise=_sum_raises,
+                 min_args=1, max_args=1),
+    FunctionSpec("min", _same_as_first, nullable=_true, null_intolerant=False, min_args=1, max_args=1),
+    FunctionSpec("max", _same_as_first, nullable=_true, null_intolerant=False, min_args=1, max_args=1),
+    FunctionSpec("stddev_samp", _const(T.DOUBLE), nullable=_true, null_intolerant=False, min_args=1, max_args=1),
+    FunctionSpec("stddev", _const(T.DOUBLE), nullable=_true, null_intolerant=False, min_args=1, max_args=1),
+    FunctionSpec("std", _const(T.DOUBLE), nullable=_true, null_intolerant=False, min_args=1, max_args=1),
+    FunctionSpec("stddev_pop", _const(T.DOUBLE), nullable=_true, null_intolerant=False, min_args=1, max_args=1),
+    FunctionSpec("variance", _const(T.DOUBLE), nullable=_true, null_intolerant=False, min_args=1, max_args=1),
+    FunctionSpec("var_samp", _const(T.DOUBLE), nullable=_true, null_intolerant=False, min_args=1, max_args=1),
+    FunctionSpec("var_pop", _const(T.DOUBLE), nullable=_true, null_intolerant=False, min_args=1, max_args=1),
+    FunctionSpec("first", _same_as_first, nullable=_true, null_intolerant=False, min_args=1, max_args=1),
+    FunctionSpec("last", _same_as_first, nullable=_true, null_intolerant=False, min_args=1, max_args=1),
+    FunctionSpec("any_value", _same_as_first, nullable=_true, null_intolerant=False, min_args=1, max_args=1),
+    FunctionSpec("collect_list", _array_of_first, nullable=_false, null_intolerant=False, min_args=1, max_args=1),
+    FunctionSpec("collect_set", _array_of_first, nullable=_false, null_intolerant=False, min_args=1, max_args=1),
+    FunctionSpec("count_if", _const(T.LONG), nullable=_false, null_intolerant=False, min_args=1, max_args=1),
+    FunctionSpec("bool_and", _const(T.BOOLEAN), nullable=_true, null_intolerant=False, min_args=1, max_args=1),
+    FunctionSpec("bool_or", _const(T.BOOLEAN), nullable=_true, null_intolerant=False, min_args=1, max_args=1),
+    FunctionSpec("every", _const(T.BOOLEAN), nullable=_true, null_intolerant=False, min_args=1, max_args=1),
+    FunctionSpec("some", _const(T.BOOLEAN), nullable=_true, null_intolerant=False, min_args=1, max_args=1),
+)
+
+# Values an aggregate gives over no rows (a global aggregate over an empty input).
+# count -> 0; everything else in AGGREGATE_FUNCTIONS except collect_* -> NULL.
+EMPTY_INPUT_ZERO = frozenset({"count", "count_if"})
+EMPTY_INPUT_EMPTY_ARRAY = frozenset({"collect_list", "collect_set"})
+
+
+# ---------------------------------------------------------------------------
+# Names of functions the optimizer does not model, by kind
+# ---------------------------------------------------------------------------
+
+KNOWN_AGGREGATE_NAMES = frozenset("""
+any any_value approx_count_distinct approx_percentile approx_top_k approx_top_k_accumulate
+approx_top_k_combine array_agg avg bit_and bit_or bit_xor bitmap_and_agg bitmap_construct_agg
+bitmap_or_agg bool_and bool_or collect_list collect_set collect_union corr count count_if
+covar_pop covar_samp every first first_value histogram_numeric hll_sketch_agg hll_union_agg
+kll_merge_agg_bigint kll_merge_agg_double kll_merge_agg_float kll_sketch_agg_bigint
+kll_sketch_agg_double kll_sketch_agg_float kurtosis last last_value listagg max max_by mean
+measure median min min_by mode percentile percentile_approx percentile_cont percentile_disc
+regr_avgx regr_avgy regr_count regr_intercept regr_r2 regr_slope regr_sxx regr_sxy regr_syy
+schema_of_variant_agg skewness some std stddev stddev_pop stddev_samp string_agg sum
+theta_intersection_agg theta_sketch_agg theta_union_agg tuple_intersection_agg_double
+tuple_intersection_agg_integer var_pop var_samp variance vector_avg vector_sum try_sum try_avg
+grouping grouping_id
+""".split())
+
+WINDOW_ONLY_NAMES = frozenset("""
+cume_dist dense_rank nth_value ntile percent_rank rank row_number lag lead
+""".split())
+
+GENERATOR_NAMES = frozenset("""
+explode explode_outer posexplode posexplode_outer inline inline_outer stack json_tuple
+""".split())
+
+NONDETERMINISTIC_NAMES = frozenset("""
+input_file_block_length input_file_block_start input_file_name java_method
+monotonically_increasing_id rand randn random randstr reflect shuffle spark_partition_id uuid
+uniform try_reflect
+""".split())

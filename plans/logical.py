@@ -1,0 +1,322 @@
+"""Logical operators.
+
+A plan node's plan inputs are its `children`; its expressions are `extra` nodes
+(see `plans.tree.node`).  Each node computes its `output` attributes once, with
+Spark's nullability: the nullable side of an outer join makes its columns nullable,
+a union column is nullable if any input's is.
+
+Join types use Catalyst's names in snake case: inner, cross, left_outer, right_outer,
+full_outer, left_semi, left_anti.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from . import types as T
+from .expressions import Attribute, Expr, SortOrder, SubqueryExpr, to_attribute
+from .tree import MANY, ONE, OPT, Node, node
+
+INNER, CROSS = "inner", "cross"
+LEFT_OUTER, RIGHT_OUTER, FULL_OUTER = "left_outer", "right_outer", "full_outer"
+LEFT_SEMI, LEFT_ANTI = "left_semi", "left_anti"
+JOIN_TYPES = (INNER, CROSS, LEFT_OUTER, RIGHT_OUTER, FULL_OUTER, LEFT_SEMI, LEFT_ANTI)
+
+
+class Plan(Node):
+    __slots__ = ("output", "deterministic")
+
+    def _derive(self) -> None:
+        s = object.__setattr__
+        m = self.mask
+        for e in self._extra_nodes():
+            m |= e.deep_mask
+        s(self, "mask", m)
+        s(self, "output", tuple(self._output()))
+        s(self, "deterministic", all(e.deterministic for e in self.expressions)
+          and all(c.deterministic for c in self.children))
+
+    def _output(self):
+        raise NotImplementedError
+
+    @property
+    def expressions(self) -> tuple[Expr, ...]:
+        return self._extra_nodes()
+
+    def map_expressions(self, fn: Callable[[Expr], Expr]) -> "Plan":
+        """Apply fn to each top-level expression; self when none changed."""
+        old = self._extra_nodes()
+        if not old:
+            return self
+        return self.with_extra([fn(e) for e in old])
+
+    @property
+    def output_ids(self) -> frozenset[int]:
+        return frozenset(a.expr_id for a in self.output)
+
+    def __repr__(self) -> str:
+        from .printer import plan_str
+
+        return plan_str(self)
+
+
+# ---------------------------------------------------------------------------
+# Leaves
+# ---------------------------------------------------------------------------
+
+
+@node(extra={"output_": MANY})
+class Relation(Plan):
+    """A table scan.  `table` is the catalog name (`db.t` or `t`) as resolved."""
+
+    table: str
+    output_: tuple[Attribute, ...]
+
+    def _output(self):
+        return self.output_
+
+
+@node(extra={"output_": MANY})
+class LocalRelation(Plan):
+    """Rows given in the plan (VALUES), or none: the empty relation."""
+
+    output_: tuple[Attribute, ...]
+    rows: tuple[tuple[Any, ...], ...] = ()
+
+    def _output(self):
+        return self.output_
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.rows
+
+
+@node
+class OneRowRelation(Plan):
+    """The single row with no columns a SELECT without FROM reads."""
+
+    def _output(self):
+        return ()
+
+
+@node(children={"inputs": MANY}, extra={"output_": MANY, "args": MANY})
+class OpaqueRelation(Plan):
+    """A relation the optimizer does not model (a table-valued function, a PIVOT, a
+    LATERAL VIEW, GROUPING SETS...).  `template` is its sqlglot tree, emitted verbatim;
+    the i-th entry of `inputs`, if any, replaces the placeholder table `__sf_input_i`
+    and `args[j]` the placeholder column `__sf_arg_j`.  `output_` is its schema."""
+
+    template: Any
+    output_: tuple[Attribute, ...]
+    inputs: tuple["Plan", ...] = ()
+    args: tuple[Expr, ...] = ()
+    sql_text: str = ""
+
+    def _output(self):
+        return self.output_
+
+    def _derive(self) -> None:
+        Plan._derive(self)
+        object.__setattr__(self, "deterministic", False)
+
+
+# ---------------------------------------------------------------------------
+# Unary operators
+# ---------------------------------------------------------------------------
+
+
+@node(children={"child": ONE}, extra={"projections": MANY})
+class Project(Plan):
+    projections: tuple[Expr, ...]
+    child: Plan
+
+    def _output(self):
+        return [to_attribute(e) for e in self.projections]
+
+
+@node(children={"child": ONE}, extra={"condition": ONE})
+class Filter(Plan):
+    condition: Expr
+    child: Plan
+
+    def _output(self):
+        return self.child.output
+
+
+@node(children={"child": ONE}, extra={"grouping": MANY, "aggregates": MANY})
+class Aggregate(Plan):
+    """GROUP BY `grouping`, producing `aggregates` (named expressions).  With no
+    grouping it is a global aggregate: exactly one row, even over empty input."""
+
+    grouping: tuple[Expr, ...]
+    aggregates: tuple[Expr, ...]
+    child: Plan
+
+    def _output(self):
+        return [to_attribute(e) for e in self.aggregates]
+
+    @property
+    def is_global(self) -> bool:
+        return not self.grouping
+
+
+@node(children={"child": ONE}, extra={"orders": MANY})
+class Sort(Plan):
+    orders: tuple[SortOrder, ...]
+    child: Plan
+
+    def _output(self):
+        return self.child.output
+
+
+@node(children={"child": ONE})
+class Limit(Plan):
+    count: int
+    child: Plan
+
+    def _output(self):
+        return self.child.output
+
+
+@node(children={"child": ONE})
+class Offset(Plan):
+    count: int
+    child: Plan
+
+    def _output(self):
+        return self.child.output
+
+
+@node(children={"child": ONE})
+class Distinct(Plan):
+    child: Plan
+
+    def _output(self):
+        return self.child.output
+
+
+@node(children={"child": ONE})
+class SubqueryAlias(Plan):
+    """`(child) AS alias` or a table's alias: output attributes qualified by `alias`."""
+
+    alias: str
+    child: Plan
+
+    def _output(self):
+        q = (self.alias,)
+        return [a.with_qualifier(q) for a in self.child.output]
+
+
+# ---------------------------------------------------------------------------
+# Binary and n-ary operators
+# ---------------------------------------------------------------------------
+
+
+@node(children={"left": ONE, "right": ONE}, extra={"condition": OPT})
+class Join(Plan):
+    left: Plan
+    right: Plan
+    join_type: str = INNER
+    condition: Expr | None = None
+
+    def _output(self):
+        jt = self.join_type
+        left = self.left.output
+        right = self.right.output
+        if jt in (LEFT_SEMI, LEFT_ANTI):
+            return left
+        if jt in (RIGHT_OUTER, FULL_OUTER):
+            left = [a.with_nullability(True) for a in left]
+        if jt in (LEFT_OUTER, FULL_OUTER):
+            right = [a.with_nullability(True) for a in right]
+        return list(left) + list(right)
+
+
+def _merged_nullability(first, others):
+    out = []
+    for i, a in enumerate(first):
+        nullable = a.nullable or any(o[i].nullable for o in others if i < len(o))
+        out.append(a.with_nullability(nullable))
+    return out
+
+
+@node(children={"inputs": MANY})
+class Union(Plan):
+    """UNION [ALL] of `inputs` (by position); the output takes the first input's names
+    and ids, nullable where any input's column is."""
+
+    inputs: tuple[Plan, ...]
+    all: bool = True
+
+    def _output(self):
+        first = self.inputs[0].output
+        return _merged_nullability(first, [c.output for c in self.inputs[1:]])
+
+
+@node(children={"left": ONE, "right": ONE})
+class Intersect(Plan):
+    left: Plan
+    right: Plan
+    all: bool = False
+
+    def _output(self):
+        return [a.with_nullability(a.nullable and b.nullable)
+                for a, b in zip(self.left.output, self.right.output)]
+
+
+@node(children={"left": ONE, "right": ONE})
+class Except(Plan):
+    left: Plan
+    right: Plan
+    all: bool = False
+
+    def _output(self):
+        return self.left.output
+
+
+# ---------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------
+
+
+def is_empty_relation(p: Plan) -> bool:
+    return isinstance(p, LocalRelation) and not p.rows
+
+
+def empty_like(p: Plan) -> LocalRelation:
+    return LocalRelation(tuple(p.output), ())
+
+
+def produced_ids(plan: Plan) -> set[int]:
+    """Ids of every attribute some operator inside `plan` produces."""
+    ids: set[int] = set()
+    for n in plan.walk():
+        for a in n.output:
+            ids.add(a.expr_id)
+    return ids
+
+
+def outer_references(plan: Plan) -> frozenset[int]:
+    """Ids the plan's expressions (or its nested subqueries) reference but no operator
+    inside it produces: the correlation with an enclosing query."""
+    produced = produced_ids(plan)
+    referenced: set[int] = set()
+    for n in plan.walk():
+        if isinstance(n, (Relation, LocalRelation)):
+            continue
+        for e in n.expressions:
+            referenced |= e.references
+    return frozenset(referenced - produced)
+
+
+def subquery_plans(e: Expr) -> list:
+    """The subquery expressions inside an expression tree (not nested deeper)."""
+    if not (e.mask & _SUBQUERY_MASK):
+        return []
+    return [n for n in e.walk() if isinstance(n, SubqueryExpr)]
+
+
+from .expressions import Exists, InSubquery, ScalarSubquery  # noqa: E402
+from .tree import mask_of  # noqa: E402
+
+_SUBQUERY_MASK = mask_of(Exists, InSubquery, ScalarSubquery)

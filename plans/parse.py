@@ -1,0 +1,250 @@
+"""Spark SQL text -> sqlglot tree, with the fixes Spark's grammar needs.
+
+sqlglot's Spark dialect is the parser, with three corrections made on its tokens:
+- `'it''s'`: two quotes in a row are an escaped quote in Spark, not two literals;
+- `'a' 'b'`: adjacent string literals are one literal in Spark (`'ab'`);
+- `1L`, `1.5BD`, `2Y`, ...: typed numeric literals, which sqlglot reads as casts,
+  become the marker call `__sf_lit_<type>(<number>)` so the analyzer can tell
+  `1L` (named `1`) from `CAST(1 AS BIGINT)` (named `CAST(1 AS BIGINT)`).
+
+sqlglot's parser and generator recurse; `deep_stack` runs a function on a thread with a
+large stack and a high recursion limit, so nesting thousands deep does not crash.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from typing import Any, Callable
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.dialects.spark import Spark
+from sqlglot.errors import ParseError as SqlglotParseError
+from sqlglot.errors import TokenError
+from sqlglot.tokens import Token, TokenType
+
+from .errors import ParseError, UnsupportedError
+
+TYPED_LITERAL_PREFIX = "__sf_lit_"
+SUFFIX_TYPES = {"L": "bigint", "S": "smallint", "Y": "tinyint", "D": "double", "F": "float",
+                "BD": "decimal"}
+_TYPE_SUFFIX = {v: k for k, v in SUFFIX_TYPES.items()}
+# `DATE '2000-01-01'`-style literals the generator writes (markers with a string argument)
+_KEYWORD_LITERALS = {"date": "DATE", "timestamp": "TIMESTAMP", "timestamp_ntz": "TIMESTAMP_NTZ"}
+
+
+def _typed_literal_sql(self, e: exp.Anonymous) -> str:
+    name = e.name.lower()
+    if name.startswith(TYPED_LITERAL_PREFIX) and len(e.expressions) == 1:
+        kind = name[len(TYPED_LITERAL_PREFIX):]
+        suffix = _TYPE_SUFFIX.get(kind)
+        if suffix:
+            return f"{self.sql(e.expressions[0])}{suffix}"
+        if kind in _KEYWORD_LITERALS:
+            return f"{_KEYWORD_LITERALS[kind]} {self.sql(e.expressions[0])}"
+    return self.anonymous_sql(e)
+
+
+def _not_sql(self, e: exp.Not) -> str:
+    inner = e.this
+    if isinstance(inner, exp.Is) and isinstance(inner.expression, exp.Null):
+        return f"{self.sql(inner, 'this')} IS NOT NULL"
+    return f"NOT {self.sql(e, 'this')}"
+
+
+def _null_safe_eq_sql(self, e: exp.NullSafeEQ) -> str:
+    return f"{self.sql(e, 'this')} <=> {self.sql(e, 'expression')}"
+
+
+class SparkSQL(Spark):
+    """Spark dialect that remembers how each function was spelled (`substr` or
+    `substring`: Spark names columns after the spelling) and prints the typed-literal
+    markers back as `1L`."""
+
+    ORIGINAL_NAME_META_KEY = "name"
+
+    class Parser(Spark.Parser):
+        def _parse_function_call(self, *args, **kwargs):
+            token = self._curr
+            result = super()._parse_function_call(*args, **kwargs)
+            if token is not None and result is not None:
+                target = result.this if isinstance(result, exp.Window) else result
+                if isinstance(target, exp.Func) and not isinstance(target, exp.Anonymous) \
+                        and "name" not in target.meta:
+                    target.meta["name"] = token.text
+            return result
+
+    class Generator(Spark.Generator):
+        TRANSFORMS = {**Spark.Generator.TRANSFORMS, exp.Anonymous: _typed_literal_sql,
+                      exp.Not: _not_sql, exp.NullSafeEQ: _null_safe_eq_sql}
+
+
+DIALECT = SparkSQL()
+
+# ---------------------------------------------------------------------------
+# Deep recursion
+# ---------------------------------------------------------------------------
+
+_STACK_BYTES = 512 * 1024 * 1024
+_RECURSION_LIMIT = 200_000
+_local = threading.local()
+
+
+def deep_stack(fn: Callable[..., Any], *args, **kwargs) -> Any:
+    """Run fn on a thread with a 512 MiB stack and a high recursion limit (sqlglot
+    recurses once per nesting level); exceptions propagate to the caller."""
+    if getattr(_local, "deep", False):
+        return fn(*args, **kwargs)
+    if sys.getrecursionlimit() < _RECURSION_LIMIT:
+        sys.setrecursionlimit(_RECURSION_LIMIT)
+    box: dict[str, Any] = {}
+
+    def target():
+        _local.deep = True
+        try:
+            box["value"] = fn(*args, **kwargs)
+        except BaseException as e:  # re-raised in the caller's thread
+            box["error"] = e
+
+    with _stack_lock:
+        old = threading.stack_size()
+        threading.stack_size(_STACK_BYTES)
+        try:
+            t = threading.Thread(target=target, name="sparkfold-deep")
+            t.start()
+        finally:
+            threading.stack_size(old)
+    t.join()
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
+
+
+_stack_lock = threading.Lock()
+
+# ---------------------------------------------------------------------------
+# Tokens
+# ---------------------------------------------------------------------------
+
+
+def _fix_tokens(tokens: list[Token], sql: str) -> list[Token]:
+    out: list[Token] = []
+    i = 0
+    n = len(tokens)
+    while i < n:
+        t = tokens[i]
+        if (t.token_type == TokenType.NUMBER and i + 2 < n
+                and tokens[i + 1].token_type == TokenType.DCOLON
+                and tokens[i + 1].start == t.start
+                and tokens[i + 2].text.upper() in SUFFIX_TYPES):
+            type_name = SUFFIX_TYPES[tokens[i + 2].text.upper()]
+            mk = lambda tt, text: Token(tt, text, t.line, t.col, t.start, t.end)  # noqa: E731
+            out.extend([mk(TokenType.VAR, TYPED_LITERAL_PREFIX + type_name),
+                        mk(TokenType.L_PAREN, "("), t, mk(TokenType.R_PAREN, ")")])
+            i += 3
+            continue
+        if t.token_type == TokenType.STRING:
+            text, end, j = t.text, t.end, i + 1
+            while j < n and tokens[j].token_type == TokenType.STRING:
+                nxt = tokens[j]
+                quote = sql[nxt.start] if nxt.start < len(sql) else ""
+                if nxt.start == end + 1 and quote in ("'", '"') and sql[end] == quote:
+                    text += quote + nxt.text  # 'it''s': an escaped quote
+                else:
+                    text += nxt.text  # 'a' 'b': Spark joins adjacent literals
+                end = nxt.end
+                j += 1
+            if j > i + 1:
+                out.append(Token(TokenType.STRING, text, t.line, t.col, t.start, end, t.comments))
+                i = j
+                continue
+        out.append(t)
+        i += 1
+    return out
+
+
+def _line_col(sql: str, offset: int) -> tuple[int, int]:
+    line = sql.count("\n", 0, offset) + 1
+    col = offset - (sql.rfind("\n", 0, offset) + 1) + 1
+    return line, col
+
+
+def _unterminated_quote(sql: str) -> int | None:
+    """Offset of the quote that opens an unterminated literal or identifier."""
+    i, n = 0, len(sql)
+    while i < n:
+        c = sql[i]
+        if sql.startswith("--", i):
+            j = sql.find("\n", i)
+            i = n if j < 0 else j + 1
+            continue
+        if sql.startswith("/*", i):
+            j = sql.find("*/", i + 2)
+            if j < 0:
+                return i
+            i = j + 2
+            continue
+        if c in "'\"`":
+            j = i + 1
+            while j < n:
+                if sql[j] == "\\" and c != "`":
+                    j += 2
+                    continue
+                if sql[j] == c:
+                    break
+                j += 1
+            if j >= n:
+                return i
+            i = j + 1
+            continue
+        i += 1
+    return None
+
+
+def parse_statements(sql: str) -> list[exp.Expression]:
+    """Parse SQL text into sqlglot trees (one per statement); raises ParseError."""
+    if not isinstance(sql, str):
+        raise UnsupportedError(f"expected SQL text, got {type(sql).__name__}")
+    try:
+        tokens = DIALECT.tokenize(sql)
+    except TokenError:
+        off = _unterminated_quote(sql)
+        if off is not None:
+            line, col = _line_col(sql, off)
+            raise ParseError("unterminated quoted text or comment", line, col) from None
+        raise ParseError("cannot read the SQL text") from None
+    tokens = _fix_tokens(tokens, sql)
+    try:
+        trees = DIALECT.parser().parse(tokens, sql)
+    except SqlglotParseError as e:
+        err = (e.errors or [{}])[0]
+        line, col = err.get("line"), err.get("col")
+        highlight = err.get("highlight") or ""
+        if col is not None and highlight:
+            col = max(1, col - len(highlight) + 1)
+        desc = err.get("description") or str(e)
+        desc = desc.split(" <Token")[0] if "<Token" in desc else desc
+        if highlight:
+            desc = f"{desc} near {highlight!r}" if "but got" not in desc else \
+                desc.replace("but got", "but found").rstrip() + f" {highlight!r}"
+        raise ParseError(desc, line, col) from None
+    return [t for t in trees if t is not None]
+
+
+def parse_query(sql: str) -> exp.Expression:
+    """Parse exactly one statement."""
+    trees = parse_statements(sql)
+    if not trees:
+        raise ParseError("empty input: no SQL statement", 1, 1)
+    if len(trees) > 1:
+        raise UnsupportedError(f"expected one SQL statement, found {len(trees)}")
+    return trees[0]
+
+
+def to_sql(tree: exp.Expression, pretty: bool = False) -> str:
+    return tree.sql(dialect=DIALECT, pretty=pretty, normalize_functions=False)
+
+
+__all__ = ["DIALECT", "SparkSQL", "deep_stack", "parse_query", "parse_statements", "to_sql",
+           "TYPED_LITERAL_PREFIX", "sqlglot"]

@@ -1,0 +1,354 @@
+"""Immutable tree nodes and iterative traversal.
+
+Every expression and every logical operator is a frozen, slotted dataclass built with
+`@node`.  At construction a node computes, once, its hash (from its own data and its
+children's hashes), a bit mask of the node kinds in its subtree, and whatever derived
+facts its class declares in `_derive()` (type, nullability, output...).
+
+Equality is structural but iterative (no recursion through C code, so 10,000-deep
+trees compare fine): identity first, then hash, then fields.
+
+Traversals are iterative too.  `transform_up` / `transform_down` return the very
+same object when the function changed nothing, so a fixed point is an identity test.
+Shared subtrees are rewritten once per traversal (memo by identity).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from decimal import Decimal
+from typing import Any, Callable, ClassVar, Iterator
+
+ONE, OPT, MANY, PAIRS = "one", "opt", "many", "pairs"
+
+_next_bit = [0]
+KIND_BITS: dict[type, int] = {}
+
+
+def node(cls=None, /, *, children: dict[str, str] | None = None,
+         extra: dict[str, str] | None = None):
+    """Class decorator: a frozen slotted dataclass with precomputed hash and kind mask.
+
+    `children` maps field names to ONE (a node), OPT (a node or None), MANY (a tuple of
+    nodes) or PAIRS (a tuple of pairs of nodes): the nodes traversals walk.  `extra`
+    declares, the same way, fields holding nodes of another tree that are compared and
+    hashed structurally but not walked (a plan's expressions, a subquery's plan).
+    Other fields are plain data."""
+
+    def wrap(c):
+        c = dataclass(frozen=True, slots=True, eq=False, repr=False)(c)
+        spec = tuple((children or {}).items())
+        c._child_spec = spec
+        c._extra_spec = tuple((extra or {}).items())
+        child_names = {n for n, _ in spec} | {n for n, _ in c._extra_spec}
+        c._data_names = tuple(f.name for f in fields(c) if f.name not in child_names)
+        c._field_names = tuple(f.name for f in fields(c))
+        bit = 1 << _next_bit[0]
+        _next_bit[0] += 1
+        c.bit = bit
+        KIND_BITS[c] = bit
+        return c
+
+    return wrap if cls is None else wrap(cls)
+
+
+def mask_of(*classes: type) -> int:
+    m = 0
+    for c in classes:
+        m |= c.bit
+    return m
+
+
+def _data_key(v: Any):
+    """A hashable key for plain data that equates what Spark treats as the same literal:
+    NaN with NaN, but keeps -0.0 apart from 0.0 (they print differently)."""
+    if isinstance(v, float):
+        if math.isnan(v):
+            return ("nan",)
+        return ("f", v, math.copysign(1.0, v))
+    if isinstance(v, Decimal):
+        return ("d", str(v))
+    if isinstance(v, tuple):
+        return tuple(_data_key(x) for x in v)
+    if isinstance(v, Node):
+        return ("node", v._hash)
+    return v
+
+
+class Node:
+    """Base of expressions and logical plans."""
+
+    __slots__ = ("_hash", "mask", "_cache")
+    _child_spec: ClassVar[tuple] = ()
+    _extra_spec: ClassVar[tuple] = ()
+    # Whether the kinds inside `extra` nodes count in this node's mask.  A subquery
+    # expression's mask leaves its plan out (an expression "contains an aggregate" only
+    # outside subqueries); plans count their expressions and subquery plans.
+    _extra_in_mask: ClassVar[bool] = True
+    _data_names: ClassVar[tuple] = ()
+    _field_names: ClassVar[tuple] = ()
+    bit: ClassVar[int] = 0
+
+    def __post_init__(self) -> None:
+        kids = self.children
+        m = self.bit
+        hs = []
+        for k in kids:
+            m |= k.mask
+            hs.append(k._hash)
+        extra = self._extra_nodes()
+        for k in extra:
+            m |= k.mask
+            hs.append(k._hash)
+        if not self._extra_in_mask:
+            m = self.bit
+            for k in kids:
+                m |= k.mask
+        data = tuple(_data_key(getattr(self, n)) for n in self._data_names)
+        s = object.__setattr__
+        s(self, "_hash", hash((type(self).__name__, data, tuple(hs))))
+        s(self, "mask", m)
+        s(self, "_cache", None)
+        self._derive()
+
+    # -- overridable -------------------------------------------------------
+    def _derive(self) -> None:
+        """Compute derived facts at construction (set with object.__setattr__)."""
+
+    def _extra_nodes(self) -> tuple:
+        """Nodes held in `extra` fields (a plan's expressions, a subquery's plan)."""
+        return self._flatten(self._extra_spec)
+
+    # -- structure ---------------------------------------------------------
+    @property
+    def children(self) -> tuple:
+        return self._flatten(self._child_spec)
+
+    def _flatten(self, spec) -> tuple:
+        out: list = []
+        for name, kind in spec:
+            v = getattr(self, name)
+            if kind == ONE:
+                out.append(v)
+            elif kind == OPT:
+                if v is not None:
+                    out.append(v)
+            elif kind == MANY:
+                out.extend(v)
+            else:
+                for a, b in v:
+                    out.append(a)
+                    out.append(b)
+        return tuple(out)
+
+    def with_children(self, new_children) -> "Node":
+        """A copy with the given children (in `children` order); self if all identical."""
+        return self._rebuild(self._child_spec, self.children, new_children)
+
+    def with_extra(self, new_nodes) -> "Node":
+        """A copy with the given `extra` nodes (in `_extra_nodes()` order)."""
+        return self._rebuild(self._extra_spec, self._extra_nodes(), new_nodes)
+
+    def _rebuild(self, spec, old, new) -> "Node":
+        if len(old) == len(new) and all(a is b for a, b in zip(old, new)):
+            return self
+        it = iter(new)
+        kwargs = {}
+        for name, kind in spec:
+            v = getattr(self, name)
+            if kind == ONE:
+                kwargs[name] = next(it)
+            elif kind == OPT:
+                kwargs[name] = next(it) if v is not None else None
+            elif kind == MANY:
+                kwargs[name] = tuple(next(it) for _ in v)
+            else:
+                kwargs[name] = tuple((next(it), next(it)) for _ in v)
+        return self.copy(**kwargs)
+
+    def copy(self, **changes) -> "Node":
+        if not changes:
+            return self
+        values = {n: getattr(self, n) for n in self._field_names}
+        if all(values[k] is v for k, v in changes.items()):
+            return self
+        values.update(changes)
+        return type(self)(**values)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other) -> bool:
+        if self is other:
+            return True
+        if type(other) is not type(self) or other._hash != self._hash:
+            return False
+        stack = [(self, other)]
+        while stack:
+            a, b = stack.pop()
+            if a is b:
+                continue
+            if type(a) is not type(b) or a._hash != b._hash:
+                return False
+            for n in a._data_names:
+                if _data_key(getattr(a, n)) != _data_key(getattr(b, n)):
+                    return False
+            ca, cb = a.children, b.children
+            if len(ca) != len(cb):
+                return False
+            stack.extend(zip(ca, cb))
+            xa, xb = a._extra_nodes(), b._extra_nodes()
+            if len(xa) != len(xb):
+                return False
+            stack.extend(zip(xa, xb))
+        return True
+
+    def __ne__(self, other) -> bool:
+        return not self.__eq__(other)
+
+    def walk(self) -> Iterator["Node"]:
+        """Pre-order iteration over this subtree (children only, iterative)."""
+        stack = [self]
+        while stack:
+            n = stack.pop()
+            yield n
+            stack.extend(reversed(n.children))
+
+    def find(self, cls) -> "Node | None":
+        if not (self.mask & cls.bit if isinstance(cls, type) else True):
+            return None
+        for n in self.walk():
+            if isinstance(n, cls):
+                return n
+        return None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(...)"
+
+
+# ---------------------------------------------------------------------------
+# Iterative rewriting
+# ---------------------------------------------------------------------------
+
+
+def transform_up(root: Node, fn: Callable[[Node], Node], mask: int = -1,
+                 opaque: tuple = ()) -> Node:
+    """Apply `fn` bottom-up (children first).  Subtrees whose kind mask has no bit in
+    `mask` are skipped whole (fn is not called in them), and so are the children of
+    nodes of the `opaque` classes.  Returns `root` itself when nothing changed."""
+    memo: dict[int, Node] = {}
+    # frames: (node, expanded?)
+    stack: list = [(root, False)]
+    results: list = []
+    while stack:
+        n, expanded = stack.pop()
+        if not expanded:
+            key = id(n)
+            if key in memo:
+                results.append(memo[key])
+                continue
+            if not (n.mask & mask):
+                results.append(n)
+                continue
+            if opaque and isinstance(n, opaque):
+                out = fn(n)
+                memo[key] = out
+                results.append(out)
+                continue
+            kids = n.children
+            stack.append((n, True))
+            for k in reversed(kids):
+                stack.append((k, False))
+            continue
+        kids = n.children
+        count = len(kids)
+        if count:
+            new_kids = results[-count:]
+            del results[-count:]
+            rebuilt = n.with_children(new_kids)
+        else:
+            rebuilt = n
+        out = fn(rebuilt)
+        memo[id(n)] = out
+        results.append(out)
+    return results[0]
+
+
+def transform_down(root: Node, fn: Callable[[Node], Node], mask: int = -1,
+                   opaque: tuple = ()) -> Node:
+    """Apply `fn` top-down: to a node first, then to the children of its result
+    (not below nodes of the `opaque` classes)."""
+    memo: dict[int, Node] = {}
+    stack: list = [(root, False, None)]
+    results: list = []
+    while stack:
+        n, expanded, original = stack.pop()
+        if not expanded:
+            key = id(n)
+            if key in memo:
+                results.append(memo[key])
+                continue
+            if not (n.mask & mask):
+                results.append(n)
+                continue
+            applied = fn(n)
+            if opaque and isinstance(applied, opaque):
+                memo[key] = applied
+                results.append(applied)
+                continue
+            kids = applied.children
+            stack.append((applied, True, n))
+            for k in reversed(kids):
+                stack.append((k, False, None))
+            continue
+        kids = n.children
+        count = len(kids)
+        if count:
+            new_kids = results[-count:]
+            del results[-count:]
+            out = n.with_children(new_kids)
+        else:
+            out = n
+        memo[id(original)] = out
+        results.append(out)
+    return results[0]
+
+
+def collect(root: Node, pred: Callable[[Node], bool], mask: int = -1) -> list:
+    out = []
+    stack = [root]
+    seen: set[int] = set()
+    while stack:
+        n = stack.pop()
+        if id(n) in seen or not (n.mask & mask):
+            continue
+        seen.add(id(n))
+        if pred(n):
+            out.append(n)
+        stack.extend(reversed(n.children))
+    return out
+
+
+def fold(root: Node, fn: Callable[[Node, list], Any], children: Callable[[Node], tuple] | None = None):
+    """Bottom-up evaluation without recursion: `fn(node, results_of_children)`.
+    `children` chooses what to descend into (default: `node.children`)."""
+    get = children or (lambda n: n.children)
+    stack: list = [(root, False)]
+    results: list = []
+    while stack:
+        n, expanded = stack.pop()
+        if not expanded:
+            kids = get(n)
+            stack.append((n, True))
+            for k in reversed(kids):
+                stack.append((k, False))
+            continue
+        count = len(get(n))
+        if count:
+            args = results[-count:]
+            del results[-count:]
+        else:
+            args = []
+        results.append(fn(n, args))
+    return results[0]

@@ -1,0 +1,522 @@
+"""Spark SQL data types and the part of Spark's (ANSI) type coercion the optimizer needs.
+
+Types are small frozen values.  `simple_string()` is Spark's `DataType.simpleString`
+(`int`, `decimal(10,2)`, `array<int>`); `sql()` is the text for a CAST target.
+Coercion follows Spark 4 with `spark.sql.ansi.enabled=true` for the common cases
+(numeric widening, decimal precision and scale, string against numbers and dates);
+anything it cannot decide returns `None`, and callers then leave the expression alone.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MAX_PRECISION = 38
+MIN_ADJUSTED_SCALE = 6
+
+
+class DataType:
+    """Base of all Spark data types."""
+
+    __slots__ = ()
+
+    def simple_string(self) -> str:
+        raise NotImplementedError
+
+    def sql(self) -> str:
+        return self.simple_string().upper()
+
+    def __repr__(self) -> str:
+        return self.simple_string()
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class AtomicType(DataType):
+    name: str
+
+    def simple_string(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class DecimalType(DataType):
+    precision: int = 10
+    scale: int = 0
+
+    def simple_string(self) -> str:
+        return f"decimal({self.precision},{self.scale})"
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class ArrayType(DataType):
+    element: DataType
+    contains_null: bool = True
+
+    def simple_string(self) -> str:
+        return f"array<{self.element.simple_string()}>"
+
+    def sql(self) -> str:
+        return f"ARRAY<{self.element.sql()}>"
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class MapType(DataType):
+    key: DataType
+    value: DataType
+    value_contains_null: bool = True
+
+    def simple_string(self) -> str:
+        return f"map<{self.key.simple_string()},{self.value.simple_string()}>"
+
+    def sql(self) -> str:
+        return f"MAP<{self.key.sql()}, {self.value.sql()}>"
+
+
+@dataclass(frozen=True, slots=True)
+class StructField:
+    name: str
+    data_type: DataType
+    nullable: bool = True
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class StructType(DataType):
+    fields: tuple[StructField, ...]
+
+    def simple_string(self) -> str:
+        inner = ",".join(f"{f.name}:{f.data_type.simple_string()}" for f in self.fields)
+        return f"struct<{inner}>"
+
+    def sql(self) -> str:
+        inner = ", ".join(f"`{f.name}`: {f.data_type.sql()}" for f in self.fields)
+        return f"STRUCT<{inner}>"
+
+
+BOOLEAN = AtomicType("boolean")
+BYTE = AtomicType("tinyint")
+SHORT = AtomicType("smallint")
+INT = AtomicType("int")
+LONG = AtomicType("bigint")
+FLOAT = AtomicType("float")
+DOUBLE = AtomicType("double")
+STRING = AtomicType("string")
+BINARY = AtomicType("binary")
+DATE = AtomicType("date")
+TIMESTAMP = AtomicType("timestamp")
+TIMESTAMP_NTZ = AtomicType("timestamp_ntz")
+NULL = AtomicType("void")
+# The type of an expression the optimizer does not model (an opaque function,
+# a window expression).  Rules never build a literal of this type.
+UNKNOWN = AtomicType("unknown")
+DAY_TIME_INTERVAL = AtomicType("interval day to second")
+YEAR_MONTH_INTERVAL = AtomicType("interval year to month")
+CALENDAR_INTERVAL = AtomicType("interval")
+
+INTEGRAL = (BYTE, SHORT, INT, LONG)
+FRACTIONAL = (FLOAT, DOUBLE)
+# Spark's numeric precedence for widening (decimal is handled separately).
+_NUMERIC_ORDER = {BYTE: 0, SHORT: 1, INT: 2, LONG: 3, FLOAT: 5, DOUBLE: 6}
+# The decimal each integral type fits in (DecimalType.forType).
+_INTEGRAL_DECIMAL = {
+    BYTE: DecimalType(3, 0),
+    SHORT: DecimalType(5, 0),
+    INT: DecimalType(10, 0),
+    LONG: DecimalType(20, 0),
+}
+INTEGRAL_RANGE = {
+    BYTE: (-(2**7), 2**7 - 1),
+    SHORT: (-(2**15), 2**15 - 1),
+    INT: (-(2**31), 2**31 - 1),
+    LONG: (-(2**63), 2**63 - 1),
+}
+
+
+def is_integral(t: DataType) -> bool:
+    return t in INTEGRAL
+
+
+def is_fractional(t: DataType) -> bool:
+    return t in FRACTIONAL
+
+
+def is_numeric(t: DataType) -> bool:
+    return t in _NUMERIC_ORDER or isinstance(t, DecimalType)
+
+
+def is_datetime(t: DataType) -> bool:
+    return t in (DATE, TIMESTAMP, TIMESTAMP_NTZ)
+
+
+def is_orderable(t: DataType) -> bool:
+    return t is not UNKNOWN and not isinstance(t, MapType)
+
+
+def contains_unknown(t: DataType) -> bool:
+    if t == UNKNOWN:
+        return True
+    if isinstance(t, ArrayType):
+        return contains_unknown(t.element)
+    if isinstance(t, MapType):
+        return contains_unknown(t.key) or contains_unknown(t.value)
+    if isinstance(t, StructType):
+        return any(contains_unknown(f.data_type) for f in t.fields)
+    return False
+
+
+# ---------------------------------------------------------------------------
+# Parsing type names (catalog strings and CAST targets)
+# ---------------------------------------------------------------------------
+
+_ALIASES = {
+    "boolean": BOOLEAN, "bool": BOOLEAN,
+    "tinyint": BYTE, "byte": BYTE,
+    "smallint": SHORT, "short": SHORT,
+    "int": INT, "integer": INT,
+    "bigint": LONG, "long": LONG,
+    "float": FLOAT, "real": FLOAT,
+    "double": DOUBLE,
+    "string": STRING, "text": STRING,
+    "binary": BINARY,
+    "date": DATE,
+    "timestamp": TIMESTAMP, "timestamp_ltz": TIMESTAMP,
+    "timestamp_ntz": TIMESTAMP_NTZ,
+    "void": NULL, "null": NULL,
+    "decimal": DecimalType(10, 0), "dec": DecimalType(10, 0), "numeric": DecimalType(10, 0),
+}
+
+
+class TypeParseError(ValueError):
+    pass
+
+
+def parse_type(text: str) -> DataType:
+    """Parse a Spark type name such as `int`, `decimal(15,2)`, `array<string>`,
+    `struct<a:int,b:string>` or `map<string,int>` (case-insensitive)."""
+    parser = _TypeParser(text)
+    t = parser.parse()
+    parser.expect_end()
+    return t
+
+
+class _TypeParser:
+    _TOKEN = re.compile(r"\s*(`[^`]*`|[A-Za-z_][A-Za-z0-9_]*|\d+|[<>(),:])")
+
+    def __init__(self, text: str):
+        self.text = text
+        self.tokens: list[str] = []
+        pos = 0
+        while pos < len(text):
+            if text[pos:].strip() == "":
+                break
+            m = self._TOKEN.match(text, pos)
+            if not m:
+                raise TypeParseError(f"cannot read type {text!r} at position {pos}")
+            self.tokens.append(m.group(1))
+            pos = m.end()
+        self.i = 0
+
+    def peek(self) -> str | None:
+        return self.tokens[self.i] if self.i < len(self.tokens) else None
+
+    def take(self, expected: str | None = None) -> str:
+        tok = self.peek()
+        if tok is None or (expected is not None and tok.lower() != expected):
+            raise TypeParseError(f"cannot read type {self.text!r}: expected {expected or 'a type'}")
+        self.i += 1
+        return tok
+
+    def expect_end(self) -> None:
+        if self.peek() is not None:
+            raise TypeParseError(f"cannot read type {self.text!r}: unexpected {self.peek()!r}")
+
+    def parse(self) -> DataType:
+        name = self.take().lower()
+        if name in ("decimal", "dec", "numeric") and self.peek() == "(":
+            self.take("(")
+            precision = int(self.take())
+            scale = 0
+            if self.peek() == ",":
+                self.take(",")
+                scale = int(self.take())
+            self.take(")")
+            if not (1 <= precision <= MAX_PRECISION and 0 <= scale <= precision):
+                raise TypeParseError(f"invalid decimal type {self.text!r}")
+            return DecimalType(precision, scale)
+        if name in ("char", "varchar") and self.peek() == "(":
+            self.take("(")
+            self.take()
+            self.take(")")
+            return STRING
+        if name == "array":
+            self.take("<")
+            element = self.parse()
+            self.take(">")
+            return ArrayType(element)
+        if name == "map":
+            self.take("<")
+            key = self.parse()
+            self.take(",")
+            value = self.parse()
+            self.take(">")
+            return MapType(key, value)
+        if name == "struct":
+            self.take("<")
+            fields = []
+            while self.peek() != ">":
+                fname = self.take().strip("`")
+                if self.peek() == ":":
+                    self.take(":")
+                ftype = self.parse()
+                nullable = True
+                if self.peek() and self.peek().lower() == "not":
+                    self.take("not")
+                    self.take("null")
+                    nullable = False
+                fields.append(StructField(fname, ftype, nullable))
+                if self.peek() == ",":
+                    self.take(",")
+            self.take(">")
+            return StructType(tuple(fields))
+        if name == "interval":
+            return CALENDAR_INTERVAL
+        if name in _ALIASES:
+            return _ALIASES[name]
+        raise TypeParseError(f"unknown type {self.text!r}")
+
+
+# ---------------------------------------------------------------------------
+# Coercion
+# ---------------------------------------------------------------------------
+
+
+def decimal_for(t: DataType) -> DecimalType | None:
+    """The decimal type an integral or decimal value widens to (DecimalType.forType)."""
+    if isinstance(t, DecimalType):
+        return t
+    return _INTEGRAL_DECIMAL.get(t)
+
+
+def bounded_decimal(precision: int, scale: int) -> DecimalType:
+    return DecimalType(min(precision, MAX_PRECISION), min(scale, MAX_PRECISION))
+
+
+def adjust_precision_scale(precision: int, scale: int) -> DecimalType:
+    """DecimalType.adjustPrecisionScale with spark.sql.decimalOperations.allowPrecisionLoss."""
+    if precision <= MAX_PRECISION:
+        return DecimalType(precision, scale)
+    if scale < 0:
+        return DecimalType(MAX_PRECISION, scale)
+    int_digits = precision - scale
+    min_scale = min(scale, MIN_ADJUSTED_SCALE)
+    adjusted_scale = max(MAX_PRECISION - int_digits, min_scale)
+    return DecimalType(MAX_PRECISION, adjusted_scale)
+
+
+def wider_decimal(a: DecimalType, b: DecimalType) -> DecimalType:
+    scale = max(a.scale, b.scale)
+    int_digits = max(a.precision - a.scale, b.precision - b.scale)
+    return bounded_decimal(int_digits + scale, scale)
+
+
+def tightest_common_type(a: DataType, b: DataType) -> DataType | None:
+    """findTightestCommonType: NULL widens to anything, numerics widen (not to decimal)."""
+    if a == b:
+        return a
+    if a == NULL:
+        return b
+    if b == NULL:
+        return a
+    if a in _NUMERIC_ORDER and b in _NUMERIC_ORDER:
+        return a if _NUMERIC_ORDER[a] >= _NUMERIC_ORDER[b] else b
+    if a in (TIMESTAMP, TIMESTAMP_NTZ, DATE) and b in (TIMESTAMP, TIMESTAMP_NTZ, DATE):
+        if TIMESTAMP in (a, b):
+            return TIMESTAMP
+        return TIMESTAMP_NTZ
+    return None
+
+
+def wider_type(a: DataType, b: DataType) -> DataType | None:
+    """findWiderTypeForTwo under ANSI coercion, for CASE / COALESCE / IF / IN / set ops.
+
+    Returns None where Spark would need a cast we do not model (callers then leave
+    the expression alone) or would fail analysis."""
+    t = tightest_common_type(a, b)
+    if t is not None:
+        return t
+    if UNKNOWN in (a, b):
+        return None
+    if isinstance(a, DecimalType) or isinstance(b, DecimalType):
+        if is_fractional(a) or is_fractional(b):
+            return DOUBLE
+        da, db = decimal_for(a), decimal_for(b)
+        if da is not None and db is not None:
+            return wider_decimal(da, db)
+        other = b if isinstance(a, DecimalType) else a
+        if other == STRING:
+            # ANSI: a string next to a decimal becomes a double? Spark casts string to
+            # DecimalType.SYSTEM_DEFAULT or double depending on version: leave it unknown.
+            return None
+        return None
+    if STRING in (a, b):
+        other = b if a == STRING else a
+        # ANSI implicit cast of a string: to bigint for integral types, to double for
+        # fractional, to the date/timestamp/boolean type otherwise.
+        if is_integral(other):
+            return LONG
+        if is_fractional(other):
+            return DOUBLE
+        if other in (DATE, TIMESTAMP, TIMESTAMP_NTZ, BOOLEAN, BINARY):
+            return other
+        return None
+    if isinstance(a, ArrayType) and isinstance(b, ArrayType):
+        e = wider_type(a.element, b.element)
+        return None if e is None else ArrayType(e, a.contains_null or b.contains_null)
+    return None
+
+
+def wider_type_of(types) -> DataType | None:
+    result: DataType | None = NULL
+    for t in types:
+        result = wider_type(result, t)
+        if result is None:
+            return None
+    return result
+
+
+def comparison_type(a: DataType, b: DataType) -> DataType | None:
+    """The type both sides of a comparison are cast to (ANSI), or None if unknown."""
+    if a == b:
+        return a
+    if a == NULL:
+        return b
+    if b == NULL:
+        return a
+    if STRING in (a, b):
+        other = b if a == STRING else a
+        if isinstance(other, DecimalType):
+            return DOUBLE
+        if is_integral(other):
+            return LONG
+        if is_fractional(other):
+            return DOUBLE
+        if other in (DATE, TIMESTAMP, TIMESTAMP_NTZ, BOOLEAN, BINARY):
+            return other
+        return None
+    return wider_type(a, b)
+
+
+def _arithmetic_decimals(a: DataType, b: DataType):
+    if isinstance(a, DecimalType) or isinstance(b, DecimalType):
+        da, db = decimal_for(a), decimal_for(b)
+        if da is not None and db is not None:
+            return da, db
+    return None
+
+
+def arithmetic_operand_type(a: DataType, b: DataType) -> DataType | None:
+    """The common type of `+ - * %` operands when no decimal is involved."""
+    if a == NULL and b == NULL:
+        return DOUBLE
+    if STRING in (a, b):
+        other = b if a == STRING else a
+        if other == STRING or other == NULL:
+            return LONG
+        if is_integral(other):
+            return LONG
+        if is_fractional(other) or isinstance(other, DecimalType):
+            return DOUBLE
+        return None
+    t = tightest_common_type(a, b)
+    if t is not None and is_numeric(t):
+        return t
+    if isinstance(a, DecimalType) or isinstance(b, DecimalType):
+        if is_fractional(a) or is_fractional(b):
+            return DOUBLE
+    return None
+
+
+def binary_arithmetic_type(op: str, a: DataType, b: DataType,
+                           a_literal_decimal: DecimalType | None = None,
+                           b_literal_decimal: DecimalType | None = None) -> DataType | None:
+    """Result type of `a op b` for op in + - * / % div (DecimalPrecision rules).
+
+    `x_literal_decimal` is the decimal an integral *literal* widens to (Spark uses the
+    literal's own precision, so `d + 1` is decimal(p+1,...), not the int's decimal(10,0))."""
+    if op == "div":
+        if a == NULL and b == NULL:
+            return LONG
+        if (is_integral(a) or a == NULL) and (is_integral(b) or b == NULL):
+            return LONG
+        if is_numeric(a) and is_numeric(b):
+            return LONG
+        return None
+    if op == "/":
+        decs = _decimal_operands(a, b, a_literal_decimal, b_literal_decimal)
+        if decs is not None:
+            p1, s1, p2, s2 = decs
+            scale = max(MIN_ADJUSTED_SCALE, s1 + p2 + 1)
+            precision = p1 - s1 + s2 + scale
+            return adjust_precision_scale(precision, scale)
+        if (is_numeric(a) or a in (NULL, STRING)) and (is_numeric(b) or b in (NULL, STRING)):
+            return DOUBLE
+        return None
+    decs = _decimal_operands(a, b, a_literal_decimal, b_literal_decimal)
+    if decs is not None:
+        p1, s1, p2, s2 = decs
+        if op in ("+", "-"):
+            scale = max(s1, s2)
+            precision = max(p1 - s1, p2 - s2) + scale + 1
+        elif op == "*":
+            precision, scale = p1 + p2 + 1, s1 + s2
+        elif op == "%":
+            precision = min(p1 - s1, p2 - s2) + max(s1, s2)
+            scale = max(s1, s2)
+        else:
+            return None
+        return adjust_precision_scale(precision, scale)
+    return arithmetic_operand_type(a, b)
+
+
+def _decimal_operands(a, b, a_lit, b_lit):
+    if not (isinstance(a, DecimalType) or isinstance(b, DecimalType)):
+        return None
+    if is_fractional(a) or is_fractional(b) or STRING in (a, b):
+        return None
+    da = a_lit if (a_lit is not None and not isinstance(a, DecimalType)) else decimal_for(a)
+    db = b_lit if (b_lit is not None and not isinstance(b, DecimalType)) else decimal_for(b)
+    if a == NULL:
+        da = db
+    if b == NULL:
+        db = da
+    if da is None or db is None:
+        return None
+    return da.precision, da.scale, db.precision, db.scale
+
+
+def literal_decimal_for_int(value: int) -> DecimalType:
+    """DecimalType.fromLiteral for an integral literal: its own digit count."""
+    digits = len(str(abs(value)))
+    return DecimalType(max(digits, 1), 0)
+
+
+def sum_type(t: DataType) -> DataType | None:
+    if is_integral(t):
+        return LONG
+    if is_fractional(t):
+        return DOUBLE
+    if isinstance(t, DecimalType):
+        return bounded_decimal(t.precision + 10, t.scale)
+    if t == NULL:
+        return DOUBLE
+    if t == STRING:
+        return DOUBLE
+    return None
+
+
+def avg_type(t: DataType) -> DataType | None:
+    if isinstance(t, DecimalType):
+        return bounded_decimal(t.precision + 4, t.scale + 4)
+    if is_numeric(t) or t in (NULL, STRING):
+        return DOUBLE
+    return None

@@ -1,0 +1,99 @@
+"""How rules are declared and applied.
+
+A rule is a pure function of a plan (plus an explicit `RuleContext`, never a global).
+Two decorators cover the common shapes:
+
+- `expression_rule(name, needs=...)`: `fn(e, ctx) -> Expr` applied bottom-up to every
+  expression of every operator (subquery plans included).  `needs` names the node
+  kinds the rule can match; subtrees without them are skipped via the kind mask.
+- `plan_rule(name, needs=...)`: `fn(plan, ctx) -> Plan` applied bottom-up to every
+  operator (subquery plans included).
+
+Both return the very same object when nothing matched, so the engine's fixed-point
+test is an identity check.  `Opaque` expressions are never entered.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from plans import expressions as E
+from plans import logical as L
+from plans.tree import mask_of, transform_up
+
+
+@dataclass(frozen=True)
+class RuleContext:
+    """What rules may know about the session: ANSI mode (errors instead of NULLs)."""
+
+    ansi: bool = True
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    apply: Callable[[L.Plan, RuleContext], L.Plan]
+    description: str = ""
+    catalyst: str = ""  # the Catalyst rule it corresponds to
+
+    def __call__(self, plan: L.Plan, ctx: RuleContext | None = None) -> L.Plan:
+        return self.apply(plan, ctx or RuleContext())
+
+
+_SUBQUERY_MASK = mask_of(E.ScalarSubquery, E.Exists, E.InSubquery)
+
+
+def transform_plan(plan: L.Plan, fn: Callable[[L.Plan], L.Plan], mask: int = -1) -> L.Plan:
+    """Apply fn bottom-up to every operator, also inside subquery expressions."""
+
+    def visit(p: L.Plan) -> L.Plan:
+        if p.mask & _SUBQUERY_MASK:
+            p = p.map_expressions(_subqueries_in)
+        return fn(p)
+
+    def _subqueries_in(e: E.Expr) -> E.Expr:
+        if not (e.deep_mask & _SUBQUERY_MASK):
+            return e
+        return transform_up(e, lambda x: x.with_plan(transform_plan(x.plan, fn, mask))
+                            if isinstance(x, E.SubqueryExpr) else x, opaque=(E.Opaque,))
+
+    return transform_up(plan, visit, mask | _SUBQUERY_MASK if mask != -1 else -1)
+
+
+def transform_expressions(plan: L.Plan, fn: Callable[[E.Expr], E.Expr], mask: int = -1) -> L.Plan:
+    """Apply an expression function bottom-up to every expression of every operator."""
+    emask = mask
+
+    def per_plan(p: L.Plan) -> L.Plan:
+        return p.map_expressions(lambda e: transform_up(e, fn, emask, opaque=(E.Opaque,)))
+
+    return transform_plan(plan, per_plan, mask)
+
+
+def expression_rule(name: str, needs=(), catalyst: str = "", description: str = ""):
+    mask = mask_of(*needs) if needs else -1
+
+    def deco(fn: Callable[[E.Expr, RuleContext], E.Expr]) -> Rule:
+        def apply(plan: L.Plan, ctx: RuleContext) -> L.Plan:
+            return transform_expressions(plan, lambda e: fn(e, ctx), mask)
+
+        return Rule(name, apply, description or (fn.__doc__ or "").strip(), catalyst or name)
+
+    return deco
+
+
+def plan_rule(name: str, needs=(), catalyst: str = "", description: str = ""):
+    mask = mask_of(*needs) if needs else -1
+
+    def deco(fn: Callable[[L.Plan, RuleContext], L.Plan]) -> Rule:
+        def apply(plan: L.Plan, ctx: RuleContext) -> L.Plan:
+            return transform_plan(plan, lambda p: fn(p, ctx), mask)
+
+        return Rule(name, apply, description or (fn.__doc__ or "").strip(), catalyst or name)
+
+    return deco
+
+
+__all__ = ["Rule", "RuleContext", "expression_rule", "plan_rule", "transform_plan",
+           "transform_expressions", "field"]

@@ -1,0 +1,48 @@
+"""Shared fixtures: one local Spark session for the whole run, and NULL/NaN-heavy tables."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+
+def pytest_collection_modifyitems(config, items):
+    if os.environ.get("SPARKFOLD_LONG") == "1":
+        return
+    skip = pytest.mark.skip(reason="long run: set SPARKFOLD_LONG=1")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def spark():
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    session = (SparkSession.builder.master("local[2]")
+               .appName("sparkfold-tests")
+               .config("spark.ui.enabled", "false")
+               .config("spark.sql.shuffle.partitions", "2")
+               .config("spark.default.parallelism", "2")
+               .config("spark.sql.session.timeZone", "UTC")
+               .config("spark.driver.memory", "2g")
+               .config("spark.sql.adaptive.enabled", "false")
+               .getOrCreate())
+    session.sparkContext.setLogLevel("OFF")
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="session")
+def tables(spark):
+    """The standard test tables, registered as temp views; returns the catalog mapping."""
+    from tests.data import register_standard_tables
+
+    return register_standard_tables(spark)
