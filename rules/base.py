@@ -78,7 +78,7 @@ def expression_rule(name: str, needs=(), catalyst: str = "", description: str = 
         def apply(plan: L.Plan, ctx: RuleContext) -> L.Plan:
             return transform_expressions(plan, lambda e: fn(e, ctx), mask)
 
-        return Rule(name, apply, description or (fn.__doc__ or "").strip(), catalyst or name)
+        return _register(Rule(name, apply, description or (fn.__doc__ or "").strip(), catalyst or name))
 
     return deco
 
@@ -90,9 +90,15 @@ def plan_rule(name: str, needs=(), catalyst: str = "", description: str = ""):
         def apply(plan: L.Plan, ctx: RuleContext) -> L.Plan:
             return transform_plan(plan, lambda p: fn(p, ctx), mask)
 
-        return Rule(name, apply, description or (fn.__doc__ or "").strip(), catalyst or name)
+        return _register(Rule(name, apply, description or (fn.__doc__ or "").strip(), catalyst or name))
 
     return deco
+
+
+def _register(rule: Rule) -> Rule:
+    from .registry import register
+
+    return register(rule)
 
 
 __all__ = ["Rule", "RuleContext", "expression_rule", "plan_rule", "transform_plan",
