@@ -363,23 +363,36 @@ class Analyzer:
         if having_cond is not None:
             out = L.Filter(having_cond, out)
         needs_project = bool(window_items) or bool(hidden)
+        final_ids = {E.to_attribute(e).expr_id for e in final}
         if distinct is not None:
             if distinct.args.get("on"):
                 raise NotModelled("DISTINCT ON")
             if needs_project:
                 out = L.Project(tuple(final), out)
-                needs_project = False
             out = L.Distinct(out)
+            agg_ids = {a.expr_id for a in agg.output}
+            for so in orders or ():
+                if any(i in agg_ids and i not in final_ids for i in so.references):
+                    raise AnalysisError("ORDER BY of a SELECT DISTINCT can only use columns "
+                                        "of the select list")
             if orders is not None:
-                out_ids = {a.expr_id for a in out.output}
-                for so in orders:
-                    if not all(i in out_ids for i in so.references if _local_id(i, scope)):
-                        raise AnalysisError("ORDER BY of a SELECT DISTINCT can only use columns "
-                                            "of the select list")
+                out = L.Sort(tuple(orders), out)
+            return self._limit_offset(sel, out)
+        if not needs_project:
+            if orders is not None:
+                out = L.Sort(tuple(orders), out)
+            return self._limit_offset(sel, out)
+        # The select list needs a Project over the Aggregate (window expressions, or
+        # hidden aggregates for HAVING / ORDER BY).  ORDER BY may use the select list's
+        # window outputs, so it goes above that Project, which then also carries the
+        # hidden outputs the ordering needs.
+        needed = {i for so in orders or () for i in so.references} - final_ids
+        extra = [a for a in agg.output if a.expr_id in needed]
+        out = L.Project(tuple(final) + tuple(extra), out)
         if orders is not None:
             out = L.Sort(tuple(orders), out)
-        if needs_project:
-            out = L.Project(tuple(final), out)
+        if extra:
+            out = L.Project(tuple(E.to_attribute(e) for e in final), out)
         return self._limit_offset(sel, out)
 
     def _grouping(self, group: exp.Group, items, scope) -> list[E.Expr]:
