@@ -57,6 +57,68 @@ def _null_safe_eq_sql(self, e: exp.NullSafeEQ) -> str:
     return f"{self.sql(e, 'this')} <=> {self.sql(e, 'expression')}"
 
 
+SPAN = "span"
+
+
+def node_span(node: exp.Expression) -> tuple[int, int] | None:
+    """(first, last) character offsets of the text a parsed node came from, or None.
+    Nodes built by the methods `_spanning` wraps carry a span; others (a few built
+    inside those methods, like IN or a chain of ORs) get one from their children's,
+    computed here without recursion and remembered."""
+
+    def own(n):
+        span = n.meta_get(SPAN)
+        if span is None:
+            start, end = n.meta_get("start"), n.meta_get("end")
+            if start is not None and end is not None:
+                span = (start, end)
+        return span
+
+    span = own(node)
+    if span is not None:
+        return span
+    stack, found = [(node, False)], {}
+    while stack:
+        n, expanded = stack.pop()
+        if not expanded:
+            stack.append((n, True))
+            for c in n.iter_expressions():
+                if own(c) is None:
+                    stack.append((c, False))
+            continue
+        spans = [own(c) or found.get(id(c)) for c in n.iter_expressions()]
+        spans = [x for x in spans if x is not None]
+        if spans:
+            found[id(n)] = (min(x[0] for x in spans), max(x[1] for x in spans))
+            n.meta[SPAN] = found[id(n)]
+    return found.get(id(node))
+
+
+def _spanning(method):
+    """Wrap a parser method so the expression it returns records `meta["span"]`: the
+    first and last character of the tokens it consumed, widened to its children's
+    spans (an operator's left operand is parsed before the method is called)."""
+
+    def parse(self, *args, **kwargs):
+        i = self._index
+        out = method(self, *args, **kwargs)
+        if isinstance(out, exp.Expression) and self._index > i:
+            start, end = self._tokens[i].start, self._tokens[self._index - 1].end
+            old = out.meta_get(SPAN)
+            if old is None:
+                for child in out.iter_expressions():
+                    s = node_span(child)
+                    if s is not None:
+                        start, end = min(start, s[0]), max(end, s[1])
+                out.meta[SPAN] = (start, end)
+            elif start < old[0] or end > old[1]:
+                out.meta[SPAN] = (min(start, old[0]), max(end, old[1]))
+        return out
+
+    parse.__name__ = method.__name__
+    return parse
+
+
 class SparkSQL(Spark):
     """Spark dialect that remembers how each function was spelled (`substr` or
     `substring`: Spark names columns after the spelling) and prints the typed-literal
@@ -65,6 +127,10 @@ class SparkSQL(Spark):
     ORIGINAL_NAME_META_KEY = "name"
 
     class Parser(Spark.Parser):
+        # Source spans for the linter (optimizer.findings): see `_spanning`.
+        locals().update({name: _spanning(getattr(Spark.Parser, name)) for name in (
+            "_parse_range", "_parse_unary", "_parse_primary", "_parse_function")})
+
         def _parse_function_call(self, *args, **kwargs):
             token = self._curr
             result = super()._parse_function_call(*args, **kwargs)
@@ -246,5 +312,5 @@ def to_sql(tree: exp.Expression, pretty: bool = False) -> str:
     return tree.sql(dialect=DIALECT, pretty=pretty, normalize_functions=False)
 
 
-__all__ = ["DIALECT", "SparkSQL", "deep_stack", "parse_query", "parse_statements", "to_sql",
+__all__ = ["DIALECT", "SparkSQL", "deep_stack", "node_span", "parse_query", "parse_statements", "to_sql",
            "TYPED_LITERAL_PREFIX", "sqlglot"]
