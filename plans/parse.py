@@ -128,8 +128,10 @@ class SparkSQL(Spark):
 
     class Parser(Spark.Parser):
         # Source spans for the linter (optimizer.findings): see `_spanning`.
-        locals().update({name: _spanning(getattr(Spark.Parser, name)) for name in (
-            "_parse_range", "_parse_unary", "_parse_primary", "_parse_function")})
+        _parse_range = _spanning(Spark.Parser._parse_range)
+        _parse_unary = _spanning(Spark.Parser._parse_unary)
+        _parse_primary = _spanning(Spark.Parser._parse_primary)
+        _parse_function = _spanning(Spark.Parser._parse_function)
 
         def _parse_function_call(self, *args, **kwargs):
             token = self._curr
