@@ -552,8 +552,7 @@ def _positional_args(node: exp.Expression):
             return None
         return [node.this] + ([node.args["decimals"]] if node.args.get("decimals") is not None else [])
     if isinstance(node, (exp.Greatest, exp.Least)):
-        if node.args.get("ignore_nulls"):
-            return None
+        # sqlglot marks Spark's greatest/least as ignoring NULLs, which is what they do
         return [node.this] + list(node.expressions)
     if isinstance(node, exp.Concat):
         return list(node.expressions)
@@ -652,4 +651,6 @@ def _opaque_name(node: exp.Expression, args) -> str:
         positional = _positional_args(node)
         if positional is not None and len(positional) == len(args):
             return f"{function_name(node)}({', '.join(spark_name(a) for a in args)})"
-    return node.sql(dialect="spark")
+    from .parse import DIALECT
+
+    return node.sql(dialect=DIALECT, normalize_functions=False)

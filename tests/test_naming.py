@@ -1,0 +1,52 @@
+"""Spark's generated column names: our analyzer must compute the very names Spark
+gives unaliased select items (a rewritten item keeps its name through an alias)."""
+
+from __future__ import annotations
+
+import pytest
+
+from optimizer import optimize
+from plans.naming import java_double
+
+EXPRESSIONS = [
+    "num = NULL", "num <=> NULL", "num + b", "num + 1", "-num", "NOT p", "num IS NULL", "x IS NOT NULL",
+    "count(*)", "count(DISTINCT (num = NULL))", "count(1)", "count(num, x)", "count(DISTINCT s, p)",
+    "CAST(num AS BIGINT)", "CAST(x AS INT)", "TRY_CAST(s AS INT)", "CAST(NULL AS INT)", "CAST(1 AS DOUBLE)",
+    "CAST('NaN' AS DOUBLE)", "double('inf')", "'x'", "'it''s'", "1.5", "-1.5", "NULL", "TRUE", "false",
+    "1e3", "1.5e0", "100000000000", "2147483648", "-2147483648", "1L", "-5L", "1Y", "1S", "1BD", "1.50BD",
+    "1.5D", "-0.0", "0.1 + 0.2", "num IN (1, 2)", "num NOT IN (1, NULL)", "num BETWEEN 1 AND 2",
+    "num NOT BETWEEN 1 AND 2", "CASE num WHEN 1 THEN 2 END", "CASE WHEN num = 1 THEN 2 ELSE 3 END",
+    "coalesce(num, 1)", "nvl(num, 1)", "ifnull(num, 1)", "nullif(num, 1)", "IF(p, 1, 2)", "substr(s, 1, 2)",
+    "substring(s, 1, 2)", "upper(s)", "lower(s)", "length(s)", "trim(s)", "num / 2", "num div 2", "num % 2",
+    "d + 1", "d * d", "x = 'NaN'", "'1' = num", "s = 1", "dt + INTERVAL 30 DAYS", "dt + 1", "dt - 1",
+    "DATE '2000-01-01'", "TIMESTAMP '2000-01-01 00:00:00'", "X'AB'", "p AND NULL", "p OR NULL",
+    "s LIKE 'a%'", "s NOT LIKE 'a%'", "NOT (num = 1)", "num <> 1", "num != 1", "num == 1",
+    "isnan(x)", "nanvl(x, 1)", "greatest(num, b)", "least(x, 0.0D)", "abs(num)", "round(x, 2)",
+    "concat(s, s)", "s || s", "p IS TRUE", "p IS NOT FALSE", "num IS DISTINCT FROM 1",
+    "(SELECT max(y) FROM u)", "num IN (SELECT num FROM u)", "EXISTS (SELECT 1 FROM u)",
+    "sum(DISTINCT num)", "avg(d)", "min(x)", "max(s)", "stddev_samp(x)", "pmod(num, 2)",
+    "count(*) FILTER (WHERE x > 0)", "(num + 1) * 2", "num - (1 - 2)", "1 + 2 + num",
+]
+
+
+@pytest.mark.parametrize("expr", EXPRESSIONS)
+def test_generated_name_matches_spark(spark, tables, expr):
+    sql = f"SELECT {expr} FROM t"
+    expected = [f.name for f in spark.sql(sql).schema.fields]
+    result = optimize(sql, tables, rules=[])
+    assert [a.name for a in result.analyzed.output] == expected
+
+
+def test_lateral_alias_reference_name(spark, tables):
+    sql = "SELECT num + 1 AS a, a * 2, a FROM t"
+    expected = [f.name for f in spark.sql(sql).schema.fields]
+    assert [a.name for a in optimize(sql, tables, rules=[]).analyzed.output] == expected
+
+
+@pytest.mark.parametrize("value,text", [
+    (1000.0, "1000.0"), (1.5, "1.5"), (1e10, "1.0E10"), (1e-5, "1.0E-5"), (0.001, "0.001"),
+    (12345678.0, "1.2345678E7"), (1e7, "1.0E7"), (-2.5e-7, "-2.5E-7"), (9999999.0, "9999999.0"),
+    (-0.0, "-0.0"), (float("nan"), "NaN"), (float("-inf"), "-Infinity"),
+])
+def test_java_double_formatting(value, text):
+    assert java_double(value) == text
