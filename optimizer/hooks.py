@@ -1,0 +1,346 @@
+"""Put sparkfold in front of code that already produces SQL.
+
+Three hooks, all failing open (a problem inside sparkfold never stops the query: the
+original SQL runs and a warning is logged on the ``sparkfold`` logger):
+
+- ``install(spark)``: wraps ``spark.sql`` on one session (classic or Spark Connect), so
+  every query is optimized before Spark sees it::
+
+      from optimizer.hooks import install
+      with install(spark) as hook:           # or: hook = install(spark); ...; hook.uninstall()
+          df = spark.sql("SELECT count(num) FROM t WHERE num = :v", args={"v": 3})
+          print(hook.last.sql, hook.last.findings)
+
+- ``optimize_expression(expression, catalog)``: a sqlglot expression in (for example one
+  built with ``sqlglot.select(...).from_(...).where(...)``), a sqlglot expression out.
+
+- ``sql_rewriter(catalog)``: a plain ``str -> str`` callable for anything that emits SQL
+  strings, for example a SQLAlchemy engine talking to a Spark SQL endpoint::
+
+      from sqlalchemy import event
+      rewrite = sql_rewriter({"t": {"num": "int not null"}})
+
+      @event.listens_for(engine, "before_cursor_execute", retval=True)
+      def _optimize(conn, cursor, statement, parameters, context, executemany):
+          return rewrite(statement), parameters      # bind parameters untouched
+
+Parameter markers (``?`` and ``:name``) are kept: the analyzer treats them as opaque
+values that no rule drops or duplicates, and positional markers are checked to come out
+in the same order (otherwise the original SQL is used).  A query that contains the
+comment ``/* sparkfold:off */`` is passed through untouched.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+import threading
+from typing import Any, Callable, Iterable
+
+from plans.catalog import Catalog
+from plans.errors import InternalError, SparkfoldError
+
+from .api import OptimizeResult, optimize
+
+log = logging.getLogger("sparkfold")
+
+OPT_OUT = re.compile(r"/\*\s*sparkfold\s*:\s*off\s*\*/", re.IGNORECASE)
+_MARKER = "__sf_p"
+
+
+def opted_out(sql: str) -> bool:
+    """Does the query carry the `/* sparkfold:off */` comment?"""
+    return bool(OPT_OUT.search(sql))
+
+
+def rewrite(sql: str, catalog: Any, *, exclude: Iterable[str] = ()) -> tuple[str, OptimizeResult | None]:
+    """The optimized text of one statement, with its parameter markers kept, and the
+    result (None when the query opted out).  Raises what `optimize` raises."""
+    if opted_out(sql):
+        return sql, None
+    marked, n = _name_positional_markers(sql)
+    result = optimize(marked, catalog, exclude=exclude)
+    if not result.changed:
+        return sql, result
+    out = result.sql
+    if n:
+        restored = _restore_positional_markers(out, n)
+        if restored is None:
+            log.info("sparkfold: the optimized query would bind its `?` parameters in another "
+                     "order; running the original SQL")
+            return sql, result
+        out = restored
+    return out, result
+
+
+# -- positional markers -------------------------------------------------------------
+# Each `?` becomes the named marker `:__sf_p<i>` before optimizing, so that afterwards we
+# can check that every one is still there, once, in the same order, and put `?` back.
+
+def _tokens(sql: str):
+    from plans.parse import DIALECT
+
+    return DIALECT.tokenize(sql)
+
+
+def _name_positional_markers(sql: str) -> tuple[str, int]:
+    from sqlglot.tokens import TokenType
+
+    if "?" not in sql:
+        return sql, 0
+    try:
+        tokens = _tokens(sql)
+    except Exception:  # the parser will report it
+        return sql, 0
+    spots = [t.start for t in tokens if t.token_type == TokenType.PLACEHOLDER and t.text == "?"]
+    if not spots:
+        return sql, 0
+    out, last = [], 0
+    for i, pos in enumerate(spots):
+        out.append(sql[last:pos])
+        out.append(f":{_MARKER}{i}")
+        last = pos + 1
+    out.append(sql[last:])
+    return "".join(out), len(spots)
+
+
+def _restore_positional_markers(sql: str, n: int) -> str | None:
+    from sqlglot.tokens import TokenType
+
+    tokens = _tokens(sql)
+    found: list[tuple[int, int, int]] = []  # (index, start, end)
+    for a, b in zip(tokens, tokens[1:]):
+        if (a.token_type == TokenType.COLON and b.start == a.end + 1
+                and re.fullmatch(rf"{_MARKER}\d+", b.text)):
+            found.append((int(b.text[len(_MARKER):]), a.start, b.end))
+    if [i for i, _, _ in found] != list(range(n)):
+        return None
+    out, last = [], 0
+    for _, start, end in found:
+        out.append(sql[last:start])
+        out.append("?")
+        last = end + 1
+    out.append(sql[last:])
+    return "".join(out)
+
+
+# -- the spark.sql hook --------------------------------------------------------------
+
+class SqlHook:
+    """The handle `install` returns: `.uninstall()`, a context manager, and what the
+    last query did (`.last`: the OptimizeResult, None when it was passed through)."""
+
+    def __init__(self, spark: Any, catalog: Any = None, strict: bool = False,
+                 exclude: Iterable[str] = ()):
+        self.spark = spark
+        self.strict = strict
+        self.exclude = tuple(exclude)
+        self._catalog = Catalog.coerce(catalog) if catalog is not None else None
+        self._had_instance_attr = "sql" in vars(spark)
+        self._original: Callable[..., Any] = spark.sql
+        self.wrapper = self._sql  # one bound method, so that identity tells it is ours
+        self._installed = False
+        self._local = threading.local()
+        self.last: OptimizeResult | None = None
+        self.last_error: BaseException | None = None
+        self.queries = 0
+        self.rewritten = 0
+
+    # what the last query did
+    @property
+    def trace(self):
+        return self.last.trace if self.last is not None else None
+
+    @property
+    def findings(self) -> list:
+        return list(self.last.findings) if self.last is not None else []
+
+    def catalog(self) -> Catalog:
+        """The catalog for the next query.  Without an explicit catalog the schemas are
+        read from the session afresh for every query, so a temp view replaced since the
+        last query is never seen with its old schema (and old nullability)."""
+        return self._catalog if self._catalog is not None else Catalog.from_spark(self.spark)
+
+    def install(self) -> "SqlHook":
+        if not self._installed:
+            self.spark.sql = self.wrapper  # instance attribute: this session only
+            self._installed = True
+        return self
+
+    def uninstall(self) -> None:
+        """Restore the session's own `spark.sql` (idempotent)."""
+        if not self._installed:
+            return
+        current = vars(self.spark).get("sql")
+        if current is not self.wrapper:
+            log.warning("sparkfold: spark.sql was replaced again after the hook was installed; "
+                        "leaving it as it is")
+            self._installed = False
+            return
+        if self._had_instance_attr:
+            self.spark.sql = self._original
+        else:
+            del self.spark.sql
+        self._installed = False
+
+    @property
+    def installed(self) -> bool:
+        return self._installed
+
+    def __enter__(self) -> "SqlHook":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.uninstall()
+
+    # the wrapper ---------------------------------------------------------------
+    def _sql(self, sqlQuery: str, args: Any = None, **kwargs: Any):
+        if getattr(self._local, "busy", False):  # spark.sql called from inside sparkfold
+            return self._original(sqlQuery, args, **kwargs)
+        self._local.busy = True
+        try:
+            text = self._formatted(sqlQuery, kwargs)
+            if text is None:  # DataFrames or Columns in kwargs: Spark formats them itself
+                self.last = None
+                return self._original(sqlQuery, args, **kwargs)
+            optimized = self._optimize(text)
+        finally:
+            self._local.busy = False
+        if optimized == text:
+            return self._original(text, args)
+        try:
+            return self._original(optimized, args)
+        except Exception as e:
+            # Spark rejected the optimized text: a sparkfold bug unless the original fails too
+            df = self._original(text, args)
+            self._failed(InternalError(f"Spark rejected the optimized SQL ({type(e).__name__}: "
+                                       f"{_first_line(e)}); please report this as a bug"))
+            return df
+
+    def _formatted(self, sql: str, kwargs: dict) -> str | None:
+        """`spark.sql(text, **kwargs)` formats the text first; do it the same way when the
+        values are plain (strings become SQL literals), else leave it to Spark."""
+        if not kwargs:
+            return sql
+        if any(_is_spark_object(v) for v in kwargs.values()):
+            return None
+        if type(self.spark).__module__.startswith("pyspark.sql.connect"):
+            from pyspark.sql.connect.sql_formatter import SQLStringFormatter
+        else:
+            from pyspark.sql.sql_formatter import SQLStringFormatter
+        return SQLStringFormatter(self.spark).format(sql, **kwargs)
+
+    def _optimize(self, sql: str) -> str:
+        self.queries += 1
+        self.last = None
+        self.last_error = None
+        try:
+            out, result = rewrite(sql, self.catalog(), exclude=self.exclude)
+        except SparkfoldError as e:
+            if self.strict:
+                raise
+            if isinstance(e, InternalError):
+                self._failed(e)
+            else:  # not a query sparkfold can read: Spark will say what is wrong, if anything
+                self.last_error = e
+                log.info("sparkfold: query passed through unchanged: %s", e.message)
+            return sql
+        except Exception as e:  # a bug: fail open
+            if self.strict:
+                raise InternalError(f"{type(e).__name__}: {e}") from e
+            self._failed(e)
+            return sql
+        self.last = result
+        if out != sql:
+            self.rewritten += 1
+        return out
+
+    def _failed(self, error: BaseException) -> None:
+        self.last_error = error
+        if self.strict:
+            raise error
+        log.warning("sparkfold: running the original SQL after an internal error: %s",
+                    _first_line(error), exc_info=log.isEnabledFor(logging.DEBUG))
+
+
+def _is_spark_object(value: Any) -> bool:
+    module = type(value).__module__ or ""
+    return module.startswith("pyspark.") and type(value).__name__ in ("DataFrame", "Column")
+
+
+def _first_line(e: BaseException) -> str:
+    text = getattr(e, "message", None) or str(e)
+    return text.strip().splitlines()[0] if text.strip() else type(e).__name__
+
+
+def install(spark: Any, catalog: Any = None, strict: bool = False, *,
+            exclude: Iterable[str] = ()) -> SqlHook:
+    """Optimize every query of `spark.sql` on this session before Spark sees it.
+
+    `catalog`: the schemas to optimize against (a `plans.Catalog`, a mapping, a JSON
+    path); by default they are read from the session for each query.  `strict`: raise
+    instead of failing open.  `exclude`: rule names not to run.  Returns the handle."""
+    return SqlHook(spark, catalog, strict, exclude).install()
+
+
+# -- sqlglot and plain-string hooks ----------------------------------------------------
+
+def optimize_expression(expression: Any, catalog: Any, *, strict: bool = False,
+                        exclude: Iterable[str] = ()) -> Any:
+    """Optimize a sqlglot expression (read as Spark SQL) and return a sqlglot expression;
+    the very same object when nothing changed.  Fails open unless `strict`."""
+    import sqlglot
+
+    try:
+        sql = expression.sql(dialect="spark")
+        out, _ = rewrite(sql, Catalog.coerce(catalog), exclude=exclude)
+        if out == sql:
+            return expression
+        return sqlglot.parse_one(out, read="spark")
+    except Exception as e:
+        if strict:
+            if isinstance(e, SparkfoldError):
+                raise
+            raise InternalError(f"{type(e).__name__}: {e}") from e
+        _log_failure(e)
+        return expression
+
+
+def sql_rewriter(catalog: Any, *, strict: bool = False, exclude: Iterable[str] = (),
+                 cache_size: int = 1024) -> Callable[[str], str]:
+    """A `str -> str` function that optimizes one SQL statement, keeping bind parameters
+    (`?`, `:name`) as they are.  Anything it cannot or need not optimize comes back
+    unchanged.  Results are cached by text (`cache_size` statements)."""
+    cat = Catalog.coerce(catalog)
+    exclude = tuple(exclude)
+
+    @functools.lru_cache(maxsize=cache_size)
+    def cached(sql: str) -> str:
+        return rewrite(sql, cat, exclude=exclude)[0]
+
+    def rewriter(sql: str) -> str:
+        try:
+            return cached(sql)
+        except Exception as e:
+            if strict:
+                if isinstance(e, SparkfoldError):
+                    raise
+                raise InternalError(f"{type(e).__name__}: {e}") from e
+            _log_failure(e)
+            return sql
+
+    rewriter.cache_info = cached.cache_info  # type: ignore[attr-defined]
+    return rewriter
+
+
+def _log_failure(e: BaseException) -> None:
+    if isinstance(e, SparkfoldError) and not isinstance(e, InternalError):
+        log.info("sparkfold: SQL passed through unchanged: %s", e.message)
+    else:
+        log.warning("sparkfold: SQL passed through unchanged after an internal error: %s",
+                    _first_line(e))
+
+
+__all__ = ["install", "SqlHook", "optimize_expression", "sql_rewriter", "rewrite", "opted_out",
+           "OPT_OUT"]
