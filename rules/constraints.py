@@ -1,0 +1,371 @@
+"""Constraint propagation: predicates known to be TRUE for every row an operator outputs.
+
+Catalyst's `QueryPlanConstraints`, as data the plan-level rules share (PruneFilters,
+InferFiltersFromConstraints, UpdateAttributeNullability).  `constraints(plan)` is an
+insertion-ordered mapping from a canonical key to the predicate; every predicate is
+deterministic, has no subquery, references only the plan's output, and is TRUE (not
+NULL) on every output row.  Per operator (`validConstraints`):
+
+- Filter: the child's constraints and the condition's conjuncts.
+- Project / grouped Aggregate: the child's constraints on attributes kept, rewritten to
+  aliases (`x AS y` turns `x > 1` into `y > 1`), and `y <=> lit` for literal aliases.
+  A global Aggregate keeps only the latter (over empty input it has one row anyway).
+- Join: inner/cross: both sides and the condition's conjuncts; left semi: left and
+  the conjuncts; left outer and anti: left; right outer: right; full outer: none.
+- Union: what every input guarantees (each input's predicates renamed to the output).
+- Intersect, Except: the left input's.  Sort, Limit, Offset, Distinct, aliases: the child's.
+
+To that the closure adds (Catalyst's `inferAdditionalConstraints` and
+`constructIsNotNullConstraints`): attribute equalities `a = b` / `a <=> b` form
+equivalence classes (networkx connected components) and each predicate is rewritten
+with every member of its attributes' classes; `IsNotNull(a)` for every attribute a
+predicate reaches through null-intolerant expressions (`a + 1 > 2` is TRUE only if a is
+not NULL; `IsNotNull` itself is not null-intolerant, SPARK-17897); and `IsNotNull(a)` for
+every output attribute that is never NULL.
+
+Soundness notes beyond Catalyst: two doubles can be equal and still differ (-0.0 and
+0.0), so a float/double attribute is substituted only where it is a direct operand of a
+comparison, IN, IS [NOT] NULL (which cannot tell equal values apart); an equality is
+used only between attributes of the same type; predicates that may raise are kept
+as constraints (they were evaluated) but never substituted, so an inferred predicate
+never raises.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import networkx as nx
+
+from plans import expressions as E
+from plans import logical as L
+from plans import types as T
+from plans.tree import transform_up
+
+Constraints = dict  # canonical key -> predicate, insertion ordered; treat as read-only
+
+_MAX_CONSTRAINTS = 256  # per operator: stop inferring beyond this
+_MAX_COMBINATIONS = 27  # substitutions per predicate
+_MAX_PREDICATE_NODES = 64  # bigger predicates are kept but not substituted into
+
+# ---------------------------------------------------------------------------
+# Canonical keys: equal for predicates that are the same up to attribute naming,
+# nullability flags, operand order of commutative operators and > / < flips.
+# ---------------------------------------------------------------------------
+
+_COMMUTATIVE = (E.EqualTo, E.EqualNullSafe, E.Add, E.Multiply, E.And, E.Or)
+
+
+def _canon_node(n: E.Expr) -> E.Expr:
+    match n:
+        case E.Attribute():
+            return E.Attribute("", n.data_type, True, n.expr_id)
+        case E.Cast(c, to, try_, False):
+            return E.Cast(c, to, try_, True)
+        case E.GreaterThan(l, r) if not (l.may_raise or r.may_raise):
+            return E.LessThan(r, l)
+        case E.GreaterThanOrEqual(l, r) if not (l.may_raise or r.may_raise):
+            return E.LessThanOrEqual(r, l)
+        case _ if isinstance(n, _COMMUTATIVE) and n.left._hash > n.right._hash \
+                and not (n.left.may_raise or n.right.may_raise):
+            # operand order matters only for errors (the left side is evaluated first)
+            return type(n)(n.right, n.left)
+        case _:
+            return n
+
+
+def canon(e: E.Expr) -> E.Expr:
+    return transform_up(e, _canon_node, opaque=(E.Opaque,))
+
+
+# ---------------------------------------------------------------------------
+# Facts about single predicates
+# ---------------------------------------------------------------------------
+
+
+def is_null_intolerant(e: E.Expr) -> bool:
+    return bool(getattr(e, "null_intolerant", False))
+
+
+def usable(e: E.Expr) -> bool:
+    """Can this predicate be a constraint (deterministic, no subquery, not a literal)?"""
+    return (e.deterministic and not isinstance(e, E.Literal)
+            and not (e.deep_mask & _SUBQUERY_OR_OPAQUE) and bool(e.references))
+
+
+_SUBQUERY_OR_OPAQUE = E.ScalarSubquery.bit | E.Exists.bit | E.InSubquery.bit | E.Opaque.bit
+
+
+def non_null_attributes(e: E.Expr) -> list[E.Attribute]:
+    """Attributes that cannot be NULL when predicate e is TRUE: those reached from e
+    through null-intolerant expressions (and through the value of a TRUE `IN` or
+    `BETWEEN`, which are NULL for a NULL value)."""
+    match e:
+        case E.IsNotNull(c):
+            roots = [c]
+        case E.In(v, items) if items:
+            roots = [v]
+        case E.Func("between", args):
+            roots = list(args)
+        case _:
+            roots = [e]
+    out: list[E.Attribute] = []
+    stack = roots
+    while stack:
+        n = stack.pop()
+        if isinstance(n, E.Attribute):
+            out.append(n)
+        elif is_null_intolerant(n):
+            stack.extend(n.children)
+    return out
+
+
+def _small(e: E.Expr) -> bool:
+    for i, _ in enumerate(e.walk()):
+        if i >= _MAX_PREDICATE_NODES:
+            return False
+    return True
+
+
+_ORDER_RESPECTING = (E.Comparison, E.In, E.IsNull, E.IsNotNull)
+
+
+def _equality_safe_positions(e: E.Expr, ids: set[int]) -> bool:
+    """Is every occurrence of the attributes `ids` a direct operand of an expression that
+    gives the same result for values Spark compares equal (-0.0 and 0.0, NaNs)?"""
+    stack: list[tuple[E.Expr, E.Expr | None]] = [(e, None)]
+    while stack:
+        n, parent = stack.pop()
+        if isinstance(n, E.Attribute):
+            if n.expr_id in ids and not isinstance(parent, _ORDER_RESPECTING):
+                return False
+            continue
+        stack.extend((c, n) for c in n.children)
+    return True
+
+
+def _has_inexact_equality(t: T.DataType) -> bool:
+    """Can two values of this type be equal (=) and still behave differently?"""
+    if t in (T.FLOAT, T.DOUBLE):
+        return True
+    if isinstance(t, T.ArrayType):
+        return _has_inexact_equality(t.element)
+    if isinstance(t, T.MapType):
+        return _has_inexact_equality(t.key) or _has_inexact_equality(t.value)
+    if isinstance(t, T.StructType):
+        return any(_has_inexact_equality(f.data_type) for f in t.fields)
+    return t == T.UNKNOWN
+
+
+def substitute(e: E.Expr, mapping: dict[int, E.Expr]) -> E.Expr:
+    """Replace attributes by id."""
+    if not (e.references & mapping.keys()):
+        return e
+    return transform_up(e, lambda n: mapping.get(n.expr_id, n) if isinstance(n, E.Attribute) else n,
+                        mask=E.Attribute.bit, opaque=(E.Opaque,))
+
+
+# ---------------------------------------------------------------------------
+# The closure of a set of valid constraints
+# ---------------------------------------------------------------------------
+
+
+def _add(out: Constraints, e: E.Expr) -> None:
+    if len(out) < _MAX_CONSTRAINTS:
+        out.setdefault(canon(e), e)
+
+
+def _is_trivial(e: E.Expr) -> bool:
+    return isinstance(e, (E.EqualTo, E.EqualNullSafe)) and isinstance(e.left, E.Attribute) \
+        and isinstance(e.right, E.Attribute) and e.left.expr_id == e.right.expr_id
+
+
+def equivalence_classes(preds) -> tuple[dict[int, list[E.Attribute]], dict[int, E.Attribute]]:
+    """Attribute id -> the attributes known equal to it (itself included, by id order),
+    from equalities between attributes of the same type."""
+    graph = nx.Graph()
+    attrs: dict[int, E.Attribute] = {}
+    for e in preds:
+        if isinstance(e, (E.EqualTo, E.EqualNullSafe)) and isinstance(e.left, E.Attribute) \
+                and isinstance(e.right, E.Attribute) and e.left.data_type == e.right.data_type \
+                and e.left.expr_id != e.right.expr_id:
+            attrs.setdefault(e.left.expr_id, e.left)
+            attrs.setdefault(e.right.expr_id, e.right)
+            graph.add_edge(e.left.expr_id, e.right.expr_id)
+    classes: dict[int, list[E.Attribute]] = {}
+    for comp in nx.connected_components(graph):
+        members = [attrs[i] for i in sorted(comp)]
+        for i in comp:
+            classes[i] = members
+    return classes, attrs
+
+
+def close(valid, output: tuple[E.Attribute, ...]) -> Constraints:
+    """Catalyst's `constraints`: the valid predicates, what equalities imply, the
+    IS NOT NULL they imply, filtered to deterministic predicates on the output."""
+    out: Constraints = {}
+    for e in valid:
+        if usable(e):
+            _add(out, e)
+    classes, _ = equivalence_classes(out.values())
+    if classes:
+        for e in list(out.values()):
+            for new in _substitutions(e, classes):
+                _add(out, new)
+    for e in list(out.values()):
+        for a in non_null_attributes(e):
+            _add(out, E.IsNotNull(a))
+    for a in output:
+        if not a.nullable:
+            _add(out, E.IsNotNull(a))
+    ids = {a.expr_id for a in output}
+    return {k: e for k, e in out.items() if e.references <= ids}
+
+
+def _substitutions(e: E.Expr, classes) -> list[E.Expr]:
+    if isinstance(e, E.IsNotNull) or e.may_raise or not _small(e):
+        return []
+    ids = sorted(i for i in e.references if i in classes)
+    if not ids:
+        return []
+    options = []
+    for i in ids:
+        members = classes[i]
+        if _has_inexact_equality(members[0].data_type) and not _equality_safe_positions(e, {i}):
+            members = [m for m in members if m.expr_id == i]
+        options.append(members)
+    out = []
+    for count, combo in enumerate(itertools.product(*options)):
+        if count >= _MAX_COMBINATIONS:
+            break
+        mapping = {i: a for i, a in zip(ids, combo) if a.expr_id != i}
+        if mapping:
+            new = substitute(e, mapping)
+            if not _is_trivial(new):
+                out.append(new)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Per operator
+# ---------------------------------------------------------------------------
+
+_memo: dict[int, tuple[L.Plan, Constraints]] = {}
+
+
+def constraints(plan: L.Plan) -> Constraints:
+    """The constraints of `plan` (memoized by identity; iterative over the plan)."""
+    hit = _memo.get(id(plan))
+    if hit is not None and hit[0] is plan:
+        return hit[1]
+    if len(_memo) > 100_000:
+        _memo.clear()
+
+    def known(p):
+        h = _memo.get(id(p))
+        return h is not None and h[0] is p
+
+    stack: list[tuple[L.Plan, bool]] = [(plan, False)]
+    while stack:
+        p, ready = stack.pop()
+        if known(p):
+            continue
+        if not ready:
+            stack.append((p, True))
+            stack.extend((c, False) for c in p.children if not known(c))
+        else:
+            _memo[id(p)] = (p, _compute(p))
+    return _memo[id(plan)][1]
+
+
+def not_null_ids(plan: L.Plan) -> frozenset[int]:
+    """Ids of the output attributes proven never NULL."""
+    return frozenset(e.child.expr_id for e in constraints(plan).values()
+                     if isinstance(e, E.IsNotNull) and isinstance(e.child, E.Attribute))
+
+
+def _compute(p: L.Plan) -> Constraints:
+    match p:
+        case L.Sort(_, child) | L.Limit(_, child) | L.Offset(_, child) | L.Distinct(child) \
+                | L.SubqueryAlias(_, child):
+            return constraints(child)
+        case L.Filter(cond, child):
+            return close([*constraints(child).values(), *E.split_conjuncts(cond)], p.output)
+        case L.Project(projections, child):
+            return close(_through_aliases(projections, constraints(child).values()), p.output)
+        case L.Aggregate(grouping, aggregates, child):
+            inherited = constraints(child).values() if grouping else ()
+            return close(_through_aliases(aggregates, inherited), p.output)
+        case L.Join(left, right, jt, cond):
+            conj = E.split_conjuncts(cond) if cond is not None else []
+            lc, rc = constraints(left).values(), constraints(right).values()
+            if jt in (L.INNER, L.CROSS):
+                valid = [*lc, *rc, *conj]
+            elif jt == L.LEFT_SEMI:
+                valid = [*lc, *conj]
+            elif jt in (L.LEFT_OUTER, L.LEFT_ANTI):
+                valid = list(lc)
+            elif jt == L.RIGHT_OUTER:
+                valid = list(rc)
+            else:
+                valid = []
+            return close(valid, p.output)
+        case L.Union(inputs):
+            return close(_union_constraints(p, inputs), p.output)
+        case L.Intersect(left, _) | L.Except(left, _):
+            return close(constraints(left).values(), p.output)
+        case L.LocalRelation(output, rows) if rows:
+            never_null = [E.IsNotNull(a) for i, a in enumerate(output)
+                          if all(r[i] is not None for r in rows)]
+            return close(never_null, p.output)
+        case _:
+            return close((), p.output)
+
+
+def _through_aliases(named, inherited) -> list[E.Expr]:
+    """Constraints above a Project/Aggregate: the inherited ones (filtered to the output
+    later), rewritten for each deterministic alias, and `alias <=> literal`."""
+    out = list(inherited)
+    for n in named:
+        if not isinstance(n, E.Alias):
+            continue
+        child, attr = n.child, n.to_attribute()
+        if isinstance(child, E.Literal):
+            out.append(E.EqualNullSafe(attr, child))
+            continue
+        if not child.deterministic or child.deep_mask & (_SUBQUERY_OR_OPAQUE | E.Agg.bit):
+            continue
+        if isinstance(child, E.Attribute):
+            out.extend(substitute(e, {child.expr_id: attr}) for e in list(out)
+                       if child.expr_id in e.references)
+            continue
+        key = canon(child)
+        kind = type(child)
+
+        def swap(x, key=key, kind=kind, attr=attr):
+            return attr if type(x) is kind and canon(x) == key else x
+
+        for e in list(out):
+            if e.deep_mask & kind.bit:
+                new = transform_up(e, swap, opaque=(E.Opaque,))
+                if new is not e:
+                    out.append(new)
+    return out
+
+
+def _union_constraints(p: L.Union, inputs) -> list[E.Expr]:
+    first = p.output
+    common: Constraints | None = None
+    for inp in inputs:
+        mapping = {a.expr_id: b for a, b in zip(inp.output, first)}
+        renamed = {}
+        for e in constraints(inp).values():
+            r = substitute(e, mapping)
+            renamed.setdefault(canon(r), r)
+        if common is None:
+            common = renamed
+        else:
+            common = {k: e for k, e in common.items() if k in renamed}
+        if not common:
+            return []
+    return list(common.values()) if common else []

@@ -1,0 +1,57 @@
+"""PruneFilters (Catalyst's `PruneFilters`, Optimizer.scala).
+
+- `Filter(TRUE, child)` -> child.
+- `Filter(FALSE, child)` and `Filter(NULL, child)` -> an empty relation with the
+  child's output (WHERE keeps a row only when the predicate is TRUE).
+- A deterministic conjunct already implied by the child's constraints is dropped (the
+  child guarantees it is TRUE on every row); if none is left the Filter goes.
+  Non-deterministic conjuncts are never dropped.  A conjunct is only dropped when the
+  very same predicate (up to operand order where that cannot change which error is
+  raised) is a constraint, which was evaluated to TRUE below, so dropping it cannot
+  hide an error either.
+"""
+
+from __future__ import annotations
+
+from plans import expressions as E
+from plans import logical as L
+from plans import types as T
+
+from .base import plan_rule
+from .constraints import canon, constraints
+
+
+def writable(attrs) -> bool:
+    """Can the SQL generator write a typed NULL of each attribute's type?"""
+    return all(not T.contains_unknown(a.data_type) and a.data_type != T.CALENDAR_INTERVAL
+               for a in attrs)
+
+
+def _is_true(e: E.Expr) -> bool:
+    return isinstance(e, E.Literal) and e.value is True and e.data_type == T.BOOLEAN
+
+
+def _never_true(e: E.Expr) -> bool:
+    return isinstance(e, E.Literal) and e.data_type in (T.BOOLEAN, T.NULL) \
+        and (e.value is False or e.value is None)
+
+
+@plan_rule("PruneFilters", needs=(L.Filter,), catalyst="PruneFilters")
+def prune_filters(p: L.Plan, ctx) -> L.Plan:
+    """Drop filters that are always TRUE, empty those never TRUE, prune implied conjuncts."""
+    match p:
+        case L.Filter(cond, child) if _is_true(cond):  # WHERE TRUE -> child
+            return child
+        case L.Filter(cond, child) if _never_true(cond) and writable(child.output):
+            return L.empty_like(child)  # WHERE FALSE / WHERE NULL -> no rows
+        case L.Filter(cond, child):  # conjuncts the child already guarantees
+            known = constraints(child)
+            if not known:
+                return p
+            parts = E.split_conjuncts(cond)
+            keep = [c for c in parts if not (c.deterministic and canon(c) in known)]
+            if len(keep) == len(parts):
+                return p
+            return L.Filter(E.conjunction(keep), child) if keep else child
+        case _:
+            return p
