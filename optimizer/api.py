@@ -27,6 +27,7 @@ from plans.parse import DIALECT
 from rules.base import Rule, RuleContext
 
 from .engine import Batch, Trace, execute
+from .findings import SourceMap, find_all
 
 
 @dataclass
@@ -96,11 +97,13 @@ def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regener
     trace = Trace()
     with id_scope():
         t0 = time.perf_counter()
+        sources = SourceMap()  # for the findings: which expression each sqlglot node became
         try:
-            analyzed = Analyzer(cat, sql).analyze(tree)
+            analyzed = sources.record(Analyzer(cat, sql)).analyze(tree)
         except NotModelled as e:
             timings["analyze"] = time.perf_counter() - t0
-            return OptimizeResult(sql, sql, None, None, trace, cat, passthrough=str(e), timings=timings)
+            return OptimizeResult(sql, sql, None, None, trace, cat, passthrough=str(e), timings=timings,
+                                  findings=find_all(sql, tree, warnings=trace.warnings))
         timings["analyze"] = time.perf_counter() - t0
         if rules is not None:
             batch_list: Sequence[Batch] = (Batch("Custom", FixedPoint(100), tuple(rules)),)
@@ -118,7 +121,11 @@ def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regener
             raise InternalError(f"could not write the optimized plan as SQL ({type(e).__name__}: {e}); "
                                 f"please report this as a bug") from e
         timings["generate"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        findings = find_all(sql, tree, sources=sources, batches=batch_list, exclude=exclude,
+                            ctx=RuleContext(ansi=cat.ansi), warnings=trace.warnings)
+        timings["lint"] = time.perf_counter() - t0
     out_sql = regenerated if regenerated is not None else sql
-    result = OptimizeResult(sql, out_sql, analyzed, optimized, trace, cat, timings=timings,
-                            regenerated_sql=regenerated)
+    result = OptimizeResult(sql, out_sql, analyzed, optimized, trace, cat, findings=findings,
+                            timings=timings, regenerated_sql=regenerated)
     return result

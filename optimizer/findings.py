@@ -1,0 +1,553 @@
+"""Findings: lints about NULL logic, reported with their position in the original SQL.
+
+`optimize()` returns them as `result.findings`, sorted by position; `explain` shows them.
+
+| code                        | severity | what                                                   |
+|-----------------------------|----------|--------------------------------------------------------|
+| `null-comparison`           | warning  | `a = NULL`, `a <> NULL`, `a > NULL`..., `CASE a WHEN NULL` |
+| `not-in-null`               | warning  | `a NOT IN (1, NULL)`: never TRUE                         |
+| `not-in-nullable-subquery`  | warning  | `a NOT IN (SELECT b ...)` with `b` nullable              |
+| `never-true`                | warning  | a WHERE / HAVING / ON condition that is never TRUE       |
+| `always-true`               | info     | a WHERE / HAVING / ON condition that is always TRUE      |
+| `unreachable-branch`        | warning  | a CASE WHEN / IF branch that is never taken              |
+| `count-never-null`          | info     | `count(x)` with x never NULL: the same as `count(*)`     |
+
+Where the lints look:
+- the parsed sqlglot tree, for what the text says (`a = NULL`, a NULL in a NOT IN list);
+  the parser records each expression's character span (`plans.parse.node_span`);
+- the analyzed expressions, for types and nullability: a `SourceMap` installed on the
+  analyzer remembers which expression each sqlglot node became;
+- the optimizer's own rules, for "never TRUE" / "always TRUE": a condition is put in a
+  small plan `Filter(condition, <a relation of the columns it reads>)` and optimized with
+  the batches of the `optimize()` call.  An empty relation means the condition is never
+  TRUE (NULL counts as not TRUE, as in WHERE); the Filter disappearing means it always
+  is.  So these findings follow whatever rules exist, and say nothing without rules
+  (except for conditions written as a literal).
+
+Findings are advice: a bug in a lint never fails `optimize()` (see `find_all`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Iterable, Sequence
+
+from sqlglot import exp
+
+from plans import expressions as E
+from plans import logical as L
+from plans.parse import node_span
+from plans.tree import transform_up
+from rules.base import RuleContext
+
+ERROR, WARNING, INFO = "error", "warning", "info"
+LINT_TABLE = "__sparkfold_lint__"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One finding.  `line` and `column` (1-based) point at the first character of the
+    flagged expression, `end_line`/`end_column` at its last; `snippet` is its text;
+    `suggestion` a replacement text when there is an obvious one."""
+
+    code: str
+    message: str
+    line: int
+    column: int
+    severity: str = WARNING
+    snippet: str = ""
+    suggestion: str | None = None
+    end_line: int | None = None
+    end_column: int | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        return f"{self.line}:{self.column}: {self.severity}: {self.message} [{self.code}]"
+
+
+# ---------------------------------------------------------------------------
+# sqlglot node -> analyzed expression
+# ---------------------------------------------------------------------------
+
+
+class SourceMap:
+    """Remembers, for each sqlglot node the analyzer analyzed, the expression it became
+    (the first one, when a CTE is analyzed once per reference)."""
+
+    def __init__(self) -> None:
+        self._by_node: dict[int, tuple[exp.Expression, E.Expr]] = {}
+
+    def record(self, analyzer):
+        """Install on an `Analyzer` (before `analyze`); returns the analyzer."""
+        exprs = analyzer.exprs
+        analyze = exprs.analyze
+        by_node = self._by_node
+
+        def recording(node, ctx):
+            out = analyze(node, ctx)
+            by_node.setdefault(id(node), (node, out))  # the node is kept alive with its id
+            return out
+
+        exprs.analyze = recording
+        return analyzer
+
+    def expr_for(self, node: exp.Expression | None) -> E.Expr | None:
+        if node is None:
+            return None
+        hit = self._by_node.get(id(node))
+        return hit[1] if hit is not None and hit[0] is node else None
+
+    def __len__(self) -> int:
+        return len(self._by_node)
+
+
+# ---------------------------------------------------------------------------
+# Positions
+# ---------------------------------------------------------------------------
+
+
+class _Text:
+    def __init__(self, sql: str):
+        self.sql = sql
+        self._line_starts = [0]
+        for i, ch in enumerate(sql):
+            if ch == "\n":
+                self._line_starts.append(i + 1)
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        import bisect
+
+        i = bisect.bisect_right(self._line_starts, offset) - 1
+        return i + 1, offset - self._line_starts[i] + 1
+
+    def of(self, node: exp.Expression) -> str:
+        span = node_span(node)
+        if span is None:
+            return node.sql(dialect="spark")
+        return self.sql[span[0]:span[1] + 1]
+
+
+def _short(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+class _Collector:
+    def __init__(self, sql: str):
+        self.text = _Text(sql)
+        self.findings: list[Finding] = []
+        self._seen: set[tuple[str, int]] = set()
+
+    def add(self, code: str, node: exp.Expression, message: str, severity: str = WARNING,
+            suggestion: str | None = None) -> None:
+        span = node_span(node)
+        if span is None:
+            return  # no position: a lint without a place to point at is not reported
+        key = (code, span[0])
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        line, col = self.text.line_col(span[0])
+        end_line, end_col = self.text.line_col(span[1])
+        self.findings.append(Finding(code, message, line, col, severity,
+                                     _short(self.text.sql[span[0]:span[1] + 1]), suggestion,
+                                     end_line, end_col))
+
+
+# ---------------------------------------------------------------------------
+# Syntactic lints
+# ---------------------------------------------------------------------------
+
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE)
+
+
+def _unparen(node):
+    while isinstance(node, exp.Paren):
+        node = node.this
+    return node
+
+
+def _is_null(node) -> bool:
+    """NULL, (NULL), CAST(NULL AS t)."""
+    while True:
+        node = _unparen(node)
+        if not isinstance(node, (exp.Cast, exp.TryCast)):
+            return isinstance(node, exp.Null)
+        node = node.this
+
+
+def _null_comparison(c: _Collector, node: exp.Expression) -> None:
+    left, right = node.this, node.expression
+    l_null, r_null = _is_null(left), _is_null(right)
+    if not (l_null or r_null):
+        return
+    text = _short(c.text.of(node))
+    if l_null and r_null:
+        c.add("null-comparison", node, f"`{text}` is always NULL, never TRUE: a comparison with "
+                                       f"NULL is NULL")
+        return
+    other = _short(c.text.of(right if l_null else left))
+    if isinstance(node, exp.EQ):
+        fix = f"{other} IS NULL"
+        c.add("null-comparison", node, f"`{text}` is always NULL, never TRUE: a comparison with "
+                                       f"NULL is NULL; did you mean `{fix}`?", suggestion=fix)
+    elif isinstance(node, exp.NEQ):
+        fix = f"{other} IS NOT NULL"
+        c.add("null-comparison", node, f"`{text}` is always NULL, never TRUE: a comparison with "
+                                       f"NULL is NULL; did you mean `{fix}`?", suggestion=fix)
+    else:
+        c.add("null-comparison", node, f"`{text}` is always NULL, never TRUE: a comparison with "
+                                       f"NULL is NULL; test for NULL with `{other} IS NULL` or "
+                                       f"`{other} IS NOT NULL`")
+
+
+def _case_when_null(c: _Collector, node: exp.Case) -> None:
+    operand = node.this
+    if operand is None:
+        return
+    for branch in node.args.get("ifs") or ():
+        if _is_null(branch.this):
+            subject = _short(c.text.of(operand))
+            c.add("null-comparison", branch.this,
+                  f"`CASE {subject} WHEN NULL` never matches: it tests `{subject} = NULL`, which is "
+                  f"NULL; did you mean `CASE WHEN {subject} IS NULL`?",
+                  suggestion=f"CASE WHEN {subject} IS NULL")
+
+
+def _negated_in(node: exp.Not) -> exp.In | None:
+    inner = _unparen(node.this)
+    return inner if isinstance(inner, exp.In) else None
+
+
+def _not_in_null_list(c: _Collector, node: exp.Not, in_: exp.In) -> None:
+    items = in_.expressions
+    if not items or not any(_is_null(i) for i in items):
+        return
+    value = _short(c.text.of(in_.this))
+    rest = [c.text.of(i) for i in items if not _is_null(i)]
+    suggestion = f"{value} NOT IN ({', '.join(rest)})" if rest else None
+    c.add("not-in-null", node,
+          f"`{_short(c.text.of(node))}` is never TRUE: with a NULL in the list, NOT IN is FALSE "
+          f"or NULL for every row" + (f"; did you mean `{suggestion}`?" if suggestion else ""),
+          suggestion=suggestion)
+
+
+# ---------------------------------------------------------------------------
+# Lints on analyzed expressions
+# ---------------------------------------------------------------------------
+
+
+def _rejects_null(cond: E.Expr, expr_id: int) -> bool:
+    """Is `cond` (a conjunct of a filter) not TRUE whenever the attribute is NULL?"""
+    def is_attr(e):
+        while isinstance(e, E.Cast):
+            e = e.child
+        return isinstance(e, E.Attribute) and e.expr_id == expr_id
+
+    match cond:
+        case E.IsNotNull(x):
+            return is_attr(x)
+        case E.EqualNullSafe():
+            return False
+        case E.Comparison(left, right):
+            return is_attr(left) or is_attr(right)
+        case E.In(value, _):
+            return is_attr(value)
+        case E.Not(x):
+            return not isinstance(x, (E.IsNull, E.IsNotNull, E.EqualNullSafe)) and _rejects_null(x, expr_id)
+        case _:
+            return False
+
+
+def _filtered_not_null(plan: L.Plan, index: int) -> bool:
+    """Does the plan's `index`-th output pass only non-NULL values, because a filter below
+    it rejects NULLs (`WHERE b IS NOT NULL`, `WHERE b > 0`)?  Follows the column down
+    through renames, sorts, limits and DISTINCT; gives up elsewhere."""
+    expr_id = plan.output[index].expr_id
+    p = plan
+    while True:
+        match p:
+            case L.Filter(cond, child):
+                if any(_rejects_null(x, expr_id) for x in E.split_conjuncts(cond)):
+                    return True
+                p = child
+            case L.Project(projections, child):
+                source = None
+                for x in projections:
+                    if isinstance(x, E.Attribute) and x.expr_id == expr_id:
+                        source = x
+                    elif isinstance(x, E.Alias) and x.expr_id == expr_id and isinstance(x.child, E.Attribute):
+                        source = x.child
+                if source is None:
+                    return False
+                expr_id, p = source.expr_id, child
+            case L.SubqueryAlias(_, child) | L.Distinct(child) | L.Sort(_, child) | \
+                    L.Limit(_, child) | L.Offset(_, child):
+                p = child
+            case _:
+                return False
+
+
+def _abstract_aggregates(cond: E.Expr) -> E.Expr:
+    """Replace aggregate and window calls by columns of the same type and nullability,
+    so a HAVING condition (analyzed before its aggregates are pulled out) or a CASE
+    inside an aggregate query can be evaluated as a plain filter."""
+    counter = [0]
+
+    def fn(e: E.Expr) -> E.Expr:
+        if isinstance(e, E.Agg) or (isinstance(e, E.Opaque) and e.kind != "scalar"):
+            counter[0] += 1
+            return E.Attribute(f"__agg{counter[0]}", e.data_type, e.nullable, -counter[0])
+        return e
+
+    if not (cond.deep_mask & (E.Agg.bit | E.Opaque.bit)):
+        return cond
+    return transform_up(cond, fn, E.Agg.bit | E.Opaque.bit, opaque=(E.Opaque,))
+
+
+def _columns_of(cond: E.Expr) -> tuple[E.Attribute, ...]:
+    """The attributes a condition reads, its subqueries' outer references included."""
+    found: dict[int, E.Attribute] = {}
+    stack: list = [cond]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, E.Attribute):
+            found.setdefault(n.expr_id, n)
+        elif isinstance(n, E.SubqueryExpr):
+            outer = n.outer_references
+            if outer:
+                for p in n.plan.walk():
+                    for x in p.expressions:
+                        for a in x.walk():
+                            if isinstance(a, E.Attribute) and a.expr_id in outer:
+                                found.setdefault(a.expr_id, a)
+        stack.extend(n.children)
+    return tuple(found.values())
+
+
+class _Evaluator:
+    """Asks the optimizer whether a condition is never / always TRUE (see the module
+    docstring).  `budget` bounds the number of optimizer runs per query."""
+
+    def __init__(self, batches: Sequence, exclude: Iterable[str], ctx: RuleContext, budget: int = 64):
+        self.batches = tuple(batches or ())
+        self.exclude = tuple(exclude)
+        self.ctx = ctx
+        self.budget = budget
+
+    def _run(self, plan: L.Plan) -> L.Plan | None:
+        if not self.batches or self.budget <= 0:
+            return None
+        self.budget -= 1
+        from .engine import execute
+
+        try:
+            out, _ = execute(plan, self.batches, self.ctx, self.exclude)
+        except Exception:  # a rule that fails on the probe plan: no verdict
+            return None
+        return out
+
+    def truth(self, cond: E.Expr | None) -> str | None:
+        """"never", "always" (TRUE for every row) or None (cannot tell)."""
+        if cond is None:
+            return None
+        if isinstance(cond, E.Literal):
+            return _literal_truth(cond)
+        cond = _abstract_aggregates(cond)
+        out = self._run(L.Filter(cond, L.Relation(LINT_TABLE, _columns_of(cond))))
+        if out is None:
+            return None
+        if L.is_empty_relation(out):
+            return "never"
+        if isinstance(out, L.Filter) and isinstance(out.child, L.Relation) and \
+                isinstance(out.condition, E.Literal):
+            return _literal_truth(out.condition)
+        if isinstance(out, L.Relation) and out.table == LINT_TABLE:
+            return "always"
+        return None
+
+    def narrowed_output(self, plan: L.Plan) -> tuple[E.Attribute, ...] | None:
+        out = self._run(plan)
+        return None if out is None else out.output
+
+
+def _literal_truth(lit: E.Literal) -> str | None:
+    if lit.value is True:
+        return "always"
+    if lit.value is None or lit.value is False:
+        return "never"
+    return None
+
+
+def _not_in_subquery(c: _Collector, node: exp.Not, in_: exp.In, sources: SourceMap,
+                     ev: _Evaluator) -> None:
+    e = sources.expr_for(in_)
+    if not isinstance(e, E.InSubquery):
+        return
+    plan = e.plan
+    nullable = [i for i, a in enumerate(plan.output) if a.nullable and not _filtered_not_null(plan, i)]
+    if not nullable:
+        return
+    narrowed = ev.narrowed_output(plan)
+    if narrowed is not None and len(narrowed) == len(plan.output):
+        nullable = [i for i in nullable if narrowed[i].nullable]
+    if not nullable:
+        return
+    column = plan.output[nullable[0]].name
+    c.add("not-in-nullable-subquery", node,
+          f"`{_short(c.text.of(node), 60)}` returns no rows if the subquery yields a NULL "
+          f"(its column `{column}` is nullable): NOT IN is then never TRUE; use NOT EXISTS, or "
+          f"filter `{column} IS NOT NULL` in the subquery")
+
+
+def _count_never_null(c: _Collector, node: exp.Expression, sources: SourceMap) -> None:
+    e = sources.expr_for(node)
+    if not (isinstance(e, E.Agg) and e.name == "count" and not e.distinct and e.args):
+        return
+    if any(a.nullable for a in e.args) or all(isinstance(a, E.Literal) for a in e.args):
+        return
+    args = ", ".join(_short(c.text.of(a), 40) for a in _call_args(node)) or "..."
+    c.add("count-never-null", node,
+          f"`{_short(c.text.of(node), 60)}` counts the rows where {args} is not NULL, and it is "
+          f"never NULL: the same as `count(*)`", severity=INFO, suggestion="count(*)")
+
+
+def _call_args(node: exp.Expression) -> list[exp.Expression]:
+    args = [node.this] if isinstance(node.this, exp.Expression) else []
+    args += list(node.expressions)
+    if len(args) == 1 and isinstance(args[0], exp.Distinct):
+        args = list(args[0].expressions)
+    return args
+
+
+# -- conditions of WHERE / HAVING / ON ---------------------------------------------
+
+
+def _consequence(clause: exp.Expression) -> str:
+    sel = clause.parent
+    if not isinstance(sel, exp.Select):
+        return "no row passes it"
+    root = sel.parent is None
+    aggregate = sel.args.get("group") is None and any(
+        f.find_ancestor(exp.Window) is None for p in sel.expressions for f in p.find_all(exp.AggFunc))
+    if isinstance(clause, exp.Where) and aggregate:
+        return "no row reaches the aggregate, which returns one row over an empty input"
+    return "the query returns no rows" if root else "this SELECT returns no rows"
+
+
+def _join_consequence(join: exp.Join) -> str:
+    side = (join.args.get("side") or "").upper()
+    kind = (join.args.get("kind") or "").upper()
+    if kind == "ANTI":
+        return "no row is matched, so the anti join keeps every row"
+    if side in ("LEFT", "RIGHT", "FULL"):
+        return f"no row is matched: the {side} join only pads rows with NULLs"
+    return "no pair of rows matches, so the join returns no rows"
+
+
+def _clause(c: _Collector, what: str, cond_node: exp.Expression, consequence: str,
+            sources: SourceMap, ev: _Evaluator) -> None:
+    verdict = ev.truth(sources.expr_for(cond_node))
+    text = _short(c.text.of(cond_node), 60)
+    if verdict == "never":
+        c.add("never-true", cond_node,
+              f"the {what} condition `{text}` is never TRUE: {consequence}")
+    elif verdict == "always":
+        c.add("always-true", cond_node,
+              f"the {what} condition `{text}` is always TRUE: it removes no rows", severity=INFO)
+
+
+# -- CASE / IF branches -------------------------------------------------------------
+
+
+def _case_branches(c: _Collector, node: exp.Case, sources: SourceMap, ev: _Evaluator) -> None:
+    e = sources.expr_for(node)
+    ifs = node.args.get("ifs") or []
+    if not isinstance(e, E.CaseWhen) or len(e.branches) != len(ifs):
+        return
+    for i, ((cond, _), branch) in enumerate(zip(e.branches, ifs)):
+        verdict = ev.truth(cond)
+        if verdict == "never":
+            c.add("unreachable-branch", branch.this,
+                  f"this WHEN branch is never taken: `{_short(c.text.of(branch.this), 60)}` is "
+                  f"never TRUE")
+        elif verdict == "always":
+            later = [b.this for b in ifs[i + 1:]]
+            default = node.args.get("default")
+            if default is not None:
+                later.append(default)
+            if later:
+                line, _ = c.text.line_col(node_span(branch.this)[0]) if node_span(branch.this) else (0, 0)
+                c.add("unreachable-branch", later[0],
+                      f"this branch{' and the ones after it are' if len(later) > 1 else ' is'} never "
+                      f"taken: an earlier WHEN (line {line}) is always TRUE")
+            return
+
+
+def _if_branches(c: _Collector, node: exp.If, sources: SourceMap, ev: _Evaluator) -> None:
+    e = sources.expr_for(node)
+    if not isinstance(e, E.If):
+        return
+    verdict = ev.truth(e.predicate)
+    cond = _short(c.text.of(node.this), 60)
+    if verdict == "never" and node.args.get("true") is not None:
+        c.add("unreachable-branch", node.args["true"],
+              f"this IF value is never used: the condition `{cond}` is never TRUE")
+    elif verdict == "always" and node.args.get("false") is not None:
+        c.add("unreachable-branch", node.args["false"],
+              f"this IF value is never used: the condition `{cond}` is always TRUE")
+
+
+# ---------------------------------------------------------------------------
+# Entry point
+# ---------------------------------------------------------------------------
+
+
+def find_all(sql: str, tree: exp.Expression | None, *, sources: SourceMap | None = None,
+             batches: Sequence = (), exclude: Iterable[str] = (), ctx: RuleContext | None = None,
+             warnings: list[str] | None = None) -> list[Finding]:
+    """Every finding for one query, sorted by position.  Without `sources` (a query that
+    was not analyzed) only the lints on the text run.  An internal error in a lint is
+    reported in `warnings` (if given) and yields no findings, never an exception."""
+    if tree is None:
+        return []
+    try:
+        return _find(sql, tree, sources, batches, exclude, ctx or RuleContext())
+    except Exception as e:  # advice must not break optimize(); the warning says it is a bug
+        if warnings is not None:
+            warnings.append(f"the lints failed ({type(e).__name__}: {e}); please report this as a bug")
+        return []
+
+
+def _find(sql, tree, sources, batches, exclude, ctx) -> list[Finding]:
+    c = _Collector(sql)
+    ev = _Evaluator(batches, exclude, ctx)
+    for node in tree.walk():
+        if isinstance(node, _COMPARISONS):
+            _null_comparison(c, node)
+        elif isinstance(node, exp.Case):
+            _case_when_null(c, node)
+            if sources is not None:
+                _case_branches(c, node, sources, ev)
+        elif isinstance(node, exp.Not) and (in_ := _negated_in(node)) is not None:
+            _not_in_null_list(c, node, in_)
+            if sources is not None and in_.args.get("query") is not None:
+                _not_in_subquery(c, node, in_, sources, ev)
+        elif sources is None:
+            continue
+        elif isinstance(node, exp.Count):
+            _count_never_null(c, node, sources)
+        elif isinstance(node, exp.If) and not isinstance(node.parent, exp.Case):
+            _if_branches(c, node, sources, ev)
+        elif isinstance(node, exp.Where) and node.this is not None:
+            _clause(c, "WHERE", node.this, _consequence(node), sources, ev)
+        elif isinstance(node, exp.Having) and node.this is not None:
+            _clause(c, "HAVING", node.this, _consequence(node), sources, ev)
+        elif isinstance(node, exp.Join) and node.args.get("on") is not None:
+            _clause(c, "ON", node.args["on"], _join_consequence(node), sources, ev)
+    return sorted(c.findings, key=lambda f: (f.line, f.column, f.code))
+
+
+__all__ = ["Finding", "SourceMap", "find_all", "ERROR", "WARNING", "INFO"]
