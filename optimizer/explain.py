@@ -1,0 +1,513 @@
+"""`result.explain()`: the plans, every rewrite, a summary, the optimized SQL, the findings.
+
+Text (`format="text"`), in the spirit of Spark's `explain(True)` and of the plan change
+log `spark.sql.planChangeLog.level` prints:
+
+    == Parsed Logical Plan ==        the sqlglot tree as unresolved operators ('Project ...)
+    == Analyzed Logical Plan ==      output schema, then the plan with attribute ids (num#1)
+    == Optimized Logical Plan ==
+    == Plan Changes ==               one block per effective rule application:
+        === Applying Rule NullPropagation ===
+        Batch: <batch>, iteration <n>, <time>
+        At: Project > Filter               where the changed subtree sits (from the root)
+        Changed: (num#1 = null) => null    the smallest changed expressions
+        -Filter (num#1 = null)             the changed subtree, before (-) and after (+)
+        +Filter null
+         +- Relation t[num#1]
+    == Summary ==                    Spark's "Metrics of Executed Rules", the batches
+                                     (iterations, converged), each rule (runs, effective,
+                                     time), warnings, phase timings
+    == Optimized SQL ==
+    == Findings ==                   `line:column: severity: message [code]`, with the line
+                                     of SQL and a caret under the flagged expression
+
+A passthrough query (valid SQL the optimizer does not model) gets a `== Passthrough ==`
+section saying why, and its findings from the text alone.
+
+Filters: `rule=` and `batch=` (a name or a list of names, case-insensitive) keep only
+the matching rewrites in "Plan Changes" and the matching rows in the summary's rule and
+batch tables; totals stay those of the whole run.  `color=True` adds ANSI colors.
+
+JSON (`format="json"`: a JSON string; `explain_dict` returns the same as a dict).
+Stable keys (`format_version` 1; new keys may be added, none removed or renamed):
+
+    format_version   1
+    original_sql     the input text
+    sql              the optimized SQL (the input when nothing changed)
+    changed          bool: did any rule change the plan
+    passthrough      null, or why the query was passed through unchanged
+    plans            {"parsed": str, "analyzed": str | null, "optimized": str | null}
+    schema           [{"name", "type", "nullable"}] of the optimized plan (null on passthrough)
+    rewrites         [{"index" (position in the whole trace), "batch", "iteration", "rule",
+                       "seconds", "path" (operator names from the root to the changed
+                       subtree), "before", "after" (that subtree as text), "diff" (lines
+                       prefixed "-", "+", " "), "changes" ([{"before", "after"}]: the
+                       smallest changed expressions)}]
+    summary          {"total_runs", "total_seconds", "effective_runs", "effective_seconds",
+                      "batches": [{"name", "strategy", "iterations", "converged", "seconds"}],
+                      "rules": [{"name", "runs", "effective", "seconds"}], "warnings": [str]}
+    timings          {"parse", "analyze", "optimize", "generate", "lint"}: seconds
+    findings         [{"code", "message", "line", "column", "severity", "snippet",
+                       "suggestion", "end_line", "end_column"}]
+    filters          {"rule": [str] | null, "batch": [str] | null}
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from typing import Iterable
+
+from sqlglot import exp
+
+from plans import expressions as E
+from plans import logical as L
+from plans.errors import UnsupportedError
+from plans.parse import deep_stack, parse_query, to_sql
+from plans.printer import expr_str, node_line, plan_str
+from plans.tree import _data_key
+
+FORMAT_VERSION = 1
+MAX_CHANGES = 8  # expression changes listed per rewrite
+CONTEXT = 3  # unchanged lines kept around a change in a long subtree diff
+FULL_DIFF_LINES = 40  # subtrees up to this many lines are shown whole
+
+
+def explain(result, format: str = "text", rule=None, batch=None, color: bool = False) -> str:
+    if format not in ("text", "json"):
+        raise UnsupportedError(f"unknown explain format {format!r}: use 'text' or 'json'")
+    if format == "json":
+        return json.dumps(explain_dict(result, rule=rule, batch=batch), indent=2)
+    return deep_stack(_text, result, _names(rule), _names(batch), _Style(color))
+
+
+def explain_dict(result, rule=None, batch=None) -> dict:
+    return deep_stack(_dict, result, _names(rule), _names(batch))
+
+
+def _names(value) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = [value]
+    return tuple(str(v) for v in value)
+
+
+def _keep(name: str, wanted: tuple[str, ...] | None) -> bool:
+    return wanted is None or name.lower() in {w.lower() for w in wanted}
+
+
+def _rewrites(result, rules, batches):
+    return [(i, r) for i, r in enumerate(result.trace.rewrites)
+            if _keep(r.rule, rules) and _keep(r.batch, batches)]
+
+
+# ---------------------------------------------------------------------------
+# The changed part of a rewrite
+# ---------------------------------------------------------------------------
+
+
+def _same_shell(a, b) -> bool:
+    """Same node type and plain data, same number of children (children not compared)."""
+    return (type(a) is type(b)
+            and all(_data_key(getattr(a, n)) == _data_key(getattr(b, n)) for n in a._data_names)
+            and len(a.children) == len(b.children))
+
+
+def changed_subtree(before: L.Plan, after: L.Plan) -> tuple[list[str], L.Plan, L.Plan]:
+    """The smallest plan subtree that differs: descend while the operators agree on
+    everything but exactly one child.  Returns (operator names from the root, before,
+    after)."""
+    path: list[str] = []
+    b, a = before, after
+    while _same_shell(b, a) and b._extra_nodes() == a._extra_nodes():
+        diff = [(x, y) for x, y in zip(b.children, a.children) if x is not y and x != y]
+        if len(diff) != 1:
+            break
+        path.append(_op_name(b))
+        b, a = diff[0]
+    return path, b, a
+
+
+def expression_changes(before: L.Plan, after: L.Plan, limit: int = MAX_CHANGES) -> list[tuple[str, str]]:
+    """The smallest expressions that differ between two operators of the same kind
+    (empty when their expressions do not line up one to one)."""
+    xb, xa = before._extra_nodes(), after._extra_nodes()
+    if type(before) is not type(after) or len(xb) != len(xa):
+        return []
+    work = [(x, y) for x, y in zip(xb, xa) if x is not y and x != y]
+    work.reverse()
+    out: list[tuple[str, str]] = []
+    while work and len(out) < limit:
+        x, y = work.pop()
+        if _same_shell(x, y) and not isinstance(x, E.SubqueryExpr):
+            kids = [(p, q) for p, q in zip(x.children, y.children) if p is not q and p != q]
+            if kids:
+                work.extend(reversed(kids))
+                continue
+        bt, at = _node_text(x), _node_text(y)
+        if bt == at and isinstance(x, E.Expr) and isinstance(y, E.Expr) and x.nullable != y.nullable:
+            bt, at = _nullability(x), _nullability(y)
+        out.append((bt, at))
+    return out
+
+
+def _node_text(n) -> str:
+    return plan_str(n) if isinstance(n, L.Plan) else expr_str(n)
+
+
+def _nullability(e: E.Expr) -> str:
+    return f"{expr_str(e)} ({'nullable' if e.nullable else 'never null'})"
+
+
+def _op_name(p: L.Plan) -> str:
+    return node_line(p).split(" ", 1)[0]
+
+
+def line_diff(before: list[str], after: list[str]) -> list[str]:
+    """Lines prefixed "-" (only before), "+" (only after) or " " (both); long unchanged
+    runs are cut to CONTEXT lines around the changes (" ..." marks a cut)."""
+    out: list[str] = []
+    short = len(before) <= FULL_DIFF_LINES and len(after) <= FULL_DIFF_LINES
+    ops = difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes()
+    for k, (tag, i1, i2, j1, j2) in enumerate(ops):
+        if tag == "equal":
+            same = before[i1:i2]
+            if short or len(same) <= 2 * CONTEXT:
+                out.extend(" " + s for s in same)
+            else:
+                head = same[:CONTEXT] if k > 0 else []
+                tail = same[-CONTEXT:] if k < len(ops) - 1 else []
+                out.extend(" " + s for s in head)
+                out.append(" ...")
+                out.extend(" " + s for s in tail)
+            continue
+        out.extend("-" + s for s in before[i1:i2])
+        out.extend("+" + s for s in after[j1:j2])
+    return out
+
+
+def _rewrite_dict(index: int, r) -> dict:
+    path, b, a = changed_subtree(r.before, r.after)
+    before, after = plan_str(b), plan_str(a)
+    return {
+        "index": index, "batch": r.batch, "iteration": r.iteration, "rule": r.rule,
+        "seconds": r.seconds, "path": path, "before": before, "after": after,
+        "diff": line_diff(before.split("\n"), after.split("\n")),
+        "changes": [{"before": x, "after": y} for x, y in expression_changes(b, a)],
+    }
+
+
+# ---------------------------------------------------------------------------
+# The parsed plan: the sqlglot tree as Spark's unresolved operators
+# ---------------------------------------------------------------------------
+
+
+def parsed_tree(node: exp.Expression) -> tuple[str, list]:
+    """(text, children) for a parsed query, in the shape of Spark's parsed plan."""
+    if isinstance(node, exp.Select):
+        out = _parsed_select(node)
+    elif isinstance(node, exp.SetOperation):
+        kind = type(node)
+        distinct = node.args.get("distinct") is not False
+        inputs, cur = [node.expression], node.this
+        while type(cur) is kind and (cur.args.get("distinct") is not False) == distinct \
+                and not _modifiers(cur):
+            inputs.append(cur.expression)
+            cur = cur.this
+        inputs.append(cur)
+        name = {exp.Union: "Union", exp.Intersect: "Intersect", exp.Except: "Except"}.get(kind, kind.__name__)
+        label = f"'{name}" + ("" if distinct else " All")
+        out = (label, [parsed_tree(i) for i in reversed(inputs)])
+        if kind is exp.Union and distinct:
+            out = ("'Distinct", [("'Union", out[1])])
+    elif isinstance(node, exp.Subquery):
+        out = parsed_tree(node.this)
+        if node.alias:
+            out = (f"'SubqueryAlias {node.alias}", [out])
+    elif isinstance(node, exp.Paren):
+        return parsed_tree(node.this)
+    elif isinstance(node, exp.Table):
+        parts = ", ".join(p.name for p in node.parts)
+        out = (f"'UnresolvedRelation [{parts}]", [])
+        if node.alias:
+            out = (f"'SubqueryAlias {node.alias}", [out])
+        return out
+    elif isinstance(node, exp.Values):
+        out = (f"'UnresolvedInlineTable {_short(to_sql(node))}", [])
+        if node.alias:
+            out = (f"'SubqueryAlias {node.alias}", [out])
+        return out
+    else:
+        return (f"'{type(node).__name__} {_short(to_sql(node))}", [])
+    out = _with_modifiers(node, out) if not isinstance(node, exp.Select) else out
+    with_ = node.args.get("with_")
+    if with_ is not None:
+        defs = [(f"CTERelationDef {cte.alias}", [parsed_tree(cte.this)]) for cte in with_.expressions]
+        out = ("'WithCTE", defs + [out])
+    return out
+
+
+def _modifiers(node) -> bool:
+    return any(node.args.get(k) for k in ("order", "limit", "offset"))
+
+
+def _with_modifiers(node, out):
+    order = node.args.get("order")
+    if order is not None:
+        out = (f"'Sort [{', '.join(_sql(o) for o in order.expressions)}], true", [out])
+    offset = node.args.get("offset")
+    if offset is not None:
+        out = (f"'Offset {_sql(offset.expression)}", [out])
+    limit = node.args.get("limit")
+    if limit is not None:
+        out = (f"'GlobalLimit {_sql(limit.expression)}", [out])
+    return out
+
+
+def _parsed_select(sel: exp.Select):
+    from_ = sel.args.get("from_")
+    rel = parsed_tree(from_.this) if from_ is not None else ("OneRowRelation", [])
+    for j in sel.args.get("joins") or []:
+        kind = " ".join(x for x in (j.args.get("side"), j.args.get("kind")) if x) or "Inner"
+        on = j.args.get("on")
+        using = j.args.get("using")
+        cond = f", {_sql(on)}" if on is not None else \
+            f", USING ({', '.join(_sql(u) for u in using)})" if using else ""
+        rel = (f"'Join {kind.title()}{cond}", [rel, parsed_tree(j.this)])
+    where = sel.args.get("where")
+    if where is not None:
+        rel = (f"'Filter {_sql(where.this)}", [rel])
+    items = ", ".join(_sql(e) for e in sel.expressions)
+    group = sel.args.get("group")
+    if group is not None or any(_has_aggregate(e) for e in sel.expressions):
+        keys = ", ".join(_sql(g) for g in group.expressions) if group is not None else ""
+        out = (f"'Aggregate [{keys}], [{items}]", [rel])
+    else:
+        out = (f"'Project [{items}]", [rel])
+    having = sel.args.get("having")
+    if having is not None:
+        out = (f"'UnresolvedHaving {_sql(having.this)}", [out])
+    if sel.args.get("distinct") is not None:
+        out = ("'Distinct", [out])
+    return _with_modifiers(sel, out)
+
+
+def _has_aggregate(e: exp.Expression) -> bool:
+    """An aggregate call outside window functions (`count(x)`, not `count(x) OVER ()`)."""
+    return any(f.find_ancestor(exp.Window) is None for f in e.find_all(exp.AggFunc))
+
+
+def _sql(node) -> str:
+    return to_sql(node)
+
+
+def _short(text: str, limit: int = 100) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def render_tree(root: tuple[str, list]) -> str:
+    """Catalyst's layout (`:- ` / `+- `) for (text, children) tuples, iteratively."""
+    lines: list[str] = []
+    stack = [(root, "", "")]
+    while stack:
+        (text, kids), first, rest = stack.pop()
+        lines.append(first + text)
+        pushes = []
+        for i, k in enumerate(kids):
+            last = i == len(kids) - 1
+            pushes.append((k, rest + ("+- " if last else ":- "), rest + ("   " if last else ":  ")))
+        stack.extend(reversed(pushes))
+    return "\n".join(lines)
+
+
+def parsed_plan_str(sql: str) -> str:
+    return render_tree(parsed_tree(parse_query(sql)))
+
+
+# ---------------------------------------------------------------------------
+# JSON
+# ---------------------------------------------------------------------------
+
+
+def _schema(plan: L.Plan | None):
+    if plan is None:
+        return None
+    return [{"name": a.name, "type": a.data_type.simple_string(), "nullable": a.nullable}
+            for a in plan.output]
+
+
+def _summary(result, rules, batches) -> dict:
+    t = result.trace
+    return {
+        "total_runs": sum(s.runs for s in t.rules.values()),
+        "total_seconds": sum(s.seconds for s in t.rules.values()),
+        "effective_runs": len(t.rewrites),
+        "effective_seconds": sum(r.seconds for r in t.rewrites),
+        "batches": [{"name": b.name, "strategy": b.strategy, "iterations": b.iterations,
+                     "converged": b.converged, "seconds": b.seconds}
+                    for b in t.batches if _keep(b.name, batches)],
+        "rules": [{"name": n, "runs": s.runs, "effective": s.effective, "seconds": s.seconds}
+                  for n, s in t.rules.items() if _keep(n, rules)],
+        "warnings": list(t.warnings),
+    }
+
+
+def _dict(result, rules, batches) -> dict:
+    return {
+        "format_version": FORMAT_VERSION,
+        "original_sql": result.original_sql,
+        "sql": result.sql,
+        "changed": result.changed,
+        "passthrough": result.passthrough,
+        "plans": {
+            "parsed": parsed_plan_str(result.original_sql),
+            "analyzed": plan_str(result.analyzed) if result.analyzed is not None else None,
+            "optimized": plan_str(result.optimized) if result.optimized is not None else None,
+        },
+        "schema": _schema(result.optimized),
+        "rewrites": [_rewrite_dict(i, r) for i, r in _rewrites(result, rules, batches)],
+        "summary": _summary(result, rules, batches),
+        "timings": dict(result.timings),
+        "findings": [f.to_dict() for f in result.findings],
+        "filters": {"rule": list(rules) if rules is not None else None,
+                    "batch": list(batches) if batches is not None else None},
+    }
+
+
+# ---------------------------------------------------------------------------
+# Text
+# ---------------------------------------------------------------------------
+
+
+class _Style:
+    CODES = {"header": "1;36", "rule": "1;35", "minus": "31", "plus": "32", "dim": "2",
+             "error": "1;31", "warning": "33", "info": "34", "caret": "1;33"}
+
+    def __init__(self, color: bool):
+        self.color = color
+
+    def __call__(self, kind: str, text: str) -> str:
+        if not self.color or not text:
+            return text
+        return f"\x1b[{self.CODES[kind]}m{text}\x1b[0m"
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.3f} ms"
+
+
+def _text(result, rules, batches, st: _Style) -> str:
+    out: list[str] = []
+
+    def section(title: str) -> None:
+        if out:
+            out.append("")
+        out.append(st("header", f"== {title} =="))
+
+    section("Parsed Logical Plan")
+    out.append(parsed_plan_str(result.original_sql))
+    if result.passthrough is not None:
+        section("Passthrough")
+        out.append(f"Not optimized: {result.passthrough}.")
+        out.append("The query is returned unchanged; only the lints on the SQL text ran.")
+    else:
+        section("Analyzed Logical Plan")
+        out.append(", ".join(f"{a.name}: {a.data_type.simple_string()}" for a in result.analyzed.output))
+        out.append(plan_str(result.analyzed))
+        section("Optimized Logical Plan")
+        out.append(plan_str(result.optimized))
+        _plan_changes(out, section, result, rules, batches, st)
+        _summary_text(out, section, result, rules, batches)
+    section("Optimized SQL")
+    out.append(result.sql)
+    if not result.changed:
+        out.append(st("dim", "(no rule changed the plan: this is the original text)"))
+    _findings_text(out, section, result, st)
+    return "\n".join(out)
+
+
+def _filter_note(rules, batches) -> str:
+    parts = []
+    if rules is not None:
+        parts.append(f"rule {', '.join(rules)}")
+    if batches is not None:
+        parts.append(f"batch {', '.join(batches)}")
+    return f" (only {'; '.join(parts)})" if parts else ""
+
+
+def _plan_changes(out, section, result, rules, batches, st) -> None:
+    chosen = _rewrites(result, rules, batches)
+    section("Plan Changes")
+    total = len(result.trace.rewrites)
+    if not chosen:
+        out.append(f"No effective rule{_filter_note(rules, batches)}." if total or rules or batches
+                   else "No rule changed the plan.")
+        return
+    if len(chosen) != total:
+        out.append(f"{len(chosen)} of {total} rewrites{_filter_note(rules, batches)}.")
+    for n, (i, r) in enumerate(chosen):
+        d = _rewrite_dict(i, r)
+        if n:
+            out.append("")
+        out.append(st("rule", f"=== Applying Rule {r.rule} ==="))
+        out.append(f"Batch: {r.batch}, iteration {r.iteration}, {_ms(r.seconds)}")
+        if d["path"]:
+            out.append(f"At: {' > '.join(d['path'])}")
+        for c in d["changes"]:
+            out.append(f"Changed: {_short(c['before'], 200)} => {_short(c['after'], 200)}")
+        if all(line[:1] == " " for line in d["diff"]):
+            out.append(f" {d['before'].split(chr(10), 1)[0]}")
+            out.append(st("dim", "(the plan text is unchanged: only nullability changed)"))
+            continue
+        for line in d["diff"]:
+            kind = {"-": "minus", "+": "plus"}.get(line[:1])
+            out.append(st(kind, line) if kind else line)
+
+
+def _summary_text(out, section, result, rules, batches) -> None:
+    s = _summary(result, rules, batches)
+    section("Summary")
+    out.append("=== Metrics of Executed Rules ===")
+    out.append(f"Total number of runs: {s['total_runs']}")
+    out.append(f"Total time: {s['total_seconds']:.6f} seconds")
+    out.append(f"Total number of effective runs: {s['effective_runs']}")
+    out.append(f"Total time of effective runs: {s['effective_seconds']:.6f} seconds")
+    if s["batches"]:
+        out.append(f"Batches{_filter_note(None, batches)}:")
+        w = max(len(b["name"]) for b in s["batches"])
+        for b in s["batches"]:
+            state = "converged" if b["converged"] else "NOT converged"
+            plural = "s" if b["iterations"] != 1 else ""
+            out.append(f"  {b['name']:<{w}}  {b['strategy']:<15} {b['iterations']:>3} iteration{plural:<1}"
+                       f"  {state:<13}  {_ms(b['seconds'])}")
+    if s["rules"]:
+        out.append(f"Rules (runs / effective / time){_filter_note(rules, None)}:")
+        w = max(len(r["name"]) for r in s["rules"])
+        for r in s["rules"]:
+            out.append(f"  {r['name']:<{w}}  {r['runs']:>4} / {r['effective']:<4} {_ms(r['seconds'])}")
+    for warning in s["warnings"]:
+        out.append(f"Warning: {warning}")
+    if result.timings:
+        out.append("Time: " + ", ".join(f"{k} {_ms(v)}" for k, v in result.timings.items()))
+
+
+def _findings_text(out, section, result, st) -> None:
+    section("Findings")
+    if not result.findings:
+        out.append("None.")
+        return
+    lines = result.original_sql.split("\n")
+    for f in result.findings:
+        out.append(f"{f.line}:{f.column}: {st(f.severity, f.severity)}: {f.message} [{f.code}]")
+        if 1 <= f.line <= len(lines):
+            text = lines[f.line - 1].expandtabs(1)
+            end = f.end_column if f.end_line == f.line and f.end_column else len(text)
+            width = max(1, end - f.column + 1)
+            out.append(f"  | {text}")
+            out.append(f"  | {' ' * (f.column - 1)}{st('caret', '^' * width)}")
+
+
+__all__ = ["explain", "explain_dict", "changed_subtree", "expression_changes", "line_diff",
+           "parsed_plan_str", "FORMAT_VERSION"]
