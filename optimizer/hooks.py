@@ -54,13 +54,14 @@ def opted_out(sql: str) -> bool:
     return bool(OPT_OUT.search(sql))
 
 
-def rewrite(sql: str, catalog: Any, *, exclude: Iterable[str] = ()) -> tuple[str, OptimizeResult | None]:
+def rewrite(sql: str, catalog: Any, *, exclude: Iterable[str] = (),
+            pretty: bool = False) -> tuple[str, OptimizeResult | None]:
     """The optimized text of one statement, with its parameter markers kept, and the
     result (None when the query opted out).  Raises what `optimize` raises."""
     if opted_out(sql):
         return sql, None
     marked, n = _name_positional_markers(sql)
-    result = optimize(marked, catalog, exclude=exclude)
+    result = optimize(marked, catalog, exclude=exclude, pretty=pretty)
     if not result.changed:
         return sql, result
     out = result.sql

@@ -172,7 +172,7 @@ def test_strict_mode_raises_on_internal_error(spark, tables, monkeypatch):
 
 
 def test_sql_spark_rejects_falls_back_to_the_original(spark, tables, monkeypatch, caplog, received):
-    monkeypatch.setattr(hooks, "rewrite", lambda sql, cat, exclude=(): ("SELEC broken", None))
+    monkeypatch.setattr(hooks, "rewrite", lambda sql, cat, **kw: ("SELEC broken", None))
     sql = "SELECT num FROM t WHERE num > 8"
     with caplog.at_level(logging.WARNING, logger="sparkfold"), hooks.install(spark):
         got = rows(spark.sql(sql))

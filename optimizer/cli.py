@@ -1,0 +1,668 @@
+"""The `sparkfold` command line: optimize, explain, verify, rules.
+
+Exit codes: 0 success, 1 verification found a difference, 2 bad input (syntax error,
+unknown table or column, unreadable schema file, missing file, bad option), 3 internal
+error (a bug in sparkfold).  A user error never prints a traceback; `--debug` does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import click
+
+from plans.catalog import Catalog
+from plans.errors import InternalError, ParseError, SparkfoldError, UnknownTableError
+
+from . import hooks
+
+_debug = False
+
+
+# -- errors ---------------------------------------------------------------------------
+
+class InputError(SparkfoldError):
+    """Bad input found by the command line itself (a file, an option value)."""
+
+
+def _with_source(e: SparkfoldError, name: str | None) -> SparkfoldError:
+    """The same error, its message prefixed with the input's name."""
+    if name:
+        e.message = f"{name}: {e.message}"
+        e.args = (e.message,)
+    return e
+
+
+def _with_hint(e: SparkfoldError, hint: str) -> SparkfoldError:
+    e.message = f"{e.message} ({hint})"
+    e.args = (e.message,)
+    return e
+
+
+def _set_debug(ctx, param, value):
+    global _debug
+    _debug = _debug or bool(value)
+    return value
+
+
+debug_option = click.option("--debug", is_flag=True, expose_value=False, callback=_set_debug,
+                            is_eager=True, help="Show Python tracebacks (for bug reports).")
+
+
+# -- inputs ---------------------------------------------------------------------------
+
+@dataclass
+class Source:
+    name: str  # what messages call it: a path, "<stdin>", "<argument>"
+    text: str
+    rel: Path | None = None  # where it goes under --out
+
+
+@dataclass
+class Statement:
+    source: Source
+    index: int  # 1-based within the source
+    start: int  # offsets of the statement's text in source.text
+    end: int
+    lead: int  # where the text before it (comments) begins
+
+    @property
+    def text(self) -> str:
+        return self.source.text[self.start:self.end]
+
+    @property
+    def opted_out(self) -> bool:
+        return hooks.opted_out(self.source.text[self.lead:self.end])
+
+
+def gather(sql: str | None, files: tuple[Path, ...]) -> tuple[list[Source], list[Path]]:
+    """The inputs and the folders among them.  Reads nothing but the inputs."""
+    if sql is not None and files:
+        raise click.UsageError("give SQL text or -f FILE, not both")
+    if sql is not None and sql != "-":
+        return [Source("<argument>", sql)], []
+    if not files:
+        if sql is None and sys.stdin.isatty():
+            raise click.UsageError("no SQL given: pass SQL text, -f FILE or folder, or pipe SQL on stdin")
+        return [Source("<stdin>", sys.stdin.read())], []
+    sources, folders = [], []
+    for f in files:
+        if f.is_dir():
+            folders.append(f)
+            found = sorted(p for p in f.rglob("*.sql") if p.is_file())
+            if not found:
+                raise InputError(f"{f}: no .sql files in this folder")
+            sources.extend(Source(str(p), _read(p), p.relative_to(f)) for p in found)
+        else:
+            sources.append(Source(str(f), _read(f), Path(f.name)))
+    return sources, folders
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text") from None
+    except OSError as e:
+        raise InputError(f"cannot read {path}: {e.strerror}") from None
+
+
+def statements(source: Source) -> list[Statement]:
+    """Split a source at its top-level semicolons (by tokens, so not inside strings or
+    comments)."""
+    from sqlglot.tokens import TokenType
+
+    from plans.parse import DIALECT
+
+    text = source.text
+    try:
+        tokens = DIALECT.tokenize(text)
+    except Exception:  # the parser reports the position
+        return [Statement(source, 1, 0, len(text), 0)] if text.strip() else []
+    out: list[Statement] = []
+    run: list = []
+    lead = 0
+    for t in tokens + [None]:
+        if t is None or t.token_type == TokenType.SEMICOLON:
+            if run:
+                out.append(Statement(source, len(out) + 1, run[0].start, run[-1].end + 1, lead))
+            run = []
+            if t is not None:
+                lead = t.end + 1
+        else:
+            run.append(t)
+    return out
+
+
+def load_catalog(schema: Path | None) -> Catalog:
+    return Catalog.from_json(schema) if schema is not None else Catalog({})
+
+
+def check_rules(names: Iterable[str], option: str) -> tuple[str, ...]:
+    from rules.registry import load_all
+
+    known = load_all()
+    lowered = {n.lower(): n for n in known}
+    out = []
+    for n in names:
+        if n.lower() not in lowered:
+            hint = ", ".join(sorted(known)) or "none registered"
+            raise InputError(f"{option}: unknown rule {n!r}; known rules: {hint}")
+        out.append(lowered[n.lower()])
+    return tuple(out)
+
+
+def _located(e: SparkfoldError, st: Statement) -> SparkfoldError:
+    """The error with the source's name, and a syntax error's position in the source."""
+    if isinstance(e, ParseError) and e.line is not None and st.start:
+        text = st.source.text
+        line0 = text.count("\n", 0, st.start) + 1
+        col0 = st.start - (text.rfind("\n", 0, st.start) + 1) + 1
+        e = ParseError(e.detail, line0 + e.line - 1, e.column + col0 - 1 if e.line == 1 else e.column)
+    named = st.source.name if st.source.name not in ("<argument>", "<stdin>") else None
+    return _with_source(e, named)
+
+
+# -- optimizing ------------------------------------------------------------------------
+
+@dataclass
+class Stats:
+    files: int = 0
+    queries: int = 0
+    rewritten: int = 0
+    rewrites: int = 0
+    findings: int = 0
+    passthroughs: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    def add(self, result, changed: bool) -> None:
+        self.queries += 1
+        if result is None or result.passthrough is not None:
+            self.passthroughs += 1
+            return
+        self.rewritten += changed
+        self.rewrites += len(result.trace)
+        self.findings += len(result.findings)
+
+    def line(self) -> str:
+        def n(k, word):
+            return f"{k} {word}{'' if k == 1 else 's'}"
+        return (f"{n(self.files, 'file')}, {n(self.queries, 'query').replace('querys', 'queries')}: "
+                f"{self.rewritten} rewritten ({n(self.rewrites, 'rewrite')}), "
+                f"{n(self.findings, 'finding')}, {self.passthroughs} passed through, "
+                f"{n(len(self.errors), 'error')}")
+
+
+def optimize_source(source: Source, catalog: Catalog, exclude, pretty: bool, stats: Stats) -> str:
+    """The source's text with each statement replaced by its optimized SQL."""
+    sts = statements(source)
+    if not sts:
+        raise _with_source(ParseError("no SQL statement", 1, 1),
+                           source.name if source.rel is not None else None)
+    parts, last = [], 0
+    for st in sts:
+        parts.append(source.text[last:st.start])
+        if st.opted_out:
+            out, result = st.text, None
+        else:
+            try:
+                out, result = hooks.rewrite(st.text, catalog, exclude=exclude, pretty=pretty)
+            except SparkfoldError as e:
+                raise _located(e, st) from None
+        stats.add(result, out != st.text)
+        parts.append(out)
+        last = st.end
+    parts.append(source.text[last:])
+    return "".join(parts)
+
+
+def plan_outputs(sources: list[Source], folders: list[Path], out: Path) -> list[Path]:
+    """Where each source goes under `out`; refuses anything that could touch an input."""
+    out_r = out.resolve()
+    for f in folders:
+        f_r = f.resolve()
+        if out_r == f_r or f_r in out_r.parents:
+            raise InputError(f"--out {out} is inside the input folder {f}: sparkfold never writes "
+                             f"into its input; choose another folder")
+    inputs = {Path(s.name).resolve() for s in sources}
+    targets: list[Path] = []
+    seen: dict[Path, str] = {}
+    for s in sources:
+        target = out / s.rel
+        key = target.resolve()
+        if key in inputs:
+            raise InputError(f"writing {target} would overwrite the input {s.name}; choose another --out")
+        if key in seen:
+            raise InputError(f"{s.name} and {seen[key]} would both be written to {target}")
+        seen[key] = s.name
+        targets.append(target)
+    return targets
+
+
+# -- output helpers --------------------------------------------------------------------
+
+def _stderr_console():
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)
+
+
+def _use_color(option: bool | None) -> bool:
+    if option is not None:
+        return option
+    return sys.stdout.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+
+
+# -- the commands ------------------------------------------------------------------------
+
+def input_options(fn):
+    """SQL / -f / stdin, --schema, --exclude-rule, --debug."""
+    for deco in reversed([
+        click.argument("sql", required=False, metavar="[SQL]"),
+        click.option("-f", "--file", "files", multiple=True,
+                     type=click.Path(exists=True, path_type=Path),
+                     help="A SQL file, or a folder of .sql files (repeatable)."),
+        click.option("--schema", type=click.Path(path_type=Path), metavar="FILE.json",
+                     help='Table schemas: {"table": {"column": "type [not null]"}}.'),
+        click.option("--exclude-rule", "exclude", multiple=True, metavar="NAME",
+                     help="Do not run this rule (repeatable), like spark.sql.optimizer.excludedRules."),
+        debug_option,
+    ]):
+        fn = deco(fn)
+    return fn
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("sparkfold")
+    except Exception:
+        return "unknown"
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+             epilog="""\b
+Examples:
+  sparkfold optimize "SELECT count(num) FROM t WHERE num = NULL" --schema schema.json
+  sparkfold optimize -f queries/ --schema schema.json --out optimized/
+  sparkfold explain -f query.sql --schema schema.json
+  sparkfold verify -f query.sql --table t=data/t.parquet
+
+Exit codes: 0 success, 1 verification found a difference, 2 bad input, 3 internal error.""")
+@click.version_option(_version(), "-V", "--version", prog_name="sparkfold")
+@debug_option
+def cli():
+    """sparkfold: a Catalyst-style pre-optimizer for Spark SQL.
+
+    Reads Spark SQL, analyzes it against table schemas (types and nullability),
+    applies Catalyst's NULL-propagation rewrites, and writes Spark SQL back."""
+
+
+@cli.command(epilog="""\b
+Examples:
+  sparkfold optimize "SELECT count(DISTINCT (num = NULL)) FROM t" --schema schema.json
+  echo "SELECT * FROM t WHERE num = NULL" | sparkfold optimize --schema schema.json
+  sparkfold optimize -f q1.sql -f q2.sql --schema schema.json --out optimized/
+  sparkfold optimize -f queries/ --schema schema.json --out optimized/ --pretty
+
+A file may hold several statements separated by semicolons; statements that are not
+queries, and queries with the comment /* sparkfold:off */, are kept as they are.""")
+@input_options
+@click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+              help="Write the optimized files here, under their relative names (needed for "
+                   "several files or a folder). Inputs are never overwritten.")
+@click.option("--pretty", is_flag=True, help="Write rewritten queries over several lines.")
+def optimize(sql, files, schema, exclude, out, pretty):
+    """Print the optimized SQL (or write optimized files to --out DIR).
+
+    SQL comes from the argument, from -f FILE or folder, or from standard input.
+    Queries no rule changes are written back exactly as they were."""
+    sources, folders = gather(sql, files)
+    catalog = load_catalog(schema)
+    exclude = check_rules(exclude, "--exclude-rule")
+    if out is None and (len(sources) > 1 or folders):
+        raise click.UsageError("several input files: give --out DIR to write the optimized files "
+                               "(sparkfold never overwrites its input)")
+    if out is None:
+        stats = Stats(files=1)
+        text = _catalog_hint(lambda: optimize_source(sources[0], catalog, exclude, pretty, stats), schema)
+        click.echo(text if text.endswith("\n") else text + "\n", nl=False)
+        return
+    targets = plan_outputs(sources, folders, out)
+    stats = _optimize_many(sources, targets, catalog, exclude, pretty, schema)
+    click.echo(f"{stats.line()} -> {out}")
+    if stats.errors:
+        raise SystemExit(2)
+
+
+def _optimize_many(sources, targets, catalog, exclude, pretty, schema) -> Stats:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    err = _stderr_console()
+    stats = Stats()
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        console=err, transient=True, disable=not err.is_terminal)
+    with progress:
+        task = progress.add_task("optimizing", total=len(sources))
+        for source, target in zip(sources, targets):
+            stats.files += 1
+            try:
+                text = _catalog_hint(lambda: optimize_source(source, catalog, exclude, pretty, stats),
+                                     schema)
+            except SparkfoldError as e:
+                if e.exit_code != 2:
+                    raise
+                stats.errors.append(e.message)
+                progress.console.print(f"sparkfold: error: {e.message}", markup=False, soft_wrap=True)
+            else:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(text, encoding="utf-8")
+            progress.advance(task)
+    return stats
+
+
+def _catalog_hint(fn, schema):
+    try:
+        return fn()
+    except UnknownTableError as e:
+        if schema is None:
+            raise _with_hint(e, "no --schema given: pass --schema FILE.json with the tables' columns")
+        raise
+
+
+@cli.command(epilog="""\b
+Examples:
+  sparkfold explain "SELECT * FROM t WHERE num = NULL" --schema schema.json
+  sparkfold explain -f query.sql --schema schema.json --format json
+  sparkfold explain -f query.sql --schema schema.json --rule NullPropagation
+  sparkfold explain -f query.sql --schema schema.json --exclude-rule ConstantFolding""")
+@input_options
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="Text for people, JSON for tools.")
+@click.option("--rule", "rule", metavar="NAME", help="Show only the rewrites of this rule.")
+@click.option("--color/--no-color", default=None, help="Color the text (default: on a terminal).")
+def explain(sql, files, schema, exclude, fmt, rule, color):
+    """Show how a query is optimized: the plans, every rewrite (rule, batch, before and
+    after), the optimized SQL and the findings (likely mistakes, such as `a = NULL`)."""
+    from .api import optimize as run_optimize
+
+    sources, _ = gather(sql, files)
+    catalog = load_catalog(schema)
+    exclude = check_rules(exclude, "--exclude-rule")
+    rule = check_rules([rule], "--rule")[0] if rule else None
+    use_color = _use_color(color) and fmt == "text"
+    items = []
+    for source in sources:
+        sts = statements(source)
+        if not sts:
+            raise _with_source(ParseError("no SQL statement", 1, 1), source.name)
+        for st in sts:
+            try:
+                result = _catalog_hint(lambda: run_optimize(st.text, catalog, exclude=exclude), schema)
+            except SparkfoldError as e:
+                raise _located(e, st) from None
+            items.append((st, result.explain(format=fmt, rule=rule, color=use_color)))
+    if fmt == "json":
+        if len(items) == 1:
+            click.echo(items[0][1])
+        else:
+            click.echo(json.dumps([{"source": st.source.name, "statement": st.index,
+                                    "explain": json.loads(text)} for st, text in items], indent=2))
+        return
+    for i, (st, text) in enumerate(items):
+        if len(items) > 1:
+            click.echo(("\n" if i else "") + f"==> {st.source.name}, statement {st.index} <==")
+        click.echo(text.rstrip("\n"))
+
+
+@cli.command(epilog="""\b
+Examples:
+  sparkfold verify -f query.sql --table t=data/t.parquet --table u=data/u.csv
+  sparkfold verify "SELECT count(num) FROM t" --table t=data/t.parquet --format json
+  sparkfold verify -f queries/ --schema schema.json --remote sc://localhost:15002
+
+Table files are read by extension: .parquet, .csv (with a header line), .json
+(one object per line), .orc; a folder is read by the extension of the files in it.
+Without --schema the schemas (and nullability) come from the Spark session.
+Exit code 1 when a query's optimized form gives a different result.""")
+@input_options
+@click.option("--table", "tables", multiple=True, metavar="NAME=PATH",
+              help="Register a data file or folder as temp view NAME (repeatable).")
+@click.option("--master", metavar="URL", help="Spark master of a classic session (default local[*]).")
+@click.option("--remote", metavar="sc://HOST:PORT", help="Use a Spark Connect server instead.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)
+def verify(sql, files, schema, exclude, tables, master, remote, fmt):
+    """Run each query as written and as optimized on Spark, and compare the results
+    (schemas, then rows: Spark's equality, NULL matching NULL, NaN matching NaN)."""
+    from .api import optimize as run_optimize
+
+    if master and remote:
+        raise click.UsageError("give --master or --remote, not both")
+    sources, _ = gather(sql, files)
+    exclude = check_rules(exclude, "--exclude-rule")
+    specs = [parse_table_spec(t) for t in tables]
+    file_catalog = load_catalog(schema) if schema is not None else None
+    spark = start_session(master, remote)
+    try:
+        for name, path, kind in specs:
+            register_table(spark, name, path, kind)
+        catalog = file_catalog or Catalog.from_spark(spark)
+        reports = []
+        for source in sources:
+            sts = statements(source)
+            if not sts:
+                raise _with_source(ParseError("no SQL statement", 1, 1), source.name)
+            for st in sts:
+                try:
+                    result = run_optimize(st.text, catalog, exclude=exclude)
+                except SparkfoldError as e:
+                    raise _located(e, st) from None
+                reports.append((st, result.verify(spark)))
+    finally:
+        _stop(spark)
+    if fmt == "json":
+        docs = [{"source": st.source.name, "statement": st.index, **r.to_dict()} for st, r in reports]
+        click.echo(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2, default=str))
+    else:
+        for i, (st, report) in enumerate(reports):
+            if len(reports) > 1:
+                click.echo(("\n" if i else "") + f"==> {st.source.name}, statement {st.index} <==")
+            click.echo(report.to_text().rstrip("\n"))
+    if not all(r.equal for _, r in reports):
+        raise SystemExit(1)
+
+
+TABLE_FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".json": "json",
+                 ".jsonl": "json", ".ndjson": "json", ".orc": "orc"}
+
+
+def parse_table_spec(spec: str) -> tuple[str, Path, str]:
+    """`NAME=PATH` -> (name, path, format), checked before Spark starts."""
+    import re
+
+    name, sep, path_text = spec.partition("=")
+    name = name.strip()
+    if not sep or not path_text:
+        raise InputError(f"--table {spec!r}: expected NAME=PATH")
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        raise InputError(f"--table {spec!r}: {name!r} is not a valid view name")
+    path = Path(path_text).expanduser()
+    if not path.exists():
+        raise InputError(f"--table {name}: no such file or folder: {path}")
+    probe = path
+    if path.is_dir():
+        inside = [p for p in sorted(path.rglob("*"))
+                  if p.is_file() and not p.name.startswith(("_", ".")) and p.suffix.lower() in TABLE_FORMATS]
+        if not inside:
+            raise InputError(f"--table {name}: no .parquet/.csv/.json/.orc files in {path}")
+        probe = inside[0]
+    kind = TABLE_FORMATS.get(probe.suffix.lower())
+    if kind is None:
+        raise InputError(f"--table {name}: cannot tell the format of {path} from its extension "
+                         f"(use {', '.join(sorted(TABLE_FORMATS))})")
+    return name, path, kind
+
+
+def start_session(master: str | None, remote: str | None):
+    from plans.errors import VerificationError
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    try:
+        from pyspark.sql import SparkSession
+
+        builder = SparkSession.builder.appName("sparkfold verify")
+        if remote:
+            builder = builder.remote(remote)
+        else:
+            builder = (builder.master(master or "local[*]").config("spark.ui.enabled", "false")
+                       .config("spark.sql.session.timeZone", "UTC"))
+        spark = builder.getOrCreate()
+    except Exception as e:
+        raise VerificationError(f"cannot start a Spark session ({_first_line(e)})") from None
+    if not remote:
+        spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def register_table(spark, name: str, path: Path, kind: str) -> None:
+    from plans.errors import VerificationError
+
+    reader = spark.read.format(kind)
+    if kind == "csv":
+        reader = reader.option("header", "true").option("inferSchema", "true")
+    try:
+        reader.load(str(path.resolve())).createOrReplaceTempView(name)
+    except Exception as e:
+        raise VerificationError(f"--table {name}: cannot read {path} as {kind} ({_first_line(e)})") from None
+
+
+def _stop(spark) -> None:
+    try:
+        spark.stop()
+    except Exception:
+        pass
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
+
+
+@cli.command(epilog="""\b
+Examples:
+  sparkfold rules
+  sparkfold rules --format markdown""")
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown"]), default="text",
+              show_default=True)
+@debug_option
+def rules(fmt):
+    """List the rewrite rules, the batches they run in, and their Catalyst counterparts."""
+    rows = rule_catalogue()
+    if fmt == "markdown":
+        click.echo(rules_markdown(rows))
+        return
+    if not rows:
+        click.echo("no rules registered")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("rule", "what it rewrites", "Catalyst counterpart")
+    for r in rows:
+        table.add_row(r["rule"], r["description"], r["catalyst"])
+    Console(highlight=False, soft_wrap=False).print(table)
+
+
+def rule_catalogue() -> list[dict[str, Any]]:
+    """Every registered rule, in the order the default batches first run them."""
+    from rules.registry import load_all
+
+    from .batches import BATCHES
+
+    registry = load_all()
+    order: list[str] = []
+    where: dict[str, list[str]] = {}
+    for batch, _, names in BATCHES:
+        for n in names:
+            if n in registry:
+                if n not in order:
+                    order.append(n)
+                if batch not in where.setdefault(n, []):
+                    where[n].append(batch)
+    order += sorted(n for n in registry if n not in order)
+    return [{"rule": n, "batches": where.get(n, []), "catalyst": registry[n].catalyst or n,
+             "description": " ".join(registry[n].description.split())} for n in order]
+
+
+def rules_markdown(rows: list[dict[str, Any]]) -> str:
+    lines = ["| rule | what it rewrites | Catalyst counterpart | batches |",
+             "|---|---|---|---|"]
+    for r in rows:
+        desc = r["description"].replace("|", "\\|") or "-"
+        lines.append(f"| `{r['rule']}` | {desc} | `{r['catalyst']}` | {', '.join(r['batches']) or '-'} |")
+    return "\n".join(lines)
+
+
+# -- entry point -----------------------------------------------------------------------
+
+def main(argv: list[str] | None = None) -> int:
+    global _debug
+    _debug = os.environ.get("SPARKFOLD_DEBUG") == "1"
+    try:
+        cli.main(args=argv, prog_name="sparkfold", standalone_mode=False)
+        return 0
+    except click.exceptions.Exit as e:
+        return e.exit_code
+    except click.ClickException as e:
+        e.show()
+        return e.exit_code
+    except click.exceptions.Abort:
+        click.echo("sparkfold: interrupted", err=True)
+        return 130
+    except KeyboardInterrupt:
+        click.echo("sparkfold: interrupted", err=True)
+        return 130
+    except BrokenPipeError:
+        _silence_stdout()
+        return 0
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else 1
+    except SparkfoldError as e:
+        if _debug:
+            traceback.print_exc()
+        if isinstance(e, InternalError):
+            _internal(e.message)
+        else:
+            click.echo(f"sparkfold: error: {e.message}", err=True)
+        return e.exit_code
+    except Exception as e:  # a bug
+        if _debug:
+            traceback.print_exc()
+        _internal(f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}")
+        return 3
+
+
+def _internal(message: str) -> None:
+    click.echo(f"sparkfold: internal error: {message}", err=True)
+    click.echo("This is a bug in sparkfold. Please report it with the input that caused it "
+               "(run again with --debug to see the traceback).", err=True)
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:
+        pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,283 @@
+"""The `sparkfold` command, driven as a user would: a subprocess, real files.
+
+What the command prints is checked against the library's own answer (`optimize`), so
+these tests hold whichever rules exist; the rules are checked against Spark elsewhere."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from optimizer import optimize
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMA = {"t": {"num": "int not null", "x": "double", "s": "string"},
+          "u": {"num": "int", "y": "bigint not null"}}
+QUERIES = {
+    "a.sql": "SELECT count(num) AS c FROM t WHERE num IS NOT NULL AND false",
+    "b.sql": "SELECT t.num, u.y FROM t LEFT JOIN u ON t.num = u.num WHERE u.y > 1",
+    "sub/c.sql": "SELECT count(DISTINCT (num = NULL)) FROM t",
+    "sub/deeper/d.sql": "SELECT s FROM t WHERE num = NULL",
+}
+
+
+def sparkfold(*args, input: str | None = None, cwd: Path | None = None, env: dict | None = None):
+    proc = subprocess.run([sys.executable, "-m", "optimizer.cli", *map(str, args)], input=input,
+                          capture_output=True, text=True, timeout=120, cwd=cwd or ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+    assert "Traceback" not in proc.stderr or "--debug" in args, proc.stderr
+    return proc
+
+
+@pytest.fixture
+def schema(tmp_path) -> Path:
+    path = tmp_path / "schema.json"
+    path.write_text(json.dumps(SCHEMA))
+    return path
+
+
+@pytest.fixture
+def folder(tmp_path) -> Path:
+    root = tmp_path / "queries"
+    for rel, sql in QUERIES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(sql + "\n")
+    return root
+
+
+def snapshot(root: Path) -> dict:
+    """Bytes and modification times of every file under root (to prove nothing changed)."""
+    return {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def expected(sql: str) -> str:
+    return optimize(sql, SCHEMA).sql
+
+
+# -- the basics ------------------------------------------------------------------------
+
+def test_version_and_help_for_every_command():
+    proc = sparkfold("--version")
+    assert proc.returncode == 0 and "sparkfold" in proc.stdout and "0." in proc.stdout
+    for cmd in ([], ["optimize"], ["explain"], ["verify"], ["rules"]):
+        proc = sparkfold(*cmd, "--help")
+        assert proc.returncode == 0, proc.stderr
+        assert "Usage: sparkfold" in proc.stdout and "Examples:" in proc.stdout, cmd
+
+
+def test_optimize_sql_argument_prints_the_optimized_sql(schema):
+    for sql in QUERIES.values():
+        proc = sparkfold("optimize", sql, "--schema", schema)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout == expected(sql) + "\n"
+
+
+def test_optimize_reads_stdin(schema):
+    sql = QUERIES["b.sql"]
+    proc = sparkfold("optimize", "--schema", schema, input=sql)
+    assert proc.returncode == 0 and proc.stdout == expected(sql) + "\n"
+    proc = sparkfold("optimize", "-", "--schema", schema, input=sql)
+    assert proc.returncode == 0 and proc.stdout == expected(sql) + "\n"
+
+
+def test_optimize_pretty_writes_rewritten_queries_on_several_lines(schema):
+    sql = QUERIES["b.sql"]
+    proc = sparkfold("optimize", sql, "--schema", schema, "--pretty")
+    assert proc.returncode == 0
+    assert proc.stdout == optimize(sql, SCHEMA, pretty=True).sql + "\n"
+
+
+def test_optimize_one_file_prints_and_leaves_it_untouched(schema, folder):
+    before = snapshot(folder)
+    proc = sparkfold("optimize", "-f", folder / "a.sql", "--schema", schema)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == expected(QUERIES["a.sql"]) + "\n"
+    assert snapshot(folder) == before
+
+
+def test_exclude_rule_applies_to_optimization(schema):
+    sql = QUERIES["b.sql"]
+    proc = sparkfold("rules", "--format", "markdown")
+    names = [line.split("`")[1] for line in proc.stdout.splitlines() if line.startswith("| `")]
+    proc = sparkfold("optimize", sql, "--schema", schema, *sum((["--exclude-rule", n] for n in names), []))
+    assert proc.returncode == 0
+    assert proc.stdout == sql + "\n"  # no rule ran: the text is kept as it was
+    assert proc.stdout == optimize(sql, SCHEMA, exclude=names).sql + "\n"
+
+
+def test_several_statements_are_optimized_one_by_one(schema):
+    a, b = QUERIES["a.sql"], QUERIES["b.sql"]
+    text = f"-- first\n{a};\n\n/* sparkfold:off */ {b};\nSET x = 1;\n-- end\n"
+    proc = sparkfold("optimize", "--schema", schema, input=text)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == f"-- first\n{expected(a)};\n\n/* sparkfold:off */ {b};\nSET x = 1;\n-- end\n"
+
+
+# -- folders and --out -------------------------------------------------------------------
+
+def test_folder_is_written_to_out_with_the_same_relative_names(schema, folder, tmp_path):
+    before = snapshot(folder)
+    out = tmp_path / "optimized"
+    proc = sparkfold("optimize", "-f", folder, "--schema", schema, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    for rel, sql in QUERIES.items():
+        assert (out / rel).read_text() == expected(sql) + "\n", rel
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*.sql")) == sorted(QUERIES)
+    results = [optimize(sql, SCHEMA) for sql in QUERIES.values()]
+    rewritten = sum(r.sql != r.original_sql for r in results)
+    rewrites = sum(len(r.trace) for r in results)
+    assert f"4 files, 4 queries: {rewritten} rewritten ({rewrites} rewrite" in proc.stdout
+    assert "0 errors" in proc.stdout and str(out) in proc.stdout
+    assert snapshot(folder) == before
+
+
+def test_several_files_are_written_to_out(schema, folder, tmp_path):
+    before = snapshot(folder)
+    out = tmp_path / "o"
+    proc = sparkfold("optimize", "-f", folder / "a.sql", "-f", folder / "sub" / "c.sql",
+                     "--schema", schema, "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "a.sql").read_text() == expected(QUERIES["a.sql"]) + "\n"
+    assert (out / "c.sql").read_text() == expected(QUERIES["sub/c.sql"]) + "\n"
+    assert snapshot(folder) == before
+
+
+def test_several_files_without_out_is_refused(schema, folder):
+    proc = sparkfold("optimize", "-f", folder, "--schema", schema)
+    assert proc.returncode == 2 and "--out" in proc.stderr
+    proc = sparkfold("optimize", "-f", folder / "a.sql", "-f", folder / "b.sql", "--schema", schema)
+    assert proc.returncode == 2 and "--out" in proc.stderr
+
+
+@pytest.mark.parametrize("where", ["same", "inside", "file-dir", "overwrites-a-file"])
+def test_out_that_could_overwrite_an_input_is_refused(schema, folder, where):
+    before = snapshot(folder)
+    args = {
+        "same": ["-f", folder, "--out", folder],
+        "inside": ["-f", folder, "--out", folder / "sub"],
+        "file-dir": ["-f", folder / "a.sql", "-f", folder / "b.sql", "--out", folder],
+        "overwrites-a-file": ["-f", folder / "a.sql", "-f", folder / "sub" / "deeper" / "d.sql",
+                      "-f", folder / "sub" / "c.sql", "--out", folder / "sub"],
+    }[where]
+    proc = sparkfold("optimize", *args, "--schema", schema)
+    assert proc.returncode == 2, proc.stdout
+    assert "sparkfold: error:" in proc.stderr
+    assert snapshot(folder) == before  # nothing written, nothing changed
+
+
+def test_one_bad_file_in_a_folder_is_reported_and_the_rest_written(schema, folder, tmp_path):
+    (folder / "bad.sql").write_text("SELECT num FROM t\nWHERE (\n")
+    (folder / "unknown.sql").write_text("SELECT nope FROM t\n")
+    out = tmp_path / "out"
+    proc = sparkfold("optimize", "-f", folder, "--schema", schema, "--out", out)
+    assert proc.returncode == 2
+    assert "bad.sql: syntax error (line 2" in proc.stderr
+    assert "unknown.sql: unknown column `nope`" in proc.stderr
+    assert "2 errors" in proc.stdout
+    assert (out / "a.sql").exists() and not (out / "bad.sql").exists()
+
+
+# -- bad input: exit 2, a message, never a traceback ---------------------------------------
+
+def test_syntax_error_names_line_and_column(schema):
+    proc = sparkfold("optimize", "--schema", schema, input="SELECT 1;\nSELECT num\nFROM t WHERE (\n")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("sparkfold: error: syntax error (line 3, column ")
+
+
+def test_syntax_error_in_a_file_names_the_file(schema, tmp_path):
+    f = tmp_path / "q.sql"
+    f.write_text("SELECT num FROM t WHERE num = 'abc\n")
+    proc = sparkfold("optimize", "-f", f, "--schema", schema)
+    assert proc.returncode == 2
+    assert f"{f}: syntax error (line 1, column 31)" in proc.stderr
+
+
+@pytest.mark.parametrize("sql,message", [
+    ("SELECT num FROM nowhere", "unknown table `nowhere`"),
+    ("SELECT nope FROM t", "unknown column `nope`"),
+    ("", "no SQL statement"),
+])
+def test_analysis_errors_name_what_is_wrong(schema, sql, message):
+    proc = sparkfold("optimize", sql, "--schema", schema)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+
+
+def test_unknown_table_without_schema_hints_at_schema():
+    proc = sparkfold("optimize", "SELECT num FROM t")
+    assert proc.returncode == 2 and "unknown table `t`" in proc.stderr and "--schema" in proc.stderr
+
+
+@pytest.mark.parametrize("content,message", [
+    (None, "cannot read schema file"),
+    ("{not json", "not valid JSON"),
+    ('["t"]', "map table names"),
+    ('{"t": {"num": "integr"}}', "column 'num'"),
+])
+def test_bad_schema_file(tmp_path, content, message):
+    path = tmp_path / "schema.json"
+    if content is not None:
+        path.write_text(content)
+    proc = sparkfold("optimize", "SELECT num FROM t", "--schema", path)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+
+
+def test_missing_file_and_bad_options(schema, tmp_path):
+    for args in (["optimize", "-f", tmp_path / "missing.sql"],
+                 ["optimize", "SELECT 1", "-f", schema],
+                 ["optimize", "SELECT 1", "--exclude-rule", "NoSuchRule"],
+                 ["explain", "SELECT 1", "--rule", "NoSuchRule"],
+                 ["explain", "SELECT 1", "--format", "yaml"],
+                 ["nosuchcommand"]):
+        proc = sparkfold(*args)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert proc.stderr.strip(), args
+
+
+def test_not_utf8_file(tmp_path):
+    f = tmp_path / "q.sql"
+    f.write_bytes(b"SELECT '\xff'")
+    proc = sparkfold("optimize", "-f", f)
+    assert proc.returncode == 2 and "not UTF-8" in proc.stderr
+
+
+# -- internal errors: exit 3, one line and a hint ------------------------------------------
+
+BUG = """
+import sys
+import optimizer.api, optimizer.cli
+def broken(*a, **k):
+    raise ZeroDivisionError("simulated bug")
+optimizer.api._optimize = broken
+sys.exit(optimizer.cli.main(sys.argv[1:]))
+"""
+
+
+def test_internal_error_exits_3_with_a_hint_and_no_traceback(schema):
+    cmd = [sys.executable, "-c", BUG, "optimize", "SELECT num FROM t", "--schema", str(schema)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 3
+    lines = proc.stderr.strip().splitlines()
+    assert lines[0] == "sparkfold: internal error: ZeroDivisionError: simulated bug"
+    assert "bug" in lines[1] and "report" in lines[1] and len(lines) == 2
+    assert "Traceback" not in proc.stderr
+    proc = subprocess.run(cmd + ["--debug"], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 3 and "Traceback" in proc.stderr
+
+
+# -- rules ----------------------------------------------------------------------------------
+
+def test_rules_lists_every_registered_rule():
+    from rules.registry import load_all
+
+    proc = sparkfold("rules", "--format", "markdown")
+    assert proc.returncode == 0
+    listed = [line.split("`")[1] for line in proc.stdout.splitlines() if line.startswith("| `")]
+    assert sorted(listed) == sorted(load_all())
+    proc = sparkfold("rules")
+    assert proc.returncode == 0
