@@ -487,7 +487,10 @@ class ExprAnalyzer:
                 (spec.max_args is None or len(args) <= spec.max_args) and \
                 not any(isinstance(a, (exp.Star, exp.Distinct)) for a in args):
             return E.Agg(name, tuple(self.analyze(a, inner) for a in args), distinct)
-        return self.opaque(node, inner, kind="aggregate")
+        out = self.opaque(node, inner, kind="aggregate")
+        if name in ("grouping", "grouping_id"):
+            out = out.copy(data_type_=T.BYTE if name == "grouping" else T.LONG)
+        return out
 
     # -- opaque ----------------------------------------------------------------
     def opaque(self, node: exp.Expression, ctx: Ctx, kind: str = "scalar",

@@ -23,15 +23,15 @@ from sqlglot import exp
 from . import expressions as E
 from . import logical as L
 from . import types as T
-from .analyze_expr import Ctx, ExprAnalyzer, NotModelled
+from .analyze_expr import Ctx, ExprAnalyzer, NotModelled, function_name
 from .catalog import Catalog
 from .errors import AnalysisError, UnsupportedError
 from .naming import spark_name
+from .opaque_select import opaque_reason, opaque_select
 from .scope import Entry, Scope
 from .tree import transform_down
 
-_UNSUPPORTED_SELECT_ARGS = ("laterals", "qualify", "windows", "distribute", "sort", "cluster",
-                            "into", "connect", "prewhere", "pivots", "locks", "sample", "match",
+_UNSUPPORTED_SELECT_ARGS = ("into", "connect", "prewhere", "pivots", "locks", "sample", "match",
                             "settings", "format", "options", "for_", "exclude", "kind",
                             "operation_modifiers")
 
@@ -54,11 +54,13 @@ class Analyzer:
         self.catalog = catalog
         self.sql = sql
         self.exprs = ExprAnalyzer(self)
+        self.root: exp.Expression | None = None
 
     # ------------------------------------------------------------------
     def analyze(self, tree: exp.Expression) -> L.Plan:
         if not isinstance(tree, (exp.Query, exp.Subquery)):
             raise NotModelled(f"{type(tree).__name__} statement (only queries are optimized)")
+        self.root = tree
         return self.query(tree, None, {})
 
     def subquery(self, node: exp.Expression, ctx: Ctx) -> L.Plan:
@@ -103,7 +105,7 @@ class Analyzer:
         # non-deterministic CTE used twice must be computed once, which we do not model.
         plan = self.query(d.node, d.outer, d.ctes)
         d.uses.append(plan)
-        if len(d.uses) > 1 and not plan.deterministic:
+        if len(d.uses) > 1 and not surely_deterministic(plan):
             raise NotModelled(f"non-deterministic CTE {d.name} referenced more than once")
         return self._rename(plan, d.columns, d.name)
 
@@ -190,6 +192,9 @@ class Analyzer:
                 raise NotModelled(f"SELECT with {arg.rstrip('_')}")
         if sel.args.get("hint"):
             raise NotModelled("query hints")
+        reason = opaque_reason(sel)
+        if reason is not None:
+            return opaque_select(self, sel, outer, ctes, reason, is_root=sel is self.root)
         from_ = sel.args.get("from_")
         if from_ is not None:
             plan, scope = self._from(from_, sel.args.get("joins") or [], outer, ctes)
@@ -634,6 +639,30 @@ class Analyzer:
 # ---------------------------------------------------------------------------
 # Helpers
 # ---------------------------------------------------------------------------
+
+
+def surely_deterministic(plan: L.Plan) -> bool:
+    """Deterministic for certain: unmodelled (opaque) expressions count when they only call
+    built-in deterministic functions (window functions included), not user functions."""
+    from .builtins import BUILTIN_FUNCTIONS
+    from .functions import NONDETERMINISTIC_NAMES
+
+    for p in plan.walk():
+        if isinstance(p, L.OpaqueRelation):
+            return False
+        for e in p.expressions:
+            for n in e.walk():
+                if isinstance(n, E.Opaque):
+                    for f in n.template.find_all(exp.Func):
+                        name = function_name(f)
+                        if name not in BUILTIN_FUNCTIONS or name in NONDETERMINISTIC_NAMES:
+                            return False
+                elif isinstance(n, E.SubqueryExpr):
+                    if not surely_deterministic(n.plan):
+                        return False
+                elif not n._self_deterministic():
+                    return False
+    return True
 
 
 def _has_modifiers(node: exp.Expression) -> bool:

@@ -394,14 +394,39 @@ class SqlGenerator:
         return Block([], dict(outer))
 
     def _OpaqueRelation(self, plan: L.OpaqueRelation, outer) -> Block:
+        """A SELECT block kept as text: its input goes back in place of the placeholder
+        table, its placeholders become references to the input's columns."""
         template = plan.template.copy()
-        name = self.fresh_alias("_opaque")
-        sub = exp.Subquery(this=template, alias=exp.TableAlias(this=exp.to_identifier(name)))
         refs = dict(outer)
-        for a in plan.output:
-            refs[a.expr_id] = exp.column(a.name, table=name, quoted=None)
-        _quote_refs(refs, plan.output)
-        return Block(list(plan.output), refs, from_=sub)
+        needed = set()
+        for a in plan.args:
+            needed |= a.references
+        for i, child in enumerate(plan.inputs):
+            used = [a for a in child.output if a.expr_id in needed]
+            if used and len(used) < len(child.output):
+                child = L.Project(tuple(used), child)  # read only the columns the block uses
+            inner = self.wrap(self.block(child, outer), outer, "_in")
+            refs.update(inner.refs)
+            for table in list(template.find_all(exp.Table)):
+                if table.name == f"__sf_input_{i}":
+                    item = inner.from_.copy()
+                    if table.args.get("pivots"):
+                        item.set("pivots", table.args["pivots"])
+                    table.replace(item)
+        writer = ExprWriter(self, refs)
+        for col in list(template.find_all(exp.Column)):
+            name = col.name
+            if name.startswith(ARG_PREFIX) and not col.table:
+                value = writer(plan.args[int(name[len(ARG_PREFIX):])])
+                parent = col.parent
+                if isinstance(template, exp.Select) and parent is template and isinstance(value, exp.Column) \
+                        and value.name != col.name:
+                    # a bare column in the select list: keep the name it had
+                    arg = plan.args[int(name[len(ARG_PREFIX):])]
+                    if isinstance(arg, E.Attribute) and value.name != arg.name:
+                        value = exp.alias_(value, arg.name, quoted=_needs_quotes(arg.name))
+                col.replace(_wrap(value, 11))
+        return Block(list(plan.output), dict(outer), setop=template)
 
     # -- unary operators --------------------------------------------------------
     def _Filter(self, plan: L.Filter, outer) -> Block:

@@ -1,0 +1,144 @@
+"""SELECT blocks with clauses the optimizer does not model, kept as opaque relations.
+
+`GROUP BY ROLLUP/CUBE/GROUPING SETS`, `LATERAL VIEW`, `PIVOT`, `QUALIFY`, a named
+`WINDOW` clause, `SORT BY`/`DISTRIBUTE BY`/`CLUSTER BY`: the block itself is kept as
+sqlglot text, but what it reads (its FROM clause, and its WHERE when that comes first)
+is analyzed into a plan the rules still optimize.  In the template the FROM clause
+becomes the placeholder table `__sf_input_0`, and every column reference the FROM
+scope resolves becomes a placeholder `__sf_arg_i` bound to an analyzed expression, so
+the SQL generator can put the optimized input back and re-qualify the references.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from . import expressions as E
+from . import logical as L
+from . import types as T
+from .analyze_expr import ARG_PREFIX, Ctx, NotModelled
+from .errors import AnalysisError
+from .naming import spark_name
+
+if TYPE_CHECKING:
+    from .analyzer import Analyzer
+    from .scope import Scope
+
+INPUT_TABLE = "__sf_input_0"
+
+# clauses that make a SELECT block opaque
+OPAQUE_CLAUSES = ("laterals", "qualify", "windows", "distribute", "sort", "cluster")
+
+
+def opaque_reason(sel: exp.Select) -> str | None:
+    for arg in OPAQUE_CLAUSES:
+        if sel.args.get(arg):
+            return f"SELECT with {arg.rstrip('_')}"
+    group = sel.args.get("group")
+    if group is not None:
+        for arg in ("grouping_sets", "cube", "rollup", "totals"):
+            if group.args.get(arg):
+                return f"GROUP BY {arg.upper().replace('_', ' ')}"
+        for g in group.expressions:
+            if isinstance(g, (exp.Rollup, exp.Cube, exp.GroupingSets)):
+                return f"GROUP BY {type(g).__name__.upper()}"
+    from_ = sel.args.get("from_")
+    if from_ is not None and from_.this.args.get("pivots"):
+        return "PIVOT / UNPIVOT"
+    return None
+
+
+def opaque_select(analyzer: "Analyzer", sel: exp.Select, outer: "Scope | None", ctes: dict,
+                  reason: str, is_root: bool) -> L.Plan:
+    from .scope import Scope
+
+    from_ = sel.args.get("from_")
+    joins = sel.args.get("joins") or []
+    pivots = from_.this.args.get("pivots") if from_ is not None else None
+    if pivots and joins:
+        raise NotModelled("PIVOT over a join")
+    template = sel.copy()
+    if from_ is not None:
+        source = from_.this.copy()
+        source.set("pivots", None)
+        plan, scope = analyzer._from(exp.From(this=source), joins, outer, ctes)
+        placeholder = exp.Table(this=exp.to_identifier(INPUT_TABLE))
+        if pivots:
+            placeholder.set("pivots", [p.copy() for p in pivots])
+        template.set("from_", exp.From(this=placeholder))
+        template.set("joins", None)
+    else:
+        plan, scope = L.OneRowRelation(), Scope()
+        template.set("from_", exp.From(this=exp.Table(this=exp.to_identifier(INPUT_TABLE))))
+    scope = scope.with_parent(outer, ctes)
+    template.set("with_", None)
+    # subqueries in the FROM clause are part of the input; anywhere else they would have
+    # to be analyzed inside the text, which we do not do
+    if any(isinstance(n, (exp.Subquery, exp.Exists)) or (isinstance(n, exp.In) and n.args.get("query"))
+           for n in template.find_all(exp.Subquery, exp.Exists, exp.In)):
+        raise NotModelled(f"{reason} with a subquery")
+    if list(template.find_all(exp.Lambda)):
+        raise NotModelled(f"{reason} with a lambda function")
+    # WHERE runs before all these clauses except LATERAL VIEW and PIVOT, whose columns
+    # it may use: then it stays in the template.
+    where = sel.args.get("where")
+    if where is not None and not sel.args.get("laterals") and not pivots:
+        plan = L.Filter(analyzer.exprs.analyze(where.this, Ctx(scope, clause="WHERE")), plan)
+        template.set("where", None)
+
+    args: list[E.Expr] = []
+    for col in list(template.find_all(exp.Column)):
+        if isinstance(col.this, exp.Star) or col.name.startswith(ARG_PREFIX):
+            continue
+        parts = tuple(p.name for p in col.parts)
+        try:
+            found, rest, _ = scope.resolve(parts, ".".join(parts))
+        except AnalysisError:
+            continue  # a select alias, a LATERAL VIEW or PIVOT column: stays as text
+        if rest:
+            continue
+        args.append(found)
+        col.replace(exp.column(f"{ARG_PREFIX}{len(args) - 1}"))
+
+    output = _output(analyzer, sel, scope, bool(pivots or sel.args.get("laterals")), is_root)
+    text = sel.sql(dialect="spark")
+    return L.OpaqueRelation(template, tuple(output), (plan,), tuple(args), text[:200])
+
+
+def _output(analyzer, sel, scope, generated_columns: bool, is_root: bool) -> list[E.Attribute]:
+    """The block's output columns: names from aliases (or Spark's generated names) and
+    types where the select item can be analyzed; nullable throughout."""
+    out: list[E.Attribute] = []
+    for item in sel.expressions:
+        if isinstance(item, exp.Star) or (isinstance(item, exp.Column) and isinstance(item.this, exp.Star)):
+            if generated_columns:
+                if is_root:
+                    return _unknown_output(sel)
+                raise NotModelled("SELECT * over LATERAL VIEW or PIVOT inside a query")
+            qual = None if isinstance(item, exp.Star) else tuple(p.name for p in item.parts[:-1])
+            for c in scope.expand_star(qual):
+                a = E.to_attribute(c) if isinstance(c, (E.Attribute, E.Alias)) else None
+                if a is not None:
+                    out.append(E.Attribute(a.name, a.data_type, True, E.new_id()))
+            continue
+        name = item.alias if isinstance(item, exp.Alias) else None
+        body = item.this if isinstance(item, exp.Alias) else item
+        try:
+            e = analyzer.exprs.analyze(body, Ctx(scope, allow_aggregates=True, allow_windows=True))
+            dt = e.data_type
+            if name is None:
+                name = e.name if isinstance(e, E.Attribute) else spark_name(e)
+        except (AnalysisError, NotModelled):
+            if name is None:
+                if not is_root:
+                    raise NotModelled("an unaliased select item we cannot name")
+                name = body.sql(dialect="spark")
+            dt = T.UNKNOWN
+        out.append(E.Attribute(name, dt, True, E.new_id()))
+    return out
+
+
+def _unknown_output(sel) -> list[E.Attribute]:
+    return [E.Attribute("*", T.UNKNOWN, True, E.new_id())]
