@@ -1,0 +1,212 @@
+"""EliminateOuterJoin (Catalyst's `EliminateOuterJoin`, joins.scala).
+
+A Filter over an outer join drops every row whose predicate is NULL or FALSE.  If a
+conjunct is NULL or FALSE whenever all columns of the NULL-padded side are NULL
+("null-rejecting"), no padded row survives, and the join may as well not pad:
+left outer with a right-rejecting conjunct -> inner; right outer with a left-rejecting
+one -> inner; full outer with both -> inner, with only left -> left outer (the
+right-padded rows survive), with only right -> right outer.  Only the join type
+changes; the Filter stays.
+
+Null rejection is decided structurally, by a three-valued abstract evaluation: each
+expression gets the set of results it may have ({TRUE, FALSE, NULL} for predicates,
+{NULL, value} otherwise) when the side's attributes are NULL and everything else is
+unknown.  Null-intolerant expressions with a NULL input are NULL; And, Or, Not, IS
+[NOT] NULL, <=>, coalesce, IF, CASE WHEN, IN, between, isnan and nanvl are followed
+exactly; anything else may be anything.  A conjunct rejects only if it is deterministic,
+has no subquery, cannot raise on the padded row (Catalyst treats an error in its trial
+evaluation as "not rejecting", SPARK-38868), and its result set has no TRUE.
+So `coalesce(e, a) = 0` and `isnotnull(coalesce(e, a))` do not reject (SPARK-16991).
+As in Catalyst (which also tries the filter's constraints), a side is rejected too
+when a conjunct implies `IsNotNull` of one of its attributes (`t.b + 3 = u.e`).
+"""
+
+from __future__ import annotations
+
+from plans import expressions as E
+from plans import logical as L
+from plans import types as T
+from plans.tree import fold
+
+from .base import plan_rule
+from .constraints import is_null_intolerant, non_null_attributes, usable
+
+TRUE, FALSE, NULL, VALUE = "T", "F", "N", "V"
+_BOOLS = frozenset((TRUE, FALSE, NULL))
+_ANY = frozenset((VALUE, NULL))
+_ONLY_NULL = frozenset((NULL,))
+
+
+def _unknown(e: E.Expr) -> frozenset:
+    if e.data_type == T.BOOLEAN:
+        return _BOOLS if e.nullable else frozenset((TRUE, FALSE))
+    return _ANY if e.nullable else frozenset((VALUE,))
+
+
+def _not(s):
+    return frozenset({TRUE: FALSE, FALSE: TRUE}.get(x, x) for x in s)
+
+
+def _and(a, b):
+    out = set()
+    for x in a:
+        for y in b:
+            out.add(FALSE if FALSE in (x, y) else NULL if NULL in (x, y) else TRUE)
+    return frozenset(out)
+
+
+def _or(a, b):
+    out = set()
+    for x in a:
+        for y in b:
+            out.add(TRUE if TRUE in (x, y) else NULL if NULL in (x, y) else FALSE)
+    return frozenset(out)
+
+
+def _is_null(s):
+    return frozenset(([TRUE] if NULL in s else []) + ([FALSE] if s - _ONLY_NULL else []))
+
+
+def _values(e: E.Expr, args, null_ids) -> frozenset:
+    """The possible results of e given its children's possible results."""
+    match e:
+        case E.Attribute():
+            return _ONLY_NULL if e.expr_id in null_ids else _unknown(e)
+        case E.Literal(value):
+            if value is None:
+                return _ONLY_NULL
+            if e.data_type == T.BOOLEAN:
+                return frozenset((TRUE if value else FALSE,))
+            return frozenset((VALUE,))
+        case E.Not():  # NOT TRUE = FALSE, NOT NULL = NULL
+            return _not(args[0])
+        case E.And():
+            return _and(args[0], args[1])
+        case E.Or():
+            return _or(args[0], args[1])
+        case E.IsNull():
+            return _is_null(args[0])
+        case E.IsNotNull():
+            return _not(_is_null(args[0]))
+        case E.EqualNullSafe():  # NULL <=> NULL is TRUE, NULL <=> value is FALSE
+            out = set()
+            for x in args[0]:
+                for y in args[1]:
+                    if x == NULL and y == NULL:
+                        out.add(TRUE)
+                    elif NULL in (x, y):
+                        out.add(FALSE)
+                    else:
+                        out.update((TRUE, FALSE))
+            return frozenset(out)
+        case E.Coalesce():  # the first non-NULL argument
+            out = set()
+            for s in args:
+                out |= s - _ONLY_NULL
+                if NULL not in s:
+                    return frozenset(out)
+            return frozenset(out | {NULL})
+        case E.If():
+            p, t, o = args
+            out = set()
+            if TRUE in p:
+                out |= t
+            if p - {TRUE}:
+                out |= o
+            return frozenset(out)
+        case E.CaseWhen(branches, otherwise):
+            out = set()
+            for i in range(len(branches)):
+                cond, value = args[2 * i], args[2 * i + 1]
+                if TRUE in cond:
+                    out |= value
+                if cond == {TRUE}:
+                    return frozenset(out)
+            return frozenset(out | (args[-1] if otherwise is not None else _ONLY_NULL))
+        case E.In(_, items) if items and args[0] == _ONLY_NULL:
+            return _ONLY_NULL  # NULL IN (...) is NULL
+        case E.Func("between"):  # v >= lo AND v <= hi
+            v, lo, hi = args
+            ge = _ONLY_NULL if _ONLY_NULL in (v, lo) else _unknown(e)
+            le = _ONLY_NULL if _ONLY_NULL in (v, hi) else _unknown(e)
+            return _and(ge, le)
+        case E.Func("isnan") if args[0] == _ONLY_NULL:
+            return frozenset((FALSE,))
+        case E.Func("nanvl") if args[0] == _ONLY_NULL:
+            return _ONLY_NULL
+        case _ if is_null_intolerant(e) and any(a == _ONLY_NULL for a in args):
+            return _ONLY_NULL  # a NULL input gives NULL
+        case _:
+            return _unknown(e)
+
+
+def _may_raise(e: E.Expr, args, raises) -> bool:
+    """Could evaluating e raise on the padded row?  A null-intolerant expression with a
+    NULL input returns NULL without computing; otherwise its own checks may fire."""
+    if any(raises):
+        return True
+    if is_null_intolerant(e) and any(a == _ONLY_NULL for a in args):
+        return False
+    return e._self_may_raise() if not isinstance(e, (E.Literal, E.Attribute)) else False
+
+
+def rejects_nulls(pred: E.Expr, null_ids: frozenset[int]) -> bool:
+    """Is pred NULL or FALSE (and error-free) whenever the attributes null_ids are NULL?"""
+    if not pred.deterministic or pred.deep_mask & _SUBQUERIES or not (pred.references & null_ids):
+        return False
+
+    def step(e, results):
+        args = [r[0] for r in results]
+        return _values(e, args, null_ids), _may_raise(e, args, [r[1] for r in results])
+
+    values, raises = fold(pred, step)
+    return not raises and TRUE not in values
+
+
+_SUBQUERIES = E.ScalarSubquery.bit | E.Exists.bit | E.InSubquery.bit | E.Opaque.bit
+
+
+def _new_join_type(jt: str, left_rejected: bool, right_rejected: bool) -> str:
+    match jt:
+        case L.LEFT_OUTER if right_rejected:
+            return L.INNER
+        case L.RIGHT_OUTER if left_rejected:
+            return L.INNER
+        case L.FULL_OUTER if left_rejected and right_rejected:
+            return L.INNER
+        case L.FULL_OUTER if left_rejected:
+            return L.LEFT_OUTER  # rows padded on the left are dropped, right-padded kept
+        case L.FULL_OUTER if right_rejected:
+            return L.RIGHT_OUTER
+        case _:
+            return jt
+
+
+def _eliminate(cond: E.Expr, join: L.Join) -> L.Join:
+    if join.join_type not in (L.LEFT_OUTER, L.RIGHT_OUTER, L.FULL_OUTER):
+        return join
+    conjuncts = E.split_conjuncts(cond)
+    # Catalyst's candidates also include the filter's IS NOT NULL constraints: a TRUE
+    # conjunct implies its null-intolerant attributes are not NULL (`b + 3 = e`)
+    not_null = {a.expr_id for c in conjuncts if usable(c) for a in non_null_attributes(c)}
+    left_ids, right_ids = join.left.output_ids, join.right.output_ids
+    left = join.join_type != L.LEFT_OUTER and (
+        bool(not_null & left_ids) or any(rejects_nulls(c, left_ids) for c in conjuncts))
+    right = join.join_type != L.RIGHT_OUTER and (
+        bool(not_null & right_ids) or any(rejects_nulls(c, right_ids) for c in conjuncts))
+    jt = _new_join_type(join.join_type, left, right)
+    return join if jt == join.join_type else join.copy(join_type=jt)
+
+
+@plan_rule("EliminateOuterJoin", needs=(L.Join,), catalyst="EliminateOuterJoin")
+def eliminate_outer_join(p: L.Plan, ctx) -> L.Plan:
+    """Filter(null-rejecting, outer join) -> the same filter over a less outer join."""
+    match p:
+        case L.Filter(cond, L.Join() as join):  # WHERE rejects the padded rows
+            new = _eliminate(cond, join)
+            return p if new is join else L.Filter(cond, new)
+        case L.Filter(cond, L.SubqueryAlias(alias, L.Join() as join)):
+            new = _eliminate(cond, join)
+            return p if new is join else L.Filter(cond, L.SubqueryAlias(alias, new))
+        case _:
+            return p

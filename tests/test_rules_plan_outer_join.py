@@ -1,0 +1,220 @@
+"""EliminateOuterJoin and its structural null-rejection test."""
+
+from __future__ import annotations
+
+import pytest
+
+from plans import expressions as E
+from plans import logical as L
+from plans import types as T
+from rules.outer_join import rejects_nulls
+from tests.test_rules_plan_support import fired, join_types, run, spark_agrees
+
+ELIM = "EliminateOuterJoin"
+
+# ---------------------------------------------------------------------------
+# Null rejection (three-valued abstract evaluation)
+# ---------------------------------------------------------------------------
+
+A = E.Attribute("a", T.INT, True, 9001)  # the padded side
+B = E.Attribute("b", T.INT, True, 9002)  # the other side
+P = E.Attribute("p", T.BOOLEAN, True, 9003)  # padded boolean
+SIDE = frozenset({9001, 9003})
+
+
+@pytest.mark.parametrize("pred", [
+    E.GreaterThan(A, E.lit(1)),
+    E.EqualTo(E.Add(A, E.lit(3)), B),
+    E.IsNotNull(A),
+    E.Not(E.IsNull(A)),
+    E.EqualNullSafe(A, E.lit(2)),
+    E.In(A, (E.lit(1), E.lit(2))),
+    E.Or(E.IsNotNull(A), E.And(E.GreaterThan(B, E.lit(0)), E.LessThan(A, B))),
+    E.And(E.GreaterThan(B, E.lit(1)), E.GreaterThan(A, E.lit(1))),
+    E.Or(E.GreaterThan(A, E.lit(1)), E.LessThan(A, E.lit(0))),
+    E.Not(P),
+    P,
+    E.If(E.IsNull(A), E.FALSE, E.GreaterThan(B, E.lit(1))),
+    E.CaseWhen(((E.IsNull(A), E.FALSE),), E.TRUE),
+    E.CaseWhen(((E.GreaterThan(A, E.lit(1)), E.TRUE),)),
+    E.Func("between", (A, E.lit(1), B)),
+    E.Func("isnan", (E.Cast(A, T.DOUBLE),)),
+    E.EqualTo(E.Coalesce((A, E.Attribute("c", T.INT, True, 9004)), "coalesce"), E.lit(0)),
+], ids=["gt", "arith_eq", "isnotnull", "not_isnull", "nullsafe_literal", "in", "or_mixed", "and_other",
+        "or_both", "not_bool", "bool", "if_isnull_false", "case_isnull_false", "case_no_else", "between",
+        "isnan", "coalesce_all_padded_different_attr"])
+def test_null_rejecting_predicates(pred):
+    side = SIDE | {9004}
+    assert rejects_nulls(pred, side)
+
+
+@pytest.mark.parametrize("pred", [
+    E.IsNull(A),
+    E.EqualNullSafe(A, B),
+    E.EqualTo(E.Coalesce((A, B), "coalesce"), E.lit(0)),
+    E.IsNotNull(E.Coalesce((A, B), "coalesce")),
+    E.Or(E.GreaterThan(A, E.lit(1)), E.GreaterThan(B, E.lit(1))),
+    E.Or(E.IsNull(A), E.FALSE),
+    E.Not(E.GreaterThan(B, E.lit(1))),
+    E.If(E.IsNull(A), E.TRUE, E.FALSE),
+    E.CaseWhen(((E.GreaterThan(A, E.lit(1)), E.TRUE),), E.TRUE),
+    E.In(E.Coalesce((A, B), "coalesce"), (E.lit(1),)),
+    E.Func("isnan", (E.Cast(B, T.DOUBLE),)),
+    E.IsNull(E.Add(A, B)),
+], ids=["isnull", "nullsafe_other", "coalesce_eq", "isnotnull_coalesce", "or_other", "or_isnull",
+        "other_side_only", "if_isnull_true", "case_else_true", "in_coalesce", "isnan_other", "isnull_add"])
+def test_predicates_that_do_not_reject_nulls(pred):
+    assert not rejects_nulls(pred, SIDE)
+
+
+def test_nondeterministic_predicate_is_not_rejecting():
+    rand = E.Opaque(None, (), T.DOUBLE, "scalar", "rand()")
+    assert not rejects_nulls(E.And(E.GreaterThan(A, E.lit(1)), E.GreaterThan(rand, E.lit(0.5))), SIDE)
+
+
+def test_predicate_that_may_raise_on_the_padded_row_is_not_rejecting():
+    # (a > 0 AND CAST('x' AS INT) > 0) OR a > 5: NULL AND <raises> evaluates the cast
+    bad = E.GreaterThan(E.Cast(E.lit("x"), T.INT), E.lit(0))
+    pred = E.Or(E.And(E.GreaterThan(A, E.lit(0)), bad), E.GreaterThan(A, E.lit(5)))
+    assert not rejects_nulls(pred, SIDE)
+
+
+def test_null_intolerant_expression_short_circuits_raising_operand_check():
+    # a + (b div 0) is NULL for a NULL a whatever b: the division is never computed
+    pred = E.GreaterThan(E.Add(A, E.IntegralDivide(B, E.lit(0))), E.lit(1))
+    assert rejects_nulls(pred, SIDE) is False  # conservative: a raising operand below blocks it
+
+
+# ---------------------------------------------------------------------------
+# The rule on SQL (OuterJoinEliminationSuite)
+# ---------------------------------------------------------------------------
+
+
+def test_full_join_with_both_sides_rejected_is_inner():
+    r = run("SELECT * FROM t FULL JOIN u ON t.num = u.num WHERE t.b >= 1 AND u.y >= 2", ELIM)
+    assert join_types(r.optimized) == [L.INNER]
+
+
+def test_full_join_with_right_rejected_is_right_join():
+    r = run("SELECT * FROM t FULL JOIN u ON t.num = u.num WHERE u.y > 2", ELIM)
+    assert join_types(r.optimized) == [L.RIGHT_OUTER]
+
+
+def test_full_join_with_left_null_safe_literal_is_left_join():
+    r = run("SELECT * FROM t FULL JOIN u ON t.num = u.num WHERE t.num <=> 2", ELIM)
+    assert join_types(r.optimized) == [L.LEFT_OUTER]
+
+
+def test_left_join_with_is_not_null_on_right_is_inner():
+    r = run("SELECT * FROM t LEFT JOIN u ON t.num = u.num WHERE u.s IS NOT NULL", ELIM)
+    assert join_types(r.optimized) == [L.INNER]
+
+
+def test_right_join_with_left_rejected_is_inner():
+    r = run("SELECT * FROM t RIGHT JOIN u ON t.num = u.num WHERE t.x > 0", ELIM)
+    assert join_types(r.optimized) == [L.INNER]
+
+
+def test_left_join_with_left_only_predicate_is_unchanged():
+    r = run("SELECT * FROM t LEFT JOIN u ON t.num = u.num WHERE t.x > 0", ELIM)
+    assert not fired(r, ELIM)
+
+
+def test_left_join_or_of_is_not_null_and_is_null_is_inner():
+    r = run("SELECT * FROM t LEFT JOIN u ON t.num = u.num "
+            "WHERE NOT (u.s IS NULL) OR (u.y IS NOT NULL AND u.z IS NULL)", ELIM)
+    assert join_types(r.optimized) == [L.INNER]
+
+
+def test_left_join_in_list_is_inner():
+    r = run("SELECT * FROM t LEFT JOIN u ON t.num = u.num WHERE u.s IN ('a', 'b')", ELIM)
+    assert join_types(r.optimized) == [L.INNER]
+
+
+def test_full_join_with_predicate_over_both_sides_is_inner():
+    r = run("SELECT * FROM t FULL JOIN u ON t.num = u.num WHERE t.b + 3 = u.y", ELIM)
+    assert join_types(r.optimized) == [L.INNER]
+
+
+def test_full_join_with_coalesce_equality_stays_full():  # SPARK-16991
+    r = run("SELECT * FROM t FULL JOIN u ON t.num = u.num WHERE coalesce(u.num, t.num) = 0", ELIM)
+    assert join_types(r.optimized) == [L.FULL_OUTER]
+
+
+def test_full_join_with_is_not_null_of_coalesce_stays_full():
+    r = run("SELECT * FROM t FULL JOIN u ON t.num = u.num WHERE isnotnull(coalesce(u.num, t.num))", ELIM)
+    assert join_types(r.optimized) == [L.FULL_OUTER]
+
+
+def test_full_join_using_key_filter_stays_full():
+    r = run("SELECT * FROM t FULL JOIN u USING (num) WHERE num IS NOT NULL", ELIM)
+    assert join_types(r.optimized) == [L.FULL_OUTER]
+
+
+def test_left_join_with_is_null_on_right_stays_outer():
+    r = run("SELECT * FROM t LEFT JOIN u ON t.num = u.num WHERE u.num IS NULL", ELIM)
+    assert join_types(r.optimized) == [L.LEFT_OUTER]
+
+
+def test_left_join_with_unmodelled_function_stays_outer():  # SPARK-38868
+    r = run("SELECT * FROM t LEFT JOIN u ON t.num = u.num "
+            "WHERE isnull(if(u.num > 0, true, raise_error('bad')))", ELIM)
+    assert join_types(r.optimized) == [L.LEFT_OUTER]
+
+
+def test_filter_above_a_project_over_the_join_is_not_seen():
+    r = run("SELECT * FROM (SELECT t.num AS tn, u.y FROM t LEFT JOIN u ON t.num = u.num) j WHERE j.y > 1",
+            ELIM)
+    assert join_types(r.optimized) == [L.LEFT_OUTER]  # a Project sits between: left alone
+
+
+def test_filter_over_aliased_join_is_seen():
+    from rules.registry import load_all
+
+    left, right = L.Relation("l", (A,)), L.Relation("r", (B,))
+    p = L.Filter(E.GreaterThan(B, E.lit(1)), L.SubqueryAlias("j", L.Join(left, right, L.LEFT_OUTER, None)))
+    assert join_types(load_all()[ELIM](p)) == [L.INNER]
+
+
+def test_outer_join_conversion_narrows_nullability_above():
+    r = run("SELECT u.y FROM t LEFT JOIN u ON t.num = u.num WHERE u.s = 'a'", ELIM,
+            "UpdateAttributeNullability")
+    assert join_types(r.optimized) == [L.INNER]
+    assert not r.optimized.output[0].nullable
+
+
+SPARK_CASES = [
+    "SELECT * FROM t FULL JOIN u ON t.num = u.num WHERE t.b >= 1 AND u.y >= 2",
+    "SELECT * FROM t FULL JOIN u ON t.num = u.num WHERE u.y > 2",
+    "SELECT * FROM t FULL JOIN u ON t.num = u.num WHERE t.num <=> 2",
+    "SELECT * FROM t LEFT JOIN u ON t.num = u.num WHERE u.s IS NOT NULL",
+    "SELECT * FROM t RIGHT JOIN u ON t.num = u.num WHERE t.x > 0",
+    "SELECT * FROM t RIGHT JOIN u ON t.num = u.num WHERE t.x = 'NaN'",
+    "SELECT * FROM t LEFT JOIN u ON t.num = u.num WHERE NOT (u.s IS NULL) OR (u.y IS NOT NULL AND u.z IS NULL)",
+    "SELECT * FROM t LEFT JOIN u ON t.num = u.num WHERE u.s IN ('a', 'b')",
+    "SELECT * FROM t FULL JOIN u ON t.num = u.num WHERE t.b + 3 = u.y",
+    "SELECT * FROM t FULL JOIN u ON t.x = u.z WHERE u.z > -1.0 AND t.x < 'Infinity'",
+    "SELECT t.num, u.z FROM t LEFT JOIN u ON t.x = u.z WHERE CASE WHEN u.z IS NULL THEN false ELSE true END",
+    "SELECT t.num, u.y FROM t LEFT JOIN u ON t.num = u.num WHERE u.y BETWEEN 100 AND 500",
+    "SELECT * FROM (SELECT * FROM t) a LEFT JOIN u ON a.num = u.num WHERE u.y * 2 > 1",
+]
+
+
+@pytest.mark.parametrize("sql", SPARK_CASES)
+def test_eliminate_outer_join_agrees_with_spark(spark, tables, sql):
+    r = run(sql, ELIM)
+    assert fired(r, ELIM)
+    spark_agrees(spark, r)
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT * FROM t FULL JOIN u ON t.num = u.num WHERE coalesce(u.num, t.num) = 1",
+    "SELECT * FROM t FULL JOIN u ON t.num = u.num WHERE isnotnull(coalesce(u.num, t.num))",
+    "SELECT * FROM t LEFT JOIN u ON t.num = u.num WHERE u.num IS NULL",
+    "SELECT * FROM t LEFT JOIN u ON t.num = u.num WHERE u.s <=> NULL",
+    "SELECT * FROM t LEFT JOIN u ON t.num = u.num WHERE (u.num > 0 AND t.s > 'a') OR t.num > 5",
+])
+def test_non_rejecting_filters_keep_outer_join_on_spark(spark, tables, sql):
+    r = run(sql, ELIM, "UpdateAttributeNullability")
+    assert not fired(r, ELIM)
+    spark_agrees(spark, r)
