@@ -68,6 +68,26 @@ class OptimizeResult:
         return verify(self, spark, **kwargs)
 
 
+def _with_comments(text: str, tree) -> str:
+    """Keep the user's comments: regenerated SQL has no place for them inside, so they
+    lead it, in their original order."""
+    comments = []
+    for node in tree.walk():
+        for c in node.comments or ():
+            c = c.strip()
+            if c and not c.startswith("+"):
+                comments.append(c)
+    if not comments:
+        return text
+    lines = []
+    for c in comments:
+        if "*/" in c:
+            lines.extend(f"-- {ln}" for ln in c.splitlines())
+        else:
+            lines.append(f"/* {c} */")
+    return "\n".join(lines) + "\n" + text
+
+
 def _sql_of(plan: L.Plan, pretty: bool) -> str:
     return plan_to_ast(plan).sql(dialect=DIALECT, pretty=pretty, normalize_functions=False)
 
@@ -125,6 +145,8 @@ def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regener
         findings = find_all(sql, tree, sources=sources, batches=batch_list, exclude=exclude,
                             ctx=RuleContext(ansi=cat.ansi), warnings=trace.warnings)
         timings["lint"] = time.perf_counter() - t0
+    if regenerated is not None:
+        regenerated = _with_comments(regenerated, tree)
     out_sql = regenerated if regenerated is not None else sql
     result = OptimizeResult(sql, out_sql, analyzed, optimized, trace, cat, findings=findings,
                             timings=timings, regenerated_sql=regenerated)
