@@ -251,8 +251,8 @@ def _rejects_null(cond: E.Expr, expr_id: int) -> bool:
             return is_attr(x)
         case E.EqualNullSafe():
             return False
-        case E.Comparison(left, right):
-            return is_attr(left) or is_attr(right)
+        case E.Comparison():
+            return is_attr(cond.left) or is_attr(cond.right)
         case E.In(value, _):
             return is_attr(value)
         case E.Not(x):
@@ -329,18 +329,33 @@ def _columns_of(cond: E.Expr) -> tuple[E.Attribute, ...]:
 
 class _Evaluator:
     """Asks the optimizer whether a condition is never / always TRUE (see the module
-    docstring).  `budget` bounds the number of optimizer runs per query."""
+    docstring).  The probes are bounded so that lints cost a fraction of optimizing:
+    at most `runs` optimizer runs per query, over at most `nodes` expression nodes in
+    all, none bigger than `largest` (a 10,000-term OR is not probed)."""
 
-    def __init__(self, batches: Sequence, exclude: Iterable[str], ctx: RuleContext, budget: int = 64):
+    def __init__(self, batches: Sequence, exclude: Iterable[str], ctx: RuleContext,
+                 runs: int = 64, nodes: int = 20_000, largest: int = 2_000):
         self.batches = tuple(batches or ())
         self.exclude = tuple(exclude)
         self.ctx = ctx
-        self.budget = budget
+        self.runs, self.nodes, self.largest = runs, nodes, largest
+
+    def _affordable(self, plan: L.Plan) -> bool:
+        limit = min(self.largest, self.nodes)
+        size = 0
+        for p in plan.walk():
+            for e in p.expressions:
+                for _ in e.walk():
+                    size += 1
+                    if size > limit:
+                        return False
+        self.nodes -= size
+        return True
 
     def _run(self, plan: L.Plan) -> L.Plan | None:
-        if not self.batches or self.budget <= 0:
+        if not self.batches or self.runs <= 0 or not self._affordable(plan):
             return None
-        self.budget -= 1
+        self.runs -= 1
         from .engine import execute
 
         try:
