@@ -158,15 +158,29 @@ def check_rules(names: Iterable[str], option: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _position(st: Statement, line: int, column: int) -> tuple[int, int]:
+    """A (line, column) in the statement's text as a (line, column) in the source."""
+    text = st.source.text
+    line0 = text.count("\n", 0, st.start) + 1
+    col0 = st.start - (text.rfind("\n", 0, st.start) + 1) + 1
+    return line0 + line - 1, (column + col0 - 1 if line == 1 else column)
+
+
 def _located(e: SparkfoldError, st: Statement) -> SparkfoldError:
     """The error with the source's name, and a syntax error's position in the source."""
     if isinstance(e, ParseError) and e.line is not None and st.start:
-        text = st.source.text
-        line0 = text.count("\n", 0, st.start) + 1
-        col0 = st.start - (text.rfind("\n", 0, st.start) + 1) + 1
-        e = ParseError(e.detail, line0 + e.line - 1, e.column + col0 - 1 if e.line == 1 else e.column)
+        e = ParseError(e.detail, *_position(st, e.line, e.column))
     named = st.source.name if st.source.name not in ("<argument>", "<stdin>") else None
     return _with_source(e, named)
+
+
+def finding_lines(st: Statement, result) -> list[str]:
+    """`name:line:column: severity: message [code]`, positions in the source."""
+    out = []
+    for f in getattr(result, "findings", None) or ():
+        line, col = _position(st, f.line, f.column)
+        out.append(f"{st.source.name}:{line}:{col}: {f.severity}: {f.message} [{f.code}]")
+    return out
 
 
 # -- optimizing ------------------------------------------------------------------------
@@ -180,6 +194,7 @@ class Stats:
     findings: int = 0
     passthroughs: int = 0
     errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # findings, as lines to print
 
     def add(self, result, changed: bool) -> None:
         self.queries += 1
@@ -216,6 +231,7 @@ def optimize_source(source: Source, catalog: Catalog, exclude, pretty: bool, sta
             except SparkfoldError as e:
                 raise _located(e, st) from None
         stats.add(result, out != st.text)
+        stats.notes.extend(finding_lines(st, result))
         parts.append(out)
         last = st.end
     parts.append(source.text[last:])
@@ -319,7 +335,8 @@ queries, and queries with the comment /* sparkfold:off */, are kept as they are.
               help="Write the optimized files here, under their relative names (needed for "
                    "several files or a folder). Inputs are never overwritten.")
 @click.option("--pretty", is_flag=True, help="Write rewritten queries over several lines.")
-def optimize(sql, files, schema, exclude, out, pretty):
+@click.option("-q", "--quiet", is_flag=True, help="Do not print findings (likely mistakes) on stderr.")
+def optimize(sql, files, schema, exclude, out, pretty, quiet):
     """Print the optimized SQL (or write optimized files to --out DIR).
 
     SQL comes from the argument, from -f FILE or folder, or from standard input.
@@ -334,15 +351,18 @@ def optimize(sql, files, schema, exclude, out, pretty):
         stats = Stats(files=1)
         text = _catalog_hint(lambda: optimize_source(sources[0], catalog, exclude, pretty, stats), schema)
         click.echo(text if text.endswith("\n") else text + "\n", nl=False)
+        if not quiet:
+            for note in stats.notes:
+                click.echo(note, err=True)
         return
     targets = plan_outputs(sources, folders, out)
-    stats = _optimize_many(sources, targets, catalog, exclude, pretty, schema)
+    stats = _optimize_many(sources, targets, catalog, exclude, pretty, schema, quiet)
     click.echo(f"{stats.line()} -> {out}")
     if stats.errors:
         raise SystemExit(2)
 
 
-def _optimize_many(sources, targets, catalog, exclude, pretty, schema) -> Stats:
+def _optimize_many(sources, targets, catalog, exclude, pretty, schema, quiet) -> Stats:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     err = _stderr_console()
@@ -353,6 +373,7 @@ def _optimize_many(sources, targets, catalog, exclude, pretty, schema) -> Stats:
         task = progress.add_task("optimizing", total=len(sources))
         for source, target in zip(sources, targets):
             stats.files += 1
+            seen = len(stats.notes)
             try:
                 text = _catalog_hint(lambda: optimize_source(source, catalog, exclude, pretty, stats),
                                      schema)
@@ -364,6 +385,8 @@ def _optimize_many(sources, targets, catalog, exclude, pretty, schema) -> Stats:
             else:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text(text, encoding="utf-8")
+                for note in stats.notes[seen:] if not quiet else ():
+                    progress.console.print(note, markup=False, soft_wrap=True, highlight=False)
             progress.advance(task)
     return stats
 
@@ -419,7 +442,7 @@ def explain(sql, files, schema, exclude, fmt, rule, color):
     for i, (st, text) in enumerate(items):
         if len(items) > 1:
             click.echo(("\n" if i else "") + f"==> {st.source.name}, statement {st.index} <==")
-        click.echo(text.rstrip("\n"))
+        click.echo(text.rstrip("\n"), color=use_color)  # click strips ANSI codes unless told
 
 
 @cli.command(epilog="""\b

@@ -281,3 +281,69 @@ def test_rules_lists_every_registered_rule():
     assert sorted(listed) == sorted(load_all())
     proc = sparkfold("rules")
     assert proc.returncode == 0
+
+
+# -- explain ---------------------------------------------------------------------------------
+
+def _stable(doc: dict) -> dict:
+    """An explain document without its timings."""
+    return {k: doc[k] for k in ("original_sql", "sql", "changed", "passthrough", "plans", "schema",
+                                "findings", "filters")} | {
+        "rewrites": [{k: v for k, v in r.items() if k != "seconds"} for r in doc["rewrites"]]}
+
+
+def test_explain_json_is_the_library_explain(schema):
+    for sql in QUERIES.values():
+        proc = sparkfold("explain", sql, "--schema", schema, "--format", "json")
+        assert proc.returncode == 0, proc.stderr
+        assert _stable(json.loads(proc.stdout)) == _stable(json.loads(optimize(sql, SCHEMA).explain(format="json")))
+
+
+def test_explain_text_has_plans_rewrites_sql_and_findings(schema):
+    sql = "SELECT count(num) AS c FROM t WHERE num IS NOT NULL AND x = NULL"
+    proc = sparkfold("explain", "--schema", schema, input=sql)
+    assert proc.returncode == 0, proc.stderr
+    for section in ("== Analyzed Logical Plan ==", "== Optimized Logical Plan ==", "== Plan Changes ==",
+                    "== Optimized SQL ==", "== Findings =="):
+        assert section in proc.stdout
+    assert expected(sql) in proc.stdout and "null-comparison" in proc.stdout
+    assert "\x1b[" not in proc.stdout  # not a terminal: no colors
+    colored = sparkfold("explain", "--schema", schema, "--color", input=sql)
+    assert colored.returncode == 0 and "\x1b[" in colored.stdout
+
+
+def test_explain_rule_filter_and_exclusion(schema):
+    sql = QUERIES["a.sql"]
+    rewrites = json.loads(optimize(sql, SCHEMA).explain(format="json"))["rewrites"]
+    if not rewrites:
+        pytest.skip("no registered rule rewrites this query yet")
+    rule = rewrites[0]["rule"]
+    doc = json.loads(sparkfold("explain", sql, "--schema", schema, "--format", "json", "--rule", rule).stdout)
+    assert doc["filters"]["rule"] == [rule] and {r["rule"] for r in doc["rewrites"]} == {rule}
+    doc = json.loads(sparkfold("explain", sql, "--schema", schema, "--format", "json",
+                               "--exclude-rule", rule).stdout)
+    assert rule not in {r["rule"] for r in doc["rewrites"]}
+    assert doc["sql"] == optimize(sql, SCHEMA, exclude=[rule]).sql
+
+
+def test_explain_of_several_files_and_statements(schema, folder):
+    (folder / "two.sql").write_text("SELECT 1;\nSELECT s FROM t")
+    proc = sparkfold("explain", "-f", folder, "--schema", schema, "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    docs = json.loads(proc.stdout)
+    assert len(docs) == len(QUERIES) + 2
+    assert [(Path(d["source"]).name, d["statement"]) for d in docs if "two" in d["source"]] == \
+        [("two.sql", 1), ("two.sql", 2)]
+    proc = sparkfold("explain", "-f", folder / "two.sql", "--schema", schema)
+    assert proc.stdout.count("== Optimized SQL ==") == 2 and "statement 2 <==" in proc.stdout
+
+
+# -- findings ---------------------------------------------------------------------------------
+
+def test_optimize_prints_findings_with_positions_in_the_source(schema):
+    text = "SELECT 1;\n  SELECT s FROM t WHERE x = NULL"
+    proc = sparkfold("optimize", "--schema", schema, input=text)
+    assert proc.returncode == 0
+    assert "<stdin>:2:25: warning: " in proc.stderr and "[null-comparison]" in proc.stderr
+    quiet = sparkfold("optimize", "--schema", schema, "-q", input=text)
+    assert quiet.returncode == 0 and quiet.stderr == "" and quiet.stdout == proc.stdout
