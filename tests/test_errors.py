@@ -1,0 +1,66 @@
+"""User errors: clear exceptions from one hierarchy, with positions and names."""
+
+from __future__ import annotations
+
+import pytest
+
+from optimizer import optimize
+from optimizer.errors import (AmbiguousReferenceError, AnalysisError, ParseError, SparkfoldError,
+                              UnknownColumnError, UnknownTableError)
+
+CAT = {"t": {"num": "int", "s": "string"}, "u": {"num": "int", "y": "bigint"}}
+
+
+@pytest.mark.parametrize("sql,line,column", [
+    ("SELECT a FROM WHERE", 1, 15),
+    ("SELECT num\nFROM t\nWHERE (num", 3, 8),
+    ("SELECT 'abc FROM t", 1, 8),
+])
+def test_syntax_error_has_line_and_column(sql, line, column):
+    with pytest.raises(ParseError) as info:
+        optimize(sql, CAT)
+    assert (info.value.line, info.value.column) == (line, column)
+    assert f"line {line}, column {column}" in str(info.value)
+
+
+def test_unknown_table_is_named():
+    with pytest.raises(UnknownTableError, match="`missing`"):
+        optimize("SELECT * FROM missing", CAT)
+
+
+def test_unknown_column_is_named_with_position_and_candidates():
+    with pytest.raises(UnknownColumnError) as info:
+        optimize("SELECT num,\n  nmu FROM t", CAT)
+    message = str(info.value)
+    assert "`nmu`" in message and "line 2, column 3" in message and "t.num" in message
+
+
+def test_ambiguous_reference():
+    with pytest.raises(AmbiguousReferenceError, match="`num`"):
+        optimize("SELECT num FROM t JOIN u ON t.num = u.num", CAT)
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT num, count(*) FROM t",  # num is neither grouped nor aggregated
+    "SELECT sum(count(num)) FROM t",
+    "SELECT num FROM t WHERE count(*) > 1",
+    "SELECT num FROM t GROUP BY 3",
+    "SELECT num FROM t ORDER BY 2",
+    "SELECT num FROM t UNION SELECT num, s FROM t",
+])
+def test_invalid_queries_are_analysis_errors(sql):
+    with pytest.raises(AnalysisError):
+        optimize(sql, CAT)
+
+
+def test_every_user_error_is_a_sparkfold_error_with_exit_code_2():
+    for sql in ("SELECT FROM", "SELECT x FROM t", "SELECT * FROM nope"):
+        with pytest.raises(SparkfoldError) as info:
+            optimize(sql, CAT)
+        assert info.value.exit_code == 2
+
+
+def test_non_query_statements_pass_through():
+    sql = "CREATE TABLE x (a INT)"
+    result = optimize(sql, CAT)
+    assert result.sql == sql and result.passthrough
