@@ -39,10 +39,12 @@ Stable keys (`format_version` 1; new keys may be added, none removed or renamed)
     plans            {"parsed": str, "analyzed": str | null, "optimized": str | null}
     schema           [{"name", "type", "nullable"}] of the optimized plan (null on passthrough)
     rewrites         [{"index" (position in the whole trace), "batch", "iteration", "rule",
-                       "seconds", "path" (operator names from the root to the changed
-                       subtree), "before", "after" (that subtree as text), "diff" (lines
-                       prefixed "-", "+", " "), "changes" ([{"before", "after"}]: the
-                       smallest changed expressions)}]
+                       "seconds", "places": the smallest changed subtrees (at most
+                       MAX_PLACES), each {"path" (operator names from the root),
+                       "before", "after" (the subtree as text, at most MAX_TEXT_LINES
+                       lines), "diff" (lines prefixed "-", "+", " "), "changes"
+                       ([{"before", "after"}]: the smallest changed expressions)},
+                       "more_places": bool (places were left out)}]
     summary          {"total_runs", "total_seconds", "effective_runs", "effective_seconds",
                       "batches": [{"name", "strategy", "iterations", "converged", "seconds"}],
                       "rules": [{"name", "runs", "effective", "seconds"}], "warnings": [str]}
@@ -68,9 +70,13 @@ from plans.printer import expr_str, node_line, plan_str
 from plans.tree import _data_key
 
 FORMAT_VERSION = 1
-MAX_CHANGES = 8  # expression changes listed per rewrite
+MAX_PLACES = 4  # changed subtrees shown per rewrite
+MAX_CHANGES = 8  # changed expressions listed per subtree
 CONTEXT = 3  # unchanged lines kept around a change in a long subtree diff
 FULL_DIFF_LINES = 40  # subtrees up to this many lines are shown whole
+MAX_RUN = 40  # removed or added lines shown in a row
+MAX_TEXT_LINES = 200  # lines of a subtree's text in JSON
+SOURCE_WIDTH = 120  # characters of a SQL line shown under a finding
 
 
 def explain(result, format: str = "text", rule=None, batch=None, color: bool = False) -> str:
@@ -114,19 +120,25 @@ def _same_shell(a, b) -> bool:
             and len(a.children) == len(b.children))
 
 
-def changed_subtree(before: L.Plan, after: L.Plan) -> tuple[list[str], L.Plan, L.Plan]:
-    """The smallest plan subtree that differs: descend while the operators agree on
-    everything but exactly one child.  Returns (operator names from the root, before,
-    after)."""
-    path: list[str] = []
-    b, a = before, after
-    while _same_shell(b, a) and b._extra_nodes() == a._extra_nodes():
-        diff = [(x, y) for x, y in zip(b.children, a.children) if x is not y and x != y]
-        if len(diff) != 1:
-            break
-        path.append(_op_name(b))
-        b, a = diff[0]
-    return path, b, a
+def changed_places(before: L.Plan, after: L.Plan, limit: int = MAX_PLACES):
+    """The smallest plan subtrees that differ: descend while two operators agree on
+    everything but their children, into each pair of children that differs.  Returns
+    ([(operator names from the root, before subtree, after subtree)], more) where
+    `more` says that places beyond `limit` were left out."""
+    places: list[tuple[list[str], L.Plan, L.Plan]] = []
+    work = [([], before, after)]
+    while work:
+        path, b, a = work.pop()
+        if _same_shell(b, a) and b._extra_nodes() == a._extra_nodes():
+            diff = [(x, y) for x, y in zip(b.children, a.children) if x is not y and x != y]
+            if diff:
+                here = path + [_op_name(b)]
+                work.extend((here, x, y) for x, y in reversed(diff))
+                continue
+        if len(places) == limit:
+            return places, True
+        places.append((path, b, a))
+    return places, False
 
 
 def expression_changes(before: L.Plan, after: L.Plan, limit: int = MAX_CHANGES) -> list[tuple[str, str]]:
@@ -165,8 +177,9 @@ def _op_name(p: L.Plan) -> str:
 
 
 def line_diff(before: list[str], after: list[str]) -> list[str]:
-    """Lines prefixed "-" (only before), "+" (only after) or " " (both); long unchanged
-    runs are cut to CONTEXT lines around the changes (" ..." marks a cut)."""
+    """Lines prefixed "-" (only before), "+" (only after) or " " (both).  Long unchanged
+    runs are cut to CONTEXT lines around the changes, long changed runs to MAX_RUN lines;
+    a line " ..." or "-... (n more lines)" marks a cut."""
     out: list[str] = []
     short = len(before) <= FULL_DIFF_LINES and len(after) <= FULL_DIFF_LINES
     ops = difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes()
@@ -182,20 +195,30 @@ def line_diff(before: list[str], after: list[str]) -> list[str]:
                 out.append(" ...")
                 out.extend(" " + s for s in tail)
             continue
-        out.extend("-" + s for s in before[i1:i2])
-        out.extend("+" + s for s in after[j1:j2])
+        for mark, lines in (("-", before[i1:i2]), ("+", after[j1:j2])):
+            out.extend(mark + s for s in lines[:MAX_RUN])
+            if len(lines) > MAX_RUN:
+                out.append(f"{mark}... ({len(lines) - MAX_RUN} more lines)")
     return out
 
 
+def _capped(text: str, limit: int = MAX_TEXT_LINES) -> str:
+    lines = text.split("\n")
+    if len(lines) <= limit:
+        return text
+    return "\n".join(lines[:limit] + [f"... ({len(lines) - limit} more lines)"])
+
+
 def _rewrite_dict(index: int, r) -> dict:
-    path, b, a = changed_subtree(r.before, r.after)
-    before, after = plan_str(b), plan_str(a)
-    return {
-        "index": index, "batch": r.batch, "iteration": r.iteration, "rule": r.rule,
-        "seconds": r.seconds, "path": path, "before": before, "after": after,
-        "diff": line_diff(before.split("\n"), after.split("\n")),
-        "changes": [{"before": x, "after": y} for x, y in expression_changes(b, a)],
-    }
+    places, more = changed_places(r.before, r.after)
+    out = []
+    for path, b, a in places:
+        before, after = plan_str(b), plan_str(a)
+        out.append({"path": path, "before": _capped(before), "after": _capped(after),
+                    "diff": line_diff(before.split("\n"), after.split("\n")),
+                    "changes": [{"before": x, "after": y} for x, y in expression_changes(b, a)]})
+    return {"index": index, "batch": r.batch, "iteration": r.iteration, "rule": r.rule,
+            "seconds": r.seconds, "places": out, "more_places": more}
 
 
 # ---------------------------------------------------------------------------
@@ -453,17 +476,24 @@ def _plan_changes(out, section, result, rules, batches, st) -> None:
             out.append("")
         out.append(st("rule", f"=== Applying Rule {r.rule} ==="))
         out.append(f"Batch: {r.batch}, iteration {r.iteration}, {_ms(r.seconds)}")
-        if d["path"]:
-            out.append(f"At: {' > '.join(d['path'])}")
-        for c in d["changes"]:
-            out.append(f"Changed: {_short(c['before'], 200)} => {_short(c['after'], 200)}")
-        if all(line[:1] == " " for line in d["diff"]):
-            out.append(f" {d['before'].split(chr(10), 1)[0]}")
-            out.append(st("dim", "(the plan text is unchanged: only nullability changed)"))
-            continue
-        for line in d["diff"]:
-            kind = {"-": "minus", "+": "plus"}.get(line[:1])
-            out.append(st(kind, line) if kind else line)
+        for place in d["places"]:
+            _place_text(out, place, st)
+        if d["more_places"]:
+            out.append(st("dim", f"(more changed subtrees not shown; the first {MAX_PLACES} are)"))
+
+
+def _place_text(out, place, st) -> None:
+    if place["path"]:
+        out.append(f"At: {' > '.join(place['path'])}")
+    for c in place["changes"]:
+        out.append(f"Changed: {_short(c['before'], 200)} => {_short(c['after'], 200)}")
+    if all(line[:1] == " " for line in place["diff"]):
+        out.append(f" {place['before'].split(chr(10), 1)[0]}")
+        out.append(st("dim", "(the plan text is unchanged: only nullability changed)"))
+        return
+    for line in place["diff"]:
+        kind = {"-": "minus", "+": "plus"}.get(line[:1])
+        out.append(st(kind, line) if kind else line)
 
 
 def _summary_text(out, section, result, rules, batches) -> None:
@@ -504,10 +534,16 @@ def _findings_text(out, section, result, st) -> None:
         if 1 <= f.line <= len(lines):
             text = lines[f.line - 1].expandtabs(1)
             end = f.end_column if f.end_line == f.line and f.end_column else len(text)
-            width = max(1, end - f.column + 1)
+            start = f.column - 1
+            if len(text) > SOURCE_WIDTH:  # a window around the finding on a long line
+                left = max(0, start - 30)
+                right = min(len(text), max(end, left + SOURCE_WIDTH - 30))
+                prefix = "..." if left else ""
+                text = prefix + text[left:right] + ("..." if right < len(text) else "")
+                start, end = start - left + len(prefix), min(end, right) - left + len(prefix)
             out.append(f"  | {text}")
-            out.append(f"  | {' ' * (f.column - 1)}{st('caret', '^' * width)}")
+            out.append(f"  | {' ' * start}{st('caret', '^' * max(1, end - start))}")
 
 
-__all__ = ["explain", "explain_dict", "changed_subtree", "expression_changes", "line_diff",
+__all__ = ["explain", "explain_dict", "changed_places", "expression_changes", "line_diff",
            "parsed_plan_str", "FORMAT_VERSION"]
