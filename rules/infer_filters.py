@@ -1,0 +1,72 @@
+"""InferFiltersFromConstraints (Catalyst's rule of the same name, in the Once batch
+"Infer Filters").
+
+- Filter: the predicates its constraints imply that neither its child guarantees nor
+  its condition states (IS NOT NULL of what a null-intolerant conjunct uses, what
+  attribute equalities carry over: `a = 1 AND a = b` gives `b = 1`) are added after
+  the condition.  Appending keeps which error a failing conjunct raises.
+- Join: every predicate known on the join's rows (both sides' constraints, the
+  condition's conjuncts, and their closure) that references one side only is added as
+  a Filter on that side, if that side does not already guarantee it; only where
+  removing rows early cannot change the result: inner/cross and left semi: both sides;
+  left outer and left anti: the right side; right outer: the left side; full outer:
+  neither.  A preserved side of an outer join never gets a filter.
+
+Only deterministic predicates that cannot raise are added (the closure in
+`rules.constraints` makes sure of that for inferred ones), with the attributes of the
+operator they are added above (right names and nullability).  The rule is idempotent:
+a second run finds everything it would add already guaranteed.
+"""
+
+from __future__ import annotations
+
+from plans import expressions as E
+from plans import logical as L
+
+from .base import plan_rule
+from .constraints import Constraints, canon, close, constraints, substitute
+
+
+def _addable(e: E.Expr) -> bool:
+    return e.deterministic and not e.may_raise
+
+
+def _bind(e: E.Expr, plan: L.Plan) -> E.Expr:
+    """e with its attributes as `plan` outputs them."""
+    return substitute(e, {a.expr_id: a for a in plan.output})
+
+
+def _new_for(side: L.Plan, known: Constraints) -> list[E.Expr]:
+    ids = side.output_ids
+    have = constraints(side)
+    return [_bind(e, side) for k, e in known.items()
+            if e.references <= ids and k not in have and _addable(e)]
+
+
+def _with_filter(side: L.Plan, preds: list[E.Expr]) -> L.Plan:
+    return L.Filter(E.conjunction(preds), side) if preds else side
+
+
+@plan_rule("InferFiltersFromConstraints", needs=(L.Filter, L.Join),
+           catalyst="InferFiltersFromConstraints")
+def infer_filters_from_constraints(p: L.Plan, ctx) -> L.Plan:
+    """Add the IS NOT NULL and equality-implied predicates constraints give."""
+    match p:
+        case L.Filter(cond, child):
+            stated = {canon(c) for c in E.split_conjuncts(cond)}
+            have = constraints(child)
+            new = [_bind(e, child) for k, e in constraints(p).items()
+                   if k not in have and k not in stated and _addable(e)]
+            return L.Filter(E.conjunction([cond, *new]), child) if new else p
+        case L.Join(left, right, jt, cond) if jt != L.FULL_OUTER:
+            conj = E.split_conjuncts(cond) if cond is not None else []
+            both = close([*constraints(left).values(), *constraints(right).values(), *conj],
+                         (*left.output, *right.output))
+            to_left = _new_for(left, both) if jt in (L.INNER, L.CROSS, L.LEFT_SEMI, L.RIGHT_OUTER) else []
+            to_right = _new_for(right, both) if jt in (L.INNER, L.CROSS, L.LEFT_SEMI, L.LEFT_OUTER,
+                                                      L.LEFT_ANTI) else []
+            if not to_left and not to_right:
+                return p
+            return p.copy(left=_with_filter(left, to_left), right=_with_filter(right, to_right))
+        case _:
+            return p
