@@ -295,12 +295,12 @@ def _parsed_select(sel: exp.Select):
         kind = " ".join(x for x in (j.args.get("side"), j.args.get("kind")) if x) or "Inner"
         on = j.args.get("on")
         using = j.args.get("using")
-        cond = f", {_sql(on)}" if on is not None else \
+        cond = f", {_cond(on)}" if on is not None else \
             f", USING ({', '.join(_sql(u) for u in using)})" if using else ""
         rel = (f"'Join {kind.title()}{cond}", [rel, parsed_tree(j.this)])
     where = sel.args.get("where")
     if where is not None:
-        rel = (f"'Filter {_sql(where.this)}", [rel])
+        rel = (f"'Filter {_cond(where.this)}", [rel])
     items = ", ".join(_sql(e) for e in sel.expressions)
     group = sel.args.get("group")
     if group is not None or any(_has_aggregate(e) for e in sel.expressions):
@@ -310,7 +310,7 @@ def _parsed_select(sel: exp.Select):
         out = (f"'Project [{items}]", [rel])
     having = sel.args.get("having")
     if having is not None:
-        out = (f"'UnresolvedHaving {_sql(having.this)}", [out])
+        out = (f"'UnresolvedHaving {_cond(having.this)}", [out])
     if sel.args.get("distinct") is not None:
         out = ("'Distinct", [out])
     return _with_modifiers(sel, out)
@@ -321,8 +321,20 @@ def _has_aggregate(e: exp.Expression) -> bool:
     return any(f.find_ancestor(exp.Window) is None for f in e.find_all(exp.AggFunc))
 
 
-def _sql(node) -> str:
-    return to_sql(node)
+def _sql(node: exp.Expression) -> str:
+    """An unresolved expression as Spark prints it: columns marked `'num`."""
+    def mark(n):
+        if isinstance(n, exp.Column) and not isinstance(n.this, exp.Star):
+            return exp.var("'" + ".".join(p.name for p in n.parts))
+        return n
+
+    return to_sql(node.transform(mark))
+
+
+def _cond(node: exp.Expression) -> str:
+    """A condition, in parentheses when it is a binary operator: `('x = NULL)`."""
+    text = _sql(node)
+    return f"({text})" if isinstance(node, exp.Binary) else text
 
 
 def _short(text: str, limit: int = 100) -> str:

@@ -46,7 +46,7 @@ def test_text_has_every_section_in_order():
 def test_plans_look_like_spark():
     text = probe().explain()
     parsed = text[text.index(SECTIONS[0]):text.index(SECTIONS[1])]
-    assert "'Project [num, s]\n+- 'Filter x = NULL\n   +- 'UnresolvedRelation [t]" in parsed
+    assert "'Project ['num, 's]\n+- 'Filter ('x = NULL)\n   +- 'UnresolvedRelation [t]" in parsed
     analyzed = text[text.index(SECTIONS[1]):text.index(SECTIONS[2])].split("\n")
     assert analyzed[1] == "num: int, s: string"
     assert re.match(r"Project \[num#\d+, s#\d+\]", analyzed[2])
