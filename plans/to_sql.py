@@ -245,7 +245,7 @@ class ExprWriter:
                 value = args[0] if len(args) == 1 else exp.Tuple(expressions=args)
                 return exp.In(this=_wrap(value, 5), query=exp.Subquery(this=self.gen.query(plan, self.refs)))
             case E.SortOrder(_, asc, nulls_first):
-                return exp.Ordered(this=args[0], desc=not asc, nulls_first=nulls_first)
+                return exp.Ordered(this=args[0], desc=True if not asc else None, nulls_first=nulls_first)
             case _:
                 raise InternalError(f"cannot write {type(e).__name__} as SQL")
 
