@@ -142,8 +142,8 @@ def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regener
                                 f"please report this as a bug") from e
         timings["generate"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        findings = find_all(sql, tree, sources=sources, batches=batch_list, exclude=exclude,
-                            ctx=RuleContext(ansi=cat.ansi), warnings=trace.warnings)
+        findings = find_all(sql, tree, sources=sources, analyzed=analyzed, batches=batch_list,
+                            exclude=exclude, ctx=RuleContext(ansi=cat.ansi), warnings=trace.warnings)
         timings["lint"] = time.perf_counter() - t0
     if regenerated is not None:
         regenerated = _with_comments(regenerated, tree)

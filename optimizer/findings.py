@@ -261,11 +261,10 @@ def _rejects_null(cond: E.Expr, expr_id: int) -> bool:
             return False
 
 
-def _filtered_not_null(plan: L.Plan, index: int) -> bool:
-    """Does the plan's `index`-th output pass only non-NULL values, because a filter below
-    it rejects NULLs (`WHERE b IS NOT NULL`, `WHERE b > 0`)?  Follows the column down
+def _filtered_not_null(plan: L.Plan, expr_id: int) -> bool:
+    """Does the plan output the column `expr_id` only non-NULL, because a filter in it
+    rejects NULLs (`WHERE b IS NOT NULL`, `WHERE b > 0`)?  Follows the column down
     through renames, sorts, limits and DISTINCT; gives up elsewhere."""
-    expr_id = plan.output[index].expr_id
     p = plan
     while True:
         match p:
@@ -402,7 +401,8 @@ def _not_in_subquery(c: _Collector, node: exp.Not, in_: exp.In, sources: SourceM
     if not isinstance(e, E.InSubquery):
         return
     plan = e.plan
-    nullable = [i for i, a in enumerate(plan.output) if a.nullable and not _filtered_not_null(plan, i)]
+    nullable = [i for i, a in enumerate(plan.output)
+                if a.nullable and not _filtered_not_null(plan, a.expr_id)]
     if not nullable:
         return
     narrowed = ev.narrowed_output(plan)
@@ -417,16 +417,51 @@ def _not_in_subquery(c: _Collector, node: exp.Not, in_: exp.In, sources: SourceM
           f"filter `{column} IS NOT NULL` in the subquery")
 
 
-def _count_never_null(c: _Collector, node: exp.Expression, sources: SourceMap) -> None:
+def _count_never_null(c: _Collector, node: exp.Expression, sources: SourceMap,
+                      inputs: dict[int, L.Plan]) -> None:
     e = sources.expr_for(node)
     if not (isinstance(e, E.Agg) and e.name == "count" and not e.distinct and e.args):
         return
-    if any(a.nullable for a in e.args) or all(isinstance(a, E.Literal) for a in e.args):
-        return
+    if all(isinstance(a, E.Literal) for a in e.args):
+        return  # count(1), count(*)
+    below = inputs.get(id(e))
+    filtered = False
+    for a in e.args:
+        if not a.nullable:
+            continue
+        base = a
+        while isinstance(base, E.Cast) and not base.try_ and \
+                not E.cast_may_be_null(base.child.data_type, base.to):
+            base = base.child  # a cast that never makes NULL of a value
+        if not (isinstance(base, E.Attribute) and below is not None
+                and _filtered_not_null(below, base.expr_id)):
+            return
+        filtered = True
     args = ", ".join(_short(c.text.of(a), 40) for a in _call_args(node)) or "..."
+    why = "the WHERE lets no NULL through" if filtered else "it is never NULL"
     c.add("count-never-null", node,
-          f"`{_short(c.text.of(node), 60)}` counts the rows where {args} is not NULL, and it is "
-          f"never NULL: the same as `count(*)`", severity=INFO, suggestion="count(*)")
+          f"`{_short(c.text.of(node), 60)}` counts the rows where {args} is not NULL, and "
+          f"{why}: the same as `count(*)`", severity=INFO, suggestion="count(*)")
+
+
+def _aggregate_inputs(plan: L.Plan | None) -> dict[int, L.Plan]:
+    """id of each aggregate call in an Aggregate's output -> that Aggregate's input."""
+    out: dict[int, L.Plan] = {}
+    if plan is None:
+        return out
+    stack = [plan]
+    while stack:
+        p = stack.pop()
+        stack.extend(p.children)
+        for x in p.expressions:
+            stack.extend(s.plan for s in L.subquery_plans(x))
+        if isinstance(p, L.Aggregate):
+            for x in p.aggregates:
+                if x.deep_mask & E.Agg.bit:
+                    for n in x.walk():
+                        if isinstance(n, E.Agg):
+                            out.setdefault(id(n), p.child)
+    return out
 
 
 def _call_args(node: exp.Expression) -> list[exp.Expression]:
@@ -521,24 +556,26 @@ def _if_branches(c: _Collector, node: exp.If, sources: SourceMap, ev: _Evaluator
 
 
 def find_all(sql: str, tree: exp.Expression | None, *, sources: SourceMap | None = None,
-             batches: Sequence = (), exclude: Iterable[str] = (), ctx: RuleContext | None = None,
-             warnings: list[str] | None = None) -> list[Finding]:
+             analyzed: L.Plan | None = None, batches: Sequence = (), exclude: Iterable[str] = (),
+             ctx: RuleContext | None = None, warnings: list[str] | None = None) -> list[Finding]:
     """Every finding for one query, sorted by position.  Without `sources` (a query that
-    was not analyzed) only the lints on the text run.  An internal error in a lint is
+    was not analyzed) only the lints on the text run; `analyzed` (the plan `sources`
+    recorded) lets `count(x)` see the filters below its aggregate.  An internal error in a lint is
     reported in `warnings` (if given) and yields no findings, never an exception."""
     if tree is None:
         return []
     try:
-        return _find(sql, tree, sources, batches, exclude, ctx or RuleContext())
+        return _find(sql, tree, sources, analyzed, batches, exclude, ctx or RuleContext())
     except Exception as e:  # advice must not break optimize(); the warning says it is a bug
         if warnings is not None:
             warnings.append(f"the lints failed ({type(e).__name__}: {e}); please report this as a bug")
         return []
 
 
-def _find(sql, tree, sources, batches, exclude, ctx) -> list[Finding]:
+def _find(sql, tree, sources, analyzed, batches, exclude, ctx) -> list[Finding]:
     c = _Collector(sql)
     ev = _Evaluator(batches, exclude, ctx)
+    inputs = _aggregate_inputs(analyzed) if sources is not None else {}
     for node in tree.walk():
         if isinstance(node, _COMPARISONS):
             _null_comparison(c, node)
@@ -553,7 +590,7 @@ def _find(sql, tree, sources, batches, exclude, ctx) -> list[Finding]:
         elif sources is None:
             continue
         elif isinstance(node, exp.Count):
-            _count_never_null(c, node, sources)
+            _count_never_null(c, node, sources, inputs)
         elif isinstance(node, exp.If) and not isinstance(node.parent, exp.Case):
             _if_branches(c, node, sources, ev)
         elif isinstance(node, exp.Where) and node.this is not None:

@@ -216,7 +216,17 @@ def test_count_of_never_null_expression_in_group_by_query():
     assert "count-never-null" in codes("SELECT s, count(num + 1) FROM t GROUP BY s")
 
 
+def test_count_of_column_filtered_not_null_is_same_as_count_star():
+    f = only("SELECT count(x) FROM t WHERE x IS NOT NULL", "count-never-null")
+    assert "the WHERE lets no NULL through" in f.message
+    assert "count-never-null" in codes("SELECT s, count(v) FROM (SELECT s, x AS v FROM t) q "
+                                       "WHERE v > 0 GROUP BY s")
+
+
 @pytest.mark.parametrize("sql", [
+    "SELECT count(x) FROM t WHERE x IS NULL OR x > 1",                # lets NULL through
+    "SELECT count(x) FROM t WHERE x <=> 1 OR s = 'a'",
+    "SELECT count(CAST(s AS INT)) FROM t WHERE s IS NOT NULL",        # the cast may give NULL
     "SELECT count(x) FROM t",                                         # nullable
     "SELECT count(*), count(1) FROM t",                               # already count(*)
     "SELECT count(DISTINCT num) FROM t",                              # not the same as count(*)
@@ -381,9 +391,11 @@ def test_claim_no_rows_holds_on_spark(spark, tables, sql, code):
     assert rows == []
 
 
-def test_claim_count_same_as_count_star_holds_on_spark(spark, tables):
-    assert "count-never-null" in codes("SELECT count(num) FROM t")
-    _, rows = run(spark, "SELECT count(num), count(*) FROM t")
+@pytest.mark.parametrize("sql", ["SELECT count(num), count(*) FROM t",
+                                 "SELECT count(x), count(*) FROM t WHERE x IS NOT NULL"])
+def test_claim_count_same_as_count_star_holds_on_spark(spark, tables, sql):
+    assert "count-never-null" in codes(sql)
+    _, rows = run(spark, sql)
     assert rows[0][0] == rows[0][1]
 
 
