@@ -544,7 +544,7 @@ def _findings_text(out, section, result, st) -> None:
     for f in result.findings:
         out.append(f"{f.line}:{f.column}: {st(f.severity, f.severity)}: {f.message} [{f.code}]")
         if 1 <= f.line <= len(lines):
-            text = lines[f.line - 1].expandtabs(1)
+            text = lines[f.line - 1].rstrip("\r").expandtabs(1)
             end = f.end_column if f.end_line == f.line and f.end_column else len(text)
             start = f.column - 1
             if len(text) > SOURCE_WIDTH:  # a window around the finding on a long line

@@ -99,6 +99,12 @@ def test_position_of_a_tab_indented_finding_counts_the_tab_as_one_column():
     assert (f.line, f.column) == (2, 2)
 
 
+def test_positions_count_characters_not_bytes_and_ignore_crlf():
+    sql = "SELECT num AS `zähler 日本` FROM t\r\nWHERE s = 'héllo 日本' AND\r\n      x = NULL"
+    f = only(sql, "null-comparison")
+    assert (f.line, f.column, f.snippet) == (3, 7, "x = NULL")
+
+
 def test_finding_is_a_frozen_record():
     f = only("SELECT num FROM t WHERE x = NULL", "null-comparison")
     with pytest.raises(dataclasses.FrozenInstanceError):
