@@ -9,6 +9,7 @@ by default.
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from dataclasses import dataclass
@@ -36,6 +37,11 @@ def parse_column_type(text: str) -> tuple[T.DataType, bool]:
     """`"int not null"` -> (INT, False); `"decimal(15,2)"` -> (decimal, True)."""
     if not isinstance(text, str):
         raise SchemaError(f"column type must be a string, got {text!r}")
+    return _parse_column_type(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_column_type(text: str) -> tuple[T.DataType, bool]:
     body = text.strip()
     nullable = True
     lowered = body.lower()
