@@ -6,13 +6,22 @@ resolves the names.  The order, and why:
 
 1. "LocalRelation early" (fixed point): empty relations are propagated before anything
    else, so later batches work on smaller plans (Catalyst runs ConvertToLocalRelation,
-   PropagateEmptyRelation and UpdateAttributeNullability here).
+   PropagateEmptyRelation and UpdateAttributeNullability here).  A global aggregate
+   over an empty input is folded right after (FoldEmptyAggregate, beyond Catalyst), and
+   UpdateAttributeNullability comes last because the other two can narrow the
+   nullability of an output (a dropped union input, a removed join side).
 2. "Operator Optimization before Inferring Filters" (fixed point): the expression
    simplifications feed each other within one iteration (NullPropagation's NULLs are
    folded by ConstantFolding, whose FALSE is used by BooleanSimplification, which lets
    PruneFilters turn a Filter into an empty relation, which PropagateEmptyRelation
    pushes up).  EliminateOuterJoin comes first, as in Catalyst, so that later rules see
-   inner joins.
+   inner joins.  After PruneFilters come the rules that need an empty relation to
+   exist: OptimizeSubqueries (IN / EXISTS / scalar subqueries over an empty plan),
+   PropagateEmptyRelation, then FoldEmptyAggregate and FoldConstantAggregate (a global
+   aggregate that needs no input, e.g. once NullPropagation made `count(NULL)` a 0).
+   UpdateAttributeNullability is last: it publishes what filters, inner joins and the
+   rules before it proved non-null, which NullPropagation uses in the next iteration
+   (`count(x)` under `WHERE x IS NOT NULL` becomes `count(1)`).
 3. "Infer Filters" (once): IS NOT NULL and equalities inferred from constraints are
    added to filters and join sides.  It runs once because inference can produce
    predicates the simplifications rewrite back and forth.
@@ -20,6 +29,9 @@ resolves the names.  The order, and why:
    to simplify what inference added (and prune what it made redundant).
 5. "LocalRelation" (fixed point): a last propagation of empty relations, and folding
    of a global aggregate over an empty input into a one-row constant.
+
+Every name that is not registered (yet) is skipped; `default_batches(strict=True)`
+raises instead.
 """
 
 from __future__ import annotations
@@ -28,7 +40,7 @@ from .engine import Batch, FixedPoint, Once
 
 FIXED_POINT = FixedPoint(100)
 
-LOCAL_RELATION = ("PropagateEmptyRelation", "UpdateAttributeNullability")
+LOCAL_RELATION = ("PropagateEmptyRelation", "FoldEmptyAggregate", "UpdateAttributeNullability")
 
 OPERATOR_OPTIMIZATION = (
     "EliminateOuterJoin",
@@ -43,6 +55,8 @@ OPERATOR_OPTIMIZATION = (
     "PruneFilters",
     "OptimizeSubqueries",
     "PropagateEmptyRelation",
+    "FoldEmptyAggregate",
+    "FoldConstantAggregate",
     "UpdateAttributeNullability",
 )
 

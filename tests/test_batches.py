@@ -1,0 +1,139 @@
+"""The default batches: order, strategies, exclusion by name, Once-batch idempotence,
+convergence, and the end-to-end plan-level rewrites with every registered rule."""
+
+from __future__ import annotations
+
+import pytest
+
+from optimizer import optimize
+from optimizer.batches import BATCHES, all_rule_names, default_batches
+from optimizer.engine import FixedPoint, Once, execute
+from plans import logical as L
+from rules.base import RuleContext
+from rules.registry import load_all
+from tests.test_rules_plan_support import SCHEMA, fired, nodes, reads_no_table, spark_agrees
+
+# Written in parallel by the expression-rule family; every other name is a plan rule here.
+EXPRESSION_RULES = {"NullPropagation", "ConstantFolding", "BooleanSimplification", "SimplifyConditionals",
+                    "SimplifyBinaryComparison", "OptimizeIn", "NullDownPropagation",
+                    "ReplaceNullWithFalseInPredicate"}
+PLAN_RULES = {"PruneFilters", "PropagateEmptyRelation", "FoldEmptyAggregate", "FoldConstantAggregate",
+              "EliminateOuterJoin", "InferFiltersFromConstraints", "UpdateAttributeNullability",
+              "OptimizeSubqueries"}
+
+
+def test_batches_follow_catalyst_order_and_strategies():
+    assert [(name, type(s)) for name, s, _ in BATCHES] == [
+        ("LocalRelation early", FixedPoint),
+        ("Operator Optimization before Inferring Filters", FixedPoint),
+        ("Infer Filters", Once),
+        ("Operator Optimization after Inferring Filters", FixedPoint),
+        ("LocalRelation", FixedPoint),
+    ]
+    ops = dict((n, rules) for n, _, rules in BATCHES)
+    assert ops["Operator Optimization before Inferring Filters"] == \
+        ops["Operator Optimization after Inferring Filters"]
+    assert ops["Infer Filters"] == ("InferFiltersFromConstraints",)
+
+
+def test_every_batch_name_is_a_known_rule():
+    assert set(all_rule_names()) == EXPRESSION_RULES | PLAN_RULES
+
+
+def test_every_plan_rule_is_registered():
+    assert PLAN_RULES <= set(load_all())
+
+
+def test_default_batches_strict_resolves_every_registered_name():
+    missing = set(all_rule_names()) - set(load_all())
+    assert missing <= EXPRESSION_RULES  # only the other family may still be missing
+    if missing:
+        with pytest.raises(KeyError):
+            default_batches(strict=True)
+    else:
+        batches = default_batches(strict=True)
+        assert [b.name for b in batches] == [n for n, _, _ in BATCHES]
+        assert sum(len(b.rules) for b in batches) == sum(len(r) for _, _, r in BATCHES)
+
+
+def test_rules_are_excluded_by_name():
+    sql = "SELECT num FROM t WHERE false"
+    assert fired(optimize(sql, SCHEMA), "PruneFilters")
+    r = optimize(sql, SCHEMA, exclude=["PruneFilters"])
+    assert not fired(r, "PruneFilters") and nodes(r.optimized, L.Filter)
+    assert not fired(optimize(sql, SCHEMA, exclude=["prunefilters"]), "PruneFilters")
+
+
+CORPUS = [
+    "SELECT * FROM t WHERE num = NULL",
+    "SELECT count(DISTINCT (num = NULL)) FROM t",
+    "SELECT count(x) FROM t WHERE x IS NOT NULL",
+    "SELECT 1 FROM (SELECT count(*) FROM t WHERE false)",
+    "SELECT * FROM t, u WHERE u.num = 1 AND u.num = t.num",
+    "SELECT * FROM t JOIN u ON t.num = u.num AND t.num = 1 AND u.z > 5",
+    "SELECT * FROM t LEFT JOIN u ON t.num = u.num WHERE u.y > 1",
+    "SELECT * FROM t FULL JOIN u ON t.num = u.num WHERE coalesce(u.num, t.num) = 0",
+    "SELECT * FROM t LEFT JOIN (SELECT * FROM u WHERE false) v ON t.num = v.num",
+    "SELECT num FROM t UNION ALL SELECT num FROM u WHERE num = NULL",
+    "SELECT s FROM t EXCEPT SELECT s FROM u WHERE false",
+    "SELECT * FROM t WHERE x NOT IN (SELECT z FROM u WHERE false)",
+    "SELECT x, count(*) FROM t WHERE x > 1 AND x = x GROUP BY x HAVING count(*) > 0",
+    "SELECT * FROM t JOIN u ON t.x = u.z WHERE u.z > 1 AND t.x < 10",
+    "SELECT * FROM t WHERE num IN (SELECT num FROM u WHERE num > 2 AND num = y - 1)",
+    "SELECT a.num FROM u a JOIN u b ON a.num = b.num JOIN u c ON b.num = c.num WHERE c.num + a.y > 3",
+]
+
+
+@pytest.mark.parametrize("sql", CORPUS)
+def test_once_batches_are_idempotent(sql):
+    result = optimize(sql, SCHEMA)
+    ctx = RuleContext(ansi=True)
+    for batch in default_batches():
+        if isinstance(batch.strategy, Once):
+            again, trace = execute(result.optimized, [batch], ctx)
+            assert again is result.optimized, f"{batch.name} changed its own output: {trace.rewrites}"
+
+
+@pytest.mark.parametrize("sql", CORPUS)
+def test_fixed_point_batches_converge(sql):
+    result = optimize(sql, SCHEMA)
+    assert not result.trace.warnings
+    assert all(run.converged for run in result.trace.batches)
+
+
+@pytest.mark.parametrize("sql", CORPUS)
+def test_default_batches_agree_with_spark(spark, tables, sql):
+    spark_agrees(spark, optimize(sql, SCHEMA))
+
+
+def test_spark_20686_global_count_over_where_false_is_one_row(spark, tables):
+    r = optimize("SELECT 1 FROM (SELECT count(*) FROM t WHERE false)", SCHEMA)
+    assert reads_no_table(r.optimized)
+    assert len(spark.sql(r.sql).collect()) == 1
+    spark_agrees(spark, r)
+
+
+def test_seed_002_where_num_eq_null_is_empty_relation(spark, tables):
+    r = optimize("SELECT * FROM t WHERE num = NULL", SCHEMA)
+    if {"NullPropagation", "ConstantFolding"} <= set(load_all()):
+        assert L.is_empty_relation(r.optimized)  # the NULL condition reached PruneFilters
+    else:
+        assert nodes(r.optimized, L.Filter)  # without them the condition is not a literal
+    spark_agrees(spark, r)
+
+
+def test_seed_002_count_distinct_eq_null_is_one_constant_row(spark, tables):
+    r = optimize("SELECT count(DISTINCT (num = NULL)) FROM e", SCHEMA)
+    if "NullPropagation" in load_all():
+        assert reads_no_table(r.optimized)
+    spark_agrees(spark, r)
+    assert spark.sql(r.sql).collect()[0][0] == 0
+
+
+def test_count_after_is_not_null_becomes_count_1(spark, tables):
+    r = optimize("SELECT count(x) FROM t WHERE x IS NOT NULL", SCHEMA)
+    assert fired(r, "UpdateAttributeNullability")
+    if "NullPropagation" in load_all():
+        agg = nodes(r.optimized, L.Aggregate)[0]
+        assert [a.value for a in agg.aggregates[0].child.args] == [1]
+    spark_agrees(spark, r)
