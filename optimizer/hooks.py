@@ -130,7 +130,8 @@ def _restore_positional_markers(sql: str, n: int) -> str | None:
 
 class SqlHook:
     """The handle `install` returns: `.uninstall()`, a context manager, and what the
-    last query did (`.last`: the OptimizeResult, None when it was passed through)."""
+    last query did: `.last` (the OptimizeResult, None when it was passed through; also
+    `.trace` and `.findings`), `.last_sql` (the text Spark received), `.last_error`."""
 
     def __init__(self, spark: Any, catalog: Any = None, strict: bool = False,
                  exclude: Iterable[str] = ()):
@@ -144,6 +145,7 @@ class SqlHook:
         self._installed = False
         self._local = threading.local()
         self.last: OptimizeResult | None = None
+        self.last_sql: str | None = None  # the text the last query was sent to Spark as
         self.last_error: BaseException | None = None
         self.queries = 0
         self.rewritten = 0
@@ -203,15 +205,18 @@ class SqlHook:
         try:
             text = self._formatted(sqlQuery, kwargs)
             if text is None:  # DataFrames or Columns in kwargs: Spark formats them itself
-                self.last = None
+                self.last, self.last_sql = None, sqlQuery
                 return self._original(sqlQuery, args, **kwargs)
             optimized = self._optimize(text)
         finally:
             self._local.busy = False
+        self.last_sql = text
         if optimized == text:
             return self._original(text, args)
         try:
-            return self._original(optimized, args)
+            df = self._original(optimized, args)
+            self.last_sql = optimized
+            return df
         except Exception as e:
             # Spark rejected the optimized text: a sparkfold bug unless the original fails too
             df = self._original(text, args)

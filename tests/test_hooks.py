@@ -72,6 +72,7 @@ def test_hook_rewrites_query_and_results_are_unchanged(spark, tables, not_not, r
         got = rows(spark.sql(sql))
     assert got == expected
     assert received[-1] != sql and not double_not(received[-1])
+    assert hook.last_sql == received[-1]
     assert hook.last is not None and hook.last.changed
     assert [r.rule for r in hook.trace] == ["TestNotNot"]
     assert hook.queries == 1 and hook.rewritten == 1
@@ -91,10 +92,11 @@ def test_positional_parameter_markers_are_kept_in_order(spark, tables, not_not, 
     sql = "SELECT num, ? AS tag FROM t WHERE NOT NOT (num > ?) AND num < ?"
     args = ["x", 2, 6]
     expected = rows(spark.sql(sql, args=args))
-    with hooks.install(spark):
+    with hooks.install(spark) as hook:
         got = rows(spark.sql(sql, args=args))
     assert got == expected and len(got) == 3
     assert received[-1].count("?") == 3 and not double_not(received[-1])
+    assert hook.last_sql == received[-1] and "__sf_p" not in received[-1]
 
 
 def test_positional_markers_that_would_move_are_refused():
@@ -174,10 +176,10 @@ def test_strict_mode_raises_on_internal_error(spark, tables, monkeypatch):
 def test_sql_spark_rejects_falls_back_to_the_original(spark, tables, monkeypatch, caplog, received):
     monkeypatch.setattr(hooks, "rewrite", lambda sql, cat, **kw: ("SELEC broken", None))
     sql = "SELECT num FROM t WHERE num > 8"
-    with caplog.at_level(logging.WARNING, logger="sparkfold"), hooks.install(spark):
+    with caplog.at_level(logging.WARNING, logger="sparkfold"), hooks.install(spark) as hook:
         got = rows(spark.sql(sql))
     assert got == [(9,), (10,)]
-    assert received == ["SELEC broken", sql]
+    assert received == ["SELEC broken", sql] and hook.last_sql == sql
     assert "Spark rejected the optimized SQL" in caplog.text
     with hooks.install(spark, strict=True), pytest.raises(InternalError):
         spark.sql(sql)
