@@ -19,7 +19,7 @@ Where the lints look:
   analyzer remembers which expression each sqlglot node became;
 - the optimizer's own rules, for "never TRUE" / "always TRUE": a condition is put in a
   small plan `Filter(condition, <a relation of the columns it reads>)` and optimized with
-  the batches of the `optimize()` call.  An empty relation means the condition is never
+  the batches of the `optimize()` call (all of a query's probes in one run).  An empty relation means the condition is never
   TRUE (NULL counts as not TRUE, as in WHERE); the Filter disappearing means it always
   is.  So these findings follow whatever rules exist, and say nothing without rules
   (except for conditions written as a literal).
@@ -36,6 +36,7 @@ from sqlglot import exp
 
 from plans import expressions as E
 from plans import logical as L
+from plans import types as T
 from plans.parse import node_span
 from plans.tree import transform_up
 from rules.base import RuleContext
@@ -326,18 +327,32 @@ def _columns_of(cond: E.Expr) -> tuple[E.Attribute, ...]:
     return tuple(found.values())
 
 
+class _Answer:
+    """What the optimizer said about one probe, filled in by `_Evaluator.resolve`."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value=None):
+        self.value = value
+
+
 class _Evaluator:
-    """Asks the optimizer whether a condition is never / always TRUE (see the module
-    docstring).  The probes are bounded so that lints cost a fraction of optimizing:
-    at most `runs` optimizer runs per query, over at most `nodes` expression nodes in
-    all, none bigger than `largest` (a 10,000-term OR is not probed)."""
+    """Asks the optimizer whether conditions are never / always TRUE (see the module
+    docstring).  Lints ask during the walk over the query (`truth`, `output`) and read
+    the answers in a callback (`then`); `resolve` optimizes every probe at once, as the
+    inputs of one opaque relation (which no rule removes or reorders), so a query costs
+    one optimizer run however many conditions it has.  Probes are bounded: at most
+    `nodes` expression nodes in all, none bigger than `largest` (a 10,000-term OR is
+    not probed)."""
 
     def __init__(self, batches: Sequence, exclude: Iterable[str], ctx: RuleContext,
-                 runs: int = 64, nodes: int = 20_000, largest: int = 2_000):
+                 nodes: int = 20_000, largest: int = 2_000):
         self.batches = tuple(batches or ())
         self.exclude = tuple(exclude)
         self.ctx = ctx
-        self.runs, self.nodes, self.largest = runs, nodes, largest
+        self.nodes, self.largest = nodes, largest
+        self._probes: list[tuple[L.Plan, _Answer, object]] = []
+        self._callbacks: list = []
 
     def _affordable(self, plan: L.Plan) -> bool:
         limit = min(self.largest, self.nodes)
@@ -351,40 +366,93 @@ class _Evaluator:
         self.nodes -= size
         return True
 
-    def _run(self, plan: L.Plan) -> L.Plan | None:
-        if not self.batches or self.runs <= 0 or not self._affordable(plan):
-            return None
-        self.runs -= 1
-        from .engine import execute
+    def _ask(self, plan: L.Plan, read) -> _Answer:
+        answer = _Answer()
+        if self.batches and self._affordable(plan):
+            self._probes.append((plan, answer, read))
+        return answer
 
-        try:
-            out, _ = execute(plan, self.batches, self.ctx, self.exclude)
-        except Exception:  # a rule that fails on the probe plan: no verdict
-            return None
-        return out
-
-    def truth(self, cond: E.Expr | None) -> str | None:
-        """"never", "always" (TRUE for every row) or None (cannot tell)."""
+    def truth(self, cond: E.Expr | None) -> _Answer:
+        """Answer: "never", "always" (TRUE for every row) or None (cannot tell)."""
         if cond is None:
-            return None
+            return _Answer()
         if isinstance(cond, E.Literal):
-            return _literal_truth(cond)
+            return _Answer(_literal_truth(cond))
+        if not _could_fold(cond):
+            return _Answer()
         cond = _abstract_aggregates(cond)
-        out = self._run(L.Filter(cond, L.Relation(LINT_TABLE, _columns_of(cond))))
-        if out is None:
-            return None
-        if L.is_empty_relation(out):
-            return "never"
-        if isinstance(out, L.Filter) and isinstance(out.child, L.Relation) and \
-                isinstance(out.condition, E.Literal):
-            return _literal_truth(out.condition)
-        if isinstance(out, L.Relation) and out.table == LINT_TABLE:
-            return "always"
-        return None
+        return self._ask(L.Filter(cond, L.Relation(LINT_TABLE, _columns_of(cond))), _verdict)
 
-    def narrowed_output(self, plan: L.Plan) -> tuple[E.Attribute, ...] | None:
-        out = self._run(plan)
-        return None if out is None else out.output
+    def output(self, plan: L.Plan) -> _Answer:
+        """Answer: the optimized plan's output attributes (narrowed nullability), or None."""
+        return self._ask(plan, lambda out: out.output)
+
+    def then(self, callback) -> None:
+        self._callbacks.append(callback)
+
+    def resolve(self) -> None:
+        if self._probes:
+            from .engine import execute
+
+            inputs = tuple(p for p, _, _ in self._probes)
+            root = L.OpaqueRelation(None, (), inputs, (), "lint probes")
+            try:
+                out, _ = execute(root, self.batches, self.ctx, self.exclude)
+            except Exception:  # a rule that fails on a probe plan: no verdicts
+                out = None
+            if isinstance(out, L.OpaqueRelation) and len(out.inputs) == len(inputs):
+                for (_, answer, read), result in zip(self._probes, out.inputs):
+                    answer.value = read(result)
+        for callback in self._callbacks:
+            callback()
+
+
+def _could_fold(cond: E.Expr) -> bool:
+    """A cheap screen before probing: does the condition hold something the NULL and
+    constant rules act on?  A NULL or boolean literal, IS [NOT] NULL or <=> of a
+    never-null value, a constant predicate (`1 = 0`), the same value on both sides of
+    an operator, or a subquery that may be provably empty.  Conditions without any
+    (most of them) are not optimized a second time for the lints."""
+    stack = [cond]
+    while stack:
+        e = stack.pop()
+        match e:
+            case E.Literal(value) if value is None or isinstance(value, bool):
+                return True
+            case E.IsNull(c) | E.IsNotNull(c) if not c.nullable:
+                return True
+            case E.EqualNullSafe() if not (e.left.nullable and e.right.nullable):
+                return True
+            case E.SubqueryExpr() if _could_be_empty(e.plan):
+                return True
+            case E.BinaryExpr() if e.left == e.right:
+                return True
+            case _ if e.children and e.foldable and e.data_type == T.BOOLEAN:
+                return True
+        stack.extend(e.children)
+    return False
+
+
+def _could_be_empty(plan: L.Plan) -> bool:
+    """Might the rules prove the plan empty?  An empty relation, LIMIT 0, or a filter or
+    join condition that passes the screen above."""
+    for p in plan.walk():
+        if L.is_empty_relation(p) or (isinstance(p, L.Limit) and p.count == 0):
+            return True
+        if isinstance(p, (L.Filter, L.Join)) and p.condition is not None and _could_fold(p.condition):
+            return True
+    return False
+
+
+def _verdict(out: L.Plan) -> str | None:
+    if L.is_empty_relation(out):
+        return "never"
+    if isinstance(out, L.Filter) and isinstance(out.child, L.Relation) and \
+            isinstance(out.condition, E.Literal):
+        return _literal_truth(out.condition)
+    if isinstance(out, L.Relation) and out.table == LINT_TABLE:
+        return "always"
+    return None
 
 
 def _literal_truth(lit: E.Literal) -> str | None:
@@ -405,16 +473,21 @@ def _not_in_subquery(c: _Collector, node: exp.Not, in_: exp.In, sources: SourceM
                 if a.nullable and not _filtered_not_null(plan, a.expr_id)]
     if not nullable:
         return
-    narrowed = ev.narrowed_output(plan)
-    if narrowed is not None and len(narrowed) == len(plan.output):
-        nullable = [i for i in nullable if narrowed[i].nullable]
-    if not nullable:
-        return
-    column = plan.output[nullable[0]].name
-    c.add("not-in-nullable-subquery", node,
-          f"`{_short(c.text.of(node), 60)}` returns no rows if the subquery yields a NULL "
-          f"(its column `{column}` is nullable): NOT IN is then never TRUE; use NOT EXISTS, or "
-          f"filter `{column} IS NOT NULL` in the subquery")
+    narrowed = ev.output(plan)
+
+    def report():
+        still = nullable
+        if narrowed.value is not None and len(narrowed.value) == len(plan.output):
+            still = [i for i in nullable if narrowed.value[i].nullable]
+        if not still:
+            return
+        column = plan.output[still[0]].name
+        c.add("not-in-nullable-subquery", node,
+              f"`{_short(c.text.of(node), 60)}` returns no rows if the subquery yields a NULL "
+              f"(its column `{column}` is nullable): NOT IN is then never TRUE; use NOT EXISTS, "
+              f"or filter `{column} IS NOT NULL` in the subquery")
+
+    ev.then(report)
 
 
 def _count_never_null(c: _Collector, node: exp.Expression, sources: SourceMap,
@@ -499,14 +572,18 @@ def _join_consequence(join: exp.Join) -> str:
 
 def _clause(c: _Collector, what: str, cond_node: exp.Expression, consequence: str,
             sources: SourceMap, ev: _Evaluator) -> None:
-    verdict = ev.truth(sources.expr_for(cond_node))
-    text = _short(c.text.of(cond_node), 60)
-    if verdict == "never":
-        c.add("never-true", cond_node,
-              f"the {what} condition `{text}` is never TRUE: {consequence}")
-    elif verdict == "always":
-        c.add("always-true", cond_node,
-              f"the {what} condition `{text}` is always TRUE: it removes no rows", severity=INFO)
+    answer = ev.truth(sources.expr_for(cond_node))
+
+    def report():
+        text = _short(c.text.of(cond_node), 60)
+        if answer.value == "never":
+            c.add("never-true", cond_node,
+                  f"the {what} condition `{text}` is never TRUE: {consequence}")
+        elif answer.value == "always":
+            c.add("always-true", cond_node,
+                  f"the {what} condition `{text}` is always TRUE: it removes no rows", severity=INFO)
+
+    ev.then(report)
 
 
 # -- CASE / IF branches -------------------------------------------------------------
@@ -517,37 +594,46 @@ def _case_branches(c: _Collector, node: exp.Case, sources: SourceMap, ev: _Evalu
     ifs = node.args.get("ifs") or []
     if not isinstance(e, E.CaseWhen) or len(e.branches) != len(ifs):
         return
-    for i, ((cond, _), branch) in enumerate(zip(e.branches, ifs)):
-        verdict = ev.truth(cond)
-        if verdict == "never":
-            c.add("unreachable-branch", branch.this,
-                  f"this WHEN branch is never taken: `{_short(c.text.of(branch.this), 60)}` is "
-                  f"never TRUE")
-        elif verdict == "always":
-            later = [b.this for b in ifs[i + 1:]]
-            default = node.args.get("default")
-            if default is not None:
-                later.append(default)
-            if later:
-                line, _ = c.text.line_col(node_span(branch.this)[0]) if node_span(branch.this) else (0, 0)
-                c.add("unreachable-branch", later[0],
-                      f"this branch{' and the ones after it are' if len(later) > 1 else ' is'} never "
-                      f"taken: an earlier WHEN (line {line}) is always TRUE")
-            return
+    answers = [ev.truth(cond) for cond, _ in e.branches]
+
+    def report():
+        for i, (answer, branch) in enumerate(zip(answers, ifs)):
+            if answer.value == "never":
+                c.add("unreachable-branch", branch.this,
+                      f"this WHEN branch is never taken: `{_short(c.text.of(branch.this), 60)}` "
+                      f"is never TRUE")
+            elif answer.value == "always":
+                later = [b.this for b in ifs[i + 1:]]
+                default = node.args.get("default")
+                if default is not None:
+                    later.append(default)
+                if later:
+                    span = node_span(branch.this)
+                    line = c.text.line_col(span[0])[0] if span else 0
+                    c.add("unreachable-branch", later[0],
+                          f"this branch{' and the ones after it are' if len(later) > 1 else ' is'} "
+                          f"never taken: an earlier WHEN (line {line}) is always TRUE")
+                return
+
+    ev.then(report)
 
 
 def _if_branches(c: _Collector, node: exp.If, sources: SourceMap, ev: _Evaluator) -> None:
     e = sources.expr_for(node)
     if not isinstance(e, E.If):
         return
-    verdict = ev.truth(e.predicate)
-    cond = _short(c.text.of(node.this), 60)
-    if verdict == "never" and node.args.get("true") is not None:
-        c.add("unreachable-branch", node.args["true"],
-              f"this IF value is never used: the condition `{cond}` is never TRUE")
-    elif verdict == "always" and node.args.get("false") is not None:
-        c.add("unreachable-branch", node.args["false"],
-              f"this IF value is never used: the condition `{cond}` is always TRUE")
+    answer = ev.truth(e.predicate)
+
+    def report():
+        cond = _short(c.text.of(node.this), 60)
+        if answer.value == "never" and node.args.get("true") is not None:
+            c.add("unreachable-branch", node.args["true"],
+                  f"this IF value is never used: the condition `{cond}` is never TRUE")
+        elif answer.value == "always" and node.args.get("false") is not None:
+            c.add("unreachable-branch", node.args["false"],
+                  f"this IF value is never used: the condition `{cond}` is always TRUE")
+
+    ev.then(report)
 
 
 # ---------------------------------------------------------------------------
@@ -599,6 +685,7 @@ def _find(sql, tree, sources, analyzed, batches, exclude, ctx) -> list[Finding]:
             _clause(c, "HAVING", node.this, _consequence(node), sources, ev)
         elif isinstance(node, exp.Join) and node.args.get("on") is not None:
             _clause(c, "ON", node.args["on"], _join_consequence(node), sources, ev)
+    ev.resolve()
     return sorted(c.findings, key=lambda f: (f.line, f.column, f.code))
 
 

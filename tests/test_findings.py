@@ -370,6 +370,21 @@ def test_a_failing_lint_is_a_trace_warning_not_an_exception(monkeypatch):
     assert any("lints failed" in w for w in r.trace.warnings)
 
 
+def test_probes_run_once_per_query_and_only_for_conditions_rules_could_fold(monkeypatch):
+    from optimizer import engine
+
+    runs = []
+    real = engine.execute
+    monkeypatch.setattr(engine, "execute", lambda *a, **k: runs.append(1) or real(*a, **k))
+    optimize("SELECT num FROM t WHERE num = 1 AND s = 'a' AND x > 1 + 2", S, rules=PROBE_RULES)
+    assert runs == []
+    sql = ("SELECT CASE WHEN num IS NULL THEN 1 WHEN x IS NULL THEN 2 END FROM t "
+           "WHERE s = NULL")
+    fs = findings(sql)
+    assert len(runs) == 1
+    assert {f.code for f in fs} >= {"unreachable-branch", "never-true"}
+
+
 def test_deep_or_chain_is_linted_quickly():
     sql = "SELECT num FROM t WHERE " + " OR ".join(f"x = {i}" for i in range(3000)) + " OR x = NULL"
     r = optimize(sql, S, rules=PROBE_RULES)
