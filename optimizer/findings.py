@@ -383,9 +383,9 @@ class _Evaluator:
         cond = _abstract_aggregates(cond)
         return self._ask(L.Filter(cond, L.Relation(LINT_TABLE, _columns_of(cond))), _verdict)
 
-    def output(self, plan: L.Plan) -> _Answer:
-        """Answer: the optimized plan's output attributes (narrowed nullability), or None."""
-        return self._ask(plan, lambda out: out.output)
+    def optimized(self, plan: L.Plan) -> _Answer:
+        """Answer: the plan optimized (narrowed nullability, maybe empty), or None."""
+        return self._ask(plan, lambda out: out)
 
     def then(self, callback) -> None:
         self._callbacks.append(callback)
@@ -473,12 +473,14 @@ def _not_in_subquery(c: _Collector, node: exp.Not, in_: exp.In, sources: SourceM
                 if a.nullable and not _filtered_not_null(plan, a.expr_id)]
     if not nullable:
         return
-    narrowed = ev.output(plan)
+    optimized = ev.optimized(plan)
 
     def report():
-        still = nullable
-        if narrowed.value is not None and len(narrowed.value) == len(plan.output):
-            still = [i for i in nullable if narrowed.value[i].nullable]
+        still, out = nullable, optimized.value
+        if out is not None and _empty(out):
+            return  # NOT IN over no rows is TRUE
+        if out is not None and len(out.output) == len(plan.output):
+            still = [i for i in nullable if out.output[i].nullable]
         if not still:
             return
         column = plan.output[still[0]].name
@@ -488,6 +490,14 @@ def _not_in_subquery(c: _Collector, node: exp.Not, in_: exp.In, sources: SourceM
               f"or filter `{column} IS NOT NULL` in the subquery")
 
     ev.then(report)
+
+
+def _empty(plan: L.Plan) -> bool:
+    """An empty relation, under operators that keep it empty."""
+    while isinstance(plan, (L.Project, L.Filter, L.SubqueryAlias, L.Sort, L.Limit, L.Offset,
+                            L.Distinct)):
+        plan = plan.child
+    return L.is_empty_relation(plan)
 
 
 def _count_never_null(c: _Collector, node: exp.Expression, sources: SourceMap,

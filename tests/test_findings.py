@@ -202,6 +202,13 @@ def test_no_not_in_nullable_subquery_finding(sql):
     assert "not-in-nullable-subquery" not in codes(sql)
 
 
+def test_not_in_over_a_subquery_the_rules_prove_empty_is_not_reported():
+    sql = "SELECT num FROM t WHERE num NOT IN (SELECT num FROM u WHERE num IS NULL AND y IS NULL)"
+    assert "not-in-nullable-subquery" in codes(sql, rules=[])
+    assert "not-in-nullable-subquery" not in codes("SELECT num FROM t WHERE num NOT IN "
+                                                   "(SELECT num FROM u WHERE y IS NULL)")
+
+
 def test_not_in_over_outer_joined_column_is_nullable():
     sql = "SELECT num FROM t WHERE num NOT IN (SELECT n.k FROM u LEFT JOIN n ON u.num = n.k)"
     assert "not-in-nullable-subquery" in codes(sql)
