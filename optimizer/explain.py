@@ -122,45 +122,57 @@ def _same_shell(a, b) -> bool:
 
 def changed_places(before: L.Plan, after: L.Plan, limit: int = MAX_PLACES):
     """The smallest plan subtrees that differ: descend while two operators agree on
-    everything but their children, into each pair of children that differs.  Returns
-    ([(operator names from the root, before subtree, after subtree)], more) where
+    everything but their children, into each pair of children that differs.  An
+    operator whose own expressions changed while its children changed too is a place
+    of its own ("node only": just its line is shown) and the children are searched on.
+    Returns ([(operator names from the root, before, after, node_only)], more) where
     `more` says that places beyond `limit` were left out."""
-    places: list[tuple[list[str], L.Plan, L.Plan]] = []
+    places: list[tuple[list[str], L.Plan, L.Plan, bool]] = []
     work = [([], before, after)]
     while work:
         path, b, a = work.pop()
-        if _same_shell(b, a) and b._extra_nodes() == a._extra_nodes():
+        if _same_shell(b, a):
             diff = [(x, y) for x, y in zip(b.children, a.children) if x is not y and x != y]
+            own = b._extra_nodes() != a._extra_nodes()
             if diff:
+                if own:
+                    if len(places) == limit:
+                        return places, True
+                    places.append((path, b, a, True))
                 here = path + [_op_name(b)]
                 work.extend((here, x, y) for x, y in reversed(diff))
                 continue
         if len(places) == limit:
             return places, True
-        places.append((path, b, a))
+        places.append((path, b, a, False))
     return places, False
 
 
 def expression_changes(before: L.Plan, after: L.Plan, limit: int = MAX_CHANGES) -> list[tuple[str, str]]:
     """The smallest expressions that differ between two operators of the same kind
-    (empty when their expressions do not line up one to one)."""
+    (empty when their expressions do not line up one to one).  A changed leaf is shown
+    with its parent (`count(num#1) => count(1)`, not `num#1 => 1`), unless only its
+    nullability changed."""
     xb, xa = before._extra_nodes(), after._extra_nodes()
     if type(before) is not type(after) or len(xb) != len(xa):
         return []
-    work = [(x, y) for x, y in zip(xb, xa) if x is not y and x != y]
+    work = [(x, y, None) for x, y in zip(xb, xa) if x is not y and x != y]
     work.reverse()
     out: list[tuple[str, str]] = []
     while work and len(out) < limit:
-        x, y = work.pop()
+        x, y, parent = work.pop()
         if _same_shell(x, y) and not isinstance(x, E.SubqueryExpr):
-            kids = [(p, q) for p, q in zip(x.children, y.children) if p is not q and p != q]
+            kids = [(p, q, (x, y)) for p, q in zip(x.children, y.children) if p is not q and p != q]
             if kids:
                 work.extend(reversed(kids))
                 continue
         bt, at = _node_text(x), _node_text(y)
         if bt == at and isinstance(x, E.Expr) and isinstance(y, E.Expr) and x.nullable != y.nullable:
             bt, at = _nullability(x), _nullability(y)
-        out.append((bt, at))
+        elif parent is not None and not x.children and not y.children:
+            bt, at = _node_text(parent[0]), _node_text(parent[1])
+        if (bt, at) not in out:
+            out.append((bt, at))
     return out
 
 
@@ -212,8 +224,8 @@ def _capped(text: str, limit: int = MAX_TEXT_LINES) -> str:
 def _rewrite_dict(index: int, r) -> dict:
     places, more = changed_places(r.before, r.after)
     out = []
-    for path, b, a in places:
-        before, after = plan_str(b), plan_str(a)
+    for path, b, a, node_only in places:
+        before, after = (node_line(b), node_line(a)) if node_only else (plan_str(b), plan_str(a))
         out.append({"path": path, "before": _capped(before), "after": _capped(after),
                     "diff": line_diff(before.split("\n"), after.split("\n")),
                     "changes": [{"before": x, "after": y} for x, y in expression_changes(b, a)]})
@@ -489,6 +501,8 @@ def _plan_changes(out, section, result, rules, batches, st) -> None:
         out.append(st("rule", f"=== Applying Rule {r.rule} ==="))
         out.append(f"Batch: {r.batch}, iteration {r.iteration}, {_ms(r.seconds)}")
         for place in d["places"]:
+            if not place["path"] and len(d["places"]) > 1:
+                out.append("At: (root)")
             _place_text(out, place, st)
         if d["more_places"]:
             out.append(st("dim", f"(more changed subtrees not shown; the first {MAX_PLACES} are)"))

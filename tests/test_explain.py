@@ -11,8 +11,8 @@ import re
 import pytest
 
 from optimizer import optimize
-from optimizer.engine import Batch, FixedPoint, Once
-from optimizer.explain import FORMAT_VERSION, changed_places, explain_dict, line_diff
+from optimizer.engine import Batch, FixedPoint, Once, Rewrite
+from optimizer.explain import FORMAT_VERSION, _rewrite_dict, changed_places, explain_dict, line_diff
 from plans import expressions as E
 from plans import logical as L
 from plans import types as T
@@ -245,11 +245,24 @@ def test_changed_places_finds_each_changed_branch():
     after_branches[4] = _rel("r")
     places, more = changed_places(before, L.Project((a,), L.Union(tuple(after_branches))))
     assert not more
-    assert [(p, b is branches[i]) for (p, b, _), i in zip(places, (1, 4))] == \
+    assert [(p, b is branches[i]) for (p, b, _, _), i in zip(places, (1, 4))] == \
         [(["Project", "Union"], True), (["Project", "Union"], True)]
     all_changed = L.Project((a,), L.Union(tuple(L.empty_like(b) for b in branches)))
     places, more = changed_places(before, all_changed, limit=4)
     assert len(places) == 4 and more
+
+
+def test_an_operator_and_its_child_changed_by_one_rule_are_two_places():
+    a = E.Attribute("a", T.INT, True, 1)
+    before = L.Project((E.Alias(E.Add(a, E.lit(1)), "v", 2),), L.Filter(E.EqualTo(a, E.NULL_BOOL), _rel("r")))
+    after = L.Project((E.Alias(E.Add(E.lit(1), a), "v", 2),), L.Filter(E.NULL_BOOL, _rel("r")))
+    places, more = changed_places(before, after)
+    assert [(p, type(b).__name__, only) for p, b, _, only in places] == \
+        [([], "Project", True), (["Project"], "Filter", False)]
+    w = _rewrite_dict(0, Rewrite("B", 1, "Both", before, after, 0.0))
+    assert w["places"][0]["diff"] == ["-Project [(a#1 + 1) AS v#2]", "+Project [(1 + a#1) AS v#2]"]
+    assert w["places"][0]["changes"] == [{"before": "(a#1 + 1)", "after": "(1 + a#1)"}]
+    assert w["places"][1]["changes"] == [{"before": "(a#1 = null)", "after": "null"}]
 
 
 def test_line_diff_cuts_long_unchanged_runs():
