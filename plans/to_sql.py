@@ -492,8 +492,12 @@ class SqlGenerator:
         b = self.block(plan.child, outer)
         if not (b.setop is None and b.group is None and b.select is None and not b.distinct and not b.closed):
             b = self.wrap(b, outer)
-        b.group = [self.expr(g, b.refs) for g in plan.grouping]
+        b.group = [_not_ordinal(self.expr(g, b.refs), g) for g in plan.grouping]
         b.select = [(E.to_attribute(p), self._item(p, b.refs)) for p in plan.aggregates]
+        if not plan.grouping and not any(E.contains_aggregate(a) for a in plan.aggregates):
+            # without GROUP BY and aggregate functions Spark would read a projection:
+            # HAVING keeps it one aggregated row (also over an empty input)
+            b.having.append(exp.true())
         b.provisional = True
         b.definitions = {E.to_attribute(p).expr_id: (p.child if isinstance(p, E.Alias) else p)
                          for p in plan.aggregates}
@@ -542,7 +546,7 @@ class SqlGenerator:
             b = self.wrap(b, outer)
             refs, aliases = self._order_refs(b)
         used = {n.expr_id for o in plan.orders for n in o.walk() if isinstance(n, E.Attribute)}
-        b.order = [self.expr(o, refs) for o in plan.orders]
+        b.order = [_not_ordinal(self.expr(o, refs), o.child) for o in plan.orders]
         b.order_aliases = used & aliases
         return b
 
@@ -710,6 +714,18 @@ class SqlGenerator:
 # ---------------------------------------------------------------------------
 # Helpers
 # ---------------------------------------------------------------------------
+
+
+def _not_ordinal(node: exp.Expression, e: E.Expr) -> exp.Expression:
+    """An INT literal in GROUP BY / ORDER BY is read as a column position: cast it."""
+    if isinstance(e, E.Literal) and e.data_type == T.INT and e.value is not None:
+        target = node.this if isinstance(node, exp.Ordered) else node
+        cast = exp.Cast(this=target.copy(), to=data_type_sql(T.INT))
+        if isinstance(node, exp.Ordered):
+            node.set("this", cast)
+            return node
+        return cast
+    return node
 
 
 def _conjoin(parts: list[exp.Expression]) -> exp.Expression:
