@@ -19,16 +19,18 @@ Where the lints look:
   analyzer remembers which expression each sqlglot node became;
 - the optimizer's own rules, for "never TRUE" / "always TRUE": a condition is put in a
   small plan `Filter(condition, <a relation of the columns it reads>)` and optimized with
-  the batches of the `optimize()` call (all of a query's probes in one run).  An empty relation means the condition is never
+  the batches of the `optimize()` call.  An empty relation means the condition is never
   TRUE (NULL counts as not TRUE, as in WHERE); the Filter disappearing means it always
   is.  So these findings follow whatever rules exist, and say nothing without rules
-  (except for conditions written as a literal).
+  (except for conditions written as a literal).  Only conditions holding something the
+  NULL and constant rules act on are probed (`_could_fold`), so lints stay cheap.
 
 Findings are advice: a bug in a lint never fails `optimize()` (see `find_all`).
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import asdict, dataclass
 from typing import Iterable, Sequence
 
@@ -290,16 +292,16 @@ def _filtered_not_null(plan: L.Plan, expr_id: int) -> bool:
                 return False
 
 
-def _abstract_aggregates(cond: E.Expr) -> E.Expr:
-    """Replace aggregate and window calls by columns of the same type and nullability,
-    so a HAVING condition (analyzed before its aggregates are pulled out) or a CASE
-    inside an aggregate query can be evaluated as a plain filter."""
-    counter = [0]
+def _abstract_aggregates(cond: E.Expr, ids) -> E.Expr:
+    """Replace aggregate and window calls by columns of the same type and nullability
+    (with ids from `ids`, negative so they meet no real column), so a HAVING condition
+    (analyzed before its aggregates are pulled out) or a CASE inside an aggregate query
+    can be evaluated as a plain filter."""
 
     def fn(e: E.Expr) -> E.Expr:
         if isinstance(e, E.Agg) or (isinstance(e, E.Opaque) and e.kind != "scalar"):
-            counter[0] += 1
-            return E.Attribute(f"__agg{counter[0]}", e.data_type, e.nullable, -counter[0])
+            i = next(ids)
+            return E.Attribute(f"__agg{-i}", e.data_type, e.nullable, i)
         return e
 
     if not (cond.deep_mask & (E.Agg.bit | E.Opaque.bit)):
@@ -338,19 +340,21 @@ class _Answer:
 
 class _Evaluator:
     """Asks the optimizer whether conditions are never / always TRUE (see the module
-    docstring).  Lints ask during the walk over the query (`truth`, `output`) and read
-    the answers in a callback (`then`); `resolve` optimizes every probe at once, as the
-    inputs of one opaque relation (which no rule removes or reorders), so a query costs
-    one optimizer run however many conditions it has.  Probes are bounded: at most
-    `nodes` expression nodes in all, none bigger than `largest` (a 10,000-term OR is
-    not probed)."""
+    docstring).  Lints ask during the walk over the query (`truth`, `optimized`) and
+    read the answers in a callback (`then`) that `resolve` calls after running the
+    probes.  Each probe is optimized on its own: the same attribute may be nullable in
+    one probe and not in another (a column above and inside an outer join), so probes
+    never share a plan.  Only conditions that pass `_could_fold` are probed, at most
+    `runs` per query, over at most `nodes` expression nodes in all and none bigger
+    than `largest` (a 10,000-term OR is not probed)."""
 
     def __init__(self, batches: Sequence, exclude: Iterable[str], ctx: RuleContext,
-                 nodes: int = 20_000, largest: int = 2_000):
+                 runs: int = 64, nodes: int = 20_000, largest: int = 2_000):
         self.batches = tuple(batches or ())
         self.exclude = tuple(exclude)
         self.ctx = ctx
-        self.nodes, self.largest = nodes, largest
+        self.runs, self.nodes, self.largest = runs, nodes, largest
+        self._agg_ids = itertools.count(-1, -1)  # ids of abstracted aggregates, unique
         self._probes: list[tuple[L.Plan, _Answer, object]] = []
         self._callbacks: list = []
 
@@ -380,7 +384,7 @@ class _Evaluator:
             return _Answer(_literal_truth(cond))
         if not _could_fold(cond):
             return _Answer()
-        cond = _abstract_aggregates(cond)
+        cond = _abstract_aggregates(cond, self._agg_ids)
         return self._ask(L.Filter(cond, L.Relation(LINT_TABLE, _columns_of(cond))), _verdict)
 
     def optimized(self, plan: L.Plan) -> _Answer:
@@ -391,18 +395,14 @@ class _Evaluator:
         self._callbacks.append(callback)
 
     def resolve(self) -> None:
-        if self._probes:
-            from .engine import execute
+        from .engine import execute
 
-            inputs = tuple(p for p, _, _ in self._probes)
-            root = L.OpaqueRelation(None, (), inputs, (), "lint probes")
+        for plan, answer, read in self._probes[:self.runs]:
             try:
-                out, _ = execute(root, self.batches, self.ctx, self.exclude)
-            except Exception:  # a rule that fails on a probe plan: no verdicts
-                out = None
-            if isinstance(out, L.OpaqueRelation) and len(out.inputs) == len(inputs):
-                for (_, answer, read), result in zip(self._probes, out.inputs):
-                    answer.value = read(result)
+                out, _ = execute(plan, self.batches, self.ctx, self.exclude)
+            except Exception:  # a rule that fails on a probe plan: no verdict
+                continue
+            answer.value = read(out)
         for callback in self._callbacks:
             callback()
 

@@ -377,7 +377,7 @@ def test_a_failing_lint_is_a_trace_warning_not_an_exception(monkeypatch):
     assert any("lints failed" in w for w in r.trace.warnings)
 
 
-def test_probes_run_once_per_query_and_only_for_conditions_rules_could_fold(monkeypatch):
+def test_probes_run_only_for_conditions_rules_could_fold(monkeypatch):
     from optimizer import engine
 
     runs = []
@@ -388,8 +388,18 @@ def test_probes_run_once_per_query_and_only_for_conditions_rules_could_fold(monk
     sql = ("SELECT CASE WHEN num IS NULL THEN 1 WHEN x IS NULL THEN 2 END FROM t "
            "WHERE s = NULL")
     fs = findings(sql)
-    assert len(runs) == 1
+    assert len(runs) == 2  # `num IS NULL` and the WHERE; `x IS NULL` (x nullable) needs none
     assert {f.code for f in fs} >= {"unreachable-branch", "never-true"}
+
+
+def test_a_column_nullable_in_one_place_and_not_in_another_is_probed_in_each_place():
+    # inside the ON, u.y is the right side's never-null column; above the outer join
+    # it is nullable: `u.y IS NULL` is then not never TRUE
+    sql = ("SELECT CASE WHEN u.y IS NULL THEN 'no match' END FROM t LEFT JOIN u "
+           "ON t.num = u.num AND u.y IS NOT NULL")
+    for rules in (PROBE_RULES, None):
+        got = [f for f in findings(sql, rules) if f.code in ("never-true", "unreachable-branch")]
+        assert got == []
 
 
 def test_deep_or_chain_is_linted_quickly():
