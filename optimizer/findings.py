@@ -585,13 +585,12 @@ def _clause(c: _Collector, what: str, cond_node: exp.Expression, consequence: st
     answer = ev.truth(sources.expr_for(cond_node))
 
     def report():
-        text = _short(c.text.of(cond_node), 60)
         if answer.value == "never":
-            c.add("never-true", cond_node,
-                  f"the {what} condition `{text}` is never TRUE: {consequence}")
+            c.add("never-true", cond_node, f"the {what} condition `{_short(c.text.of(cond_node), 60)}` "
+                                           f"is never TRUE: {consequence}")
         elif answer.value == "always":
-            c.add("always-true", cond_node,
-                  f"the {what} condition `{text}` is always TRUE: it removes no rows", severity=INFO)
+            c.add("always-true", cond_node, f"the {what} condition `{_short(c.text.of(cond_node), 60)}` "
+                                            f"is always TRUE: it removes no rows", severity=INFO)
 
     ev.then(report)
 
@@ -635,7 +634,7 @@ def _if_branches(c: _Collector, node: exp.If, sources: SourceMap, ev: _Evaluator
     answer = ev.truth(e.predicate)
 
     def report():
-        cond = _short(c.text.of(node.this), 60)
+        cond = _short(c.text.of(node.this), 60) if answer.value else ""
         if answer.value == "never" and node.args.get("true") is not None:
             c.add("unreachable-branch", node.args["true"],
                   f"this IF value is never used: the condition `{cond}` is never TRUE")
