@@ -263,13 +263,25 @@ def parsed_tree(node: exp.Expression) -> tuple[str, list]:
     elif isinstance(node, exp.Paren):
         return parsed_tree(node.this)
     elif isinstance(node, exp.Table):
-        parts = ", ".join(p.name for p in node.parts)
-        out = (f"'UnresolvedRelation [{parts}]", [])
+        if isinstance(node.this, exp.Identifier):
+            out = (f"'UnresolvedRelation [{', '.join(p.name for p in node.parts)}]", [])
+        else:  # range(10), a table-valued function
+            out = (f"'UnresolvedTableValuedFunction {_sql(node.this)}", [])
+        for pivot in node.args.get("pivots") or ():
+            bare = pivot.copy()
+            bare.set("alias", None)
+            out = (f"'{'Unpivot' if pivot.args.get('unpivot') else 'Pivot'} {_short(_sql(bare))}", [out])
+            if pivot.alias:
+                out = (f"'SubqueryAlias {pivot.alias}", [out])
         if node.alias:
             out = (f"'SubqueryAlias {node.alias}", [out])
         return out
     elif isinstance(node, exp.Values):
-        out = (f"'UnresolvedInlineTable {_short(to_sql(node))}", [])
+        bare = node.copy()
+        bare.set("alias", None)
+        alias = node.args.get("alias")
+        columns = f"[{', '.join(c.name for c in alias.columns)}], " if alias is not None and alias.columns else ""
+        out = (f"'UnresolvedInlineTable {columns}{_short(to_sql(bare))}", [])
         if node.alias:
             out = (f"'SubqueryAlias {node.alias}", [out])
         return out
@@ -310,6 +322,11 @@ def _parsed_select(sel: exp.Select):
         cond = f", {_cond(on)}" if on is not None else \
             f", USING ({', '.join(_sql(u) for u in using)})" if using else ""
         rel = (f"'Join {kind.title()}{cond}", [rel, parsed_tree(j.this)])
+    for lateral in sel.args.get("laterals") or ():
+        alias = lateral.args.get("alias")
+        columns = ", ".join("'" + c.name for c in alias.columns) if alias is not None else ""
+        outer = "true" if lateral.args.get("outer") else "false"
+        rel = (f"'Generate {_sql(lateral.this)}, {outer}, {lateral.alias}, [{columns}]", [rel])
     where = sel.args.get("where")
     if where is not None:
         rel = (f"'Filter {_cond(where.this)}", [rel])
@@ -323,8 +340,20 @@ def _parsed_select(sel: exp.Select):
     having = sel.args.get("having")
     if having is not None:
         out = (f"'UnresolvedHaving {_cond(having.this)}", [out])
+    qualify = sel.args.get("qualify")
+    if qualify is not None:
+        out = (f"'Qualify {_cond(qualify.this)}", [out])
     if sel.args.get("distinct") is not None:
         out = ("'Distinct", [out])
+    for key, label in (("distribute", "'RepartitionByExpression"), ("cluster", "'RepartitionByExpression"),
+                       ("sort", "'Sort")):
+        clause = sel.args.get(key)
+        if clause is not None:
+            keys = ", ".join(_sql(e) for e in clause.expressions)
+            out = (f"{label} [{keys}]" + (", false" if key == "sort" else ""), [out])
+    hint = sel.args.get("hint")
+    if hint is not None:
+        out = (f"'UnresolvedHint {_short(to_sql(hint))}", [out])
     return _with_modifiers(sel, out)
 
 

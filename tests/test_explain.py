@@ -12,7 +12,8 @@ import pytest
 
 from optimizer import optimize
 from optimizer.engine import Batch, FixedPoint, Once, Rewrite
-from optimizer.explain import FORMAT_VERSION, _rewrite_dict, changed_places, explain_dict, line_diff
+from optimizer.explain import (FORMAT_VERSION, _rewrite_dict, changed_places, explain_dict, line_diff,
+                               parsed_plan_str)
 from plans import expressions as E
 from plans import logical as L
 from plans import types as T
@@ -52,6 +53,27 @@ def test_plans_look_like_spark():
     assert re.match(r"Project \[num#\d+, s#\d+\]", analyzed[2])
     optimized = text[text.index(SECTIONS[2]):text.index(SECTIONS[3])]
     assert re.search(r"Project \[num#\d+, s#\d+\]\n\+- LocalRelation <empty>, \[num#\d+,x#", optimized)
+
+
+@pytest.mark.parametrize("sql, lines", [
+    ("SELECT /*+ BROADCAST(u) */ * FROM t LATERAL VIEW OUTER explode(array(1)) e AS v SORT BY num",
+     ["'UnresolvedHint /*+ BROADCAST(u) */", "+- 'Sort ['num], false", "   +- 'Project [*]",
+      "      +- 'Generate explode(array(1)), true, e, ['v]", "         +- 'UnresolvedRelation [t]"]),
+    ("SELECT * FROM range(10) r", ["'Project [*]", "+- 'SubqueryAlias r",
+                                   "   +- 'UnresolvedTableValuedFunction range(10)"]),
+    ("SELECT * FROM (VALUES (1), (NULL)) AS v(a)",
+     ["'Project [*]", "+- 'SubqueryAlias v", "   +- 'UnresolvedInlineTable [a], VALUES (1), (NULL)"]),
+    ("SELECT * FROM t PIVOT (sum(num) FOR s IN (1, 2)) p",
+     ["'Project [*]", "+- 'SubqueryAlias p", "   +- 'Pivot PIVOT(sum('num) FOR 's IN (1, 2))",
+      "      +- 'UnresolvedRelation [t]"]),
+    ("WITH a AS (SELECT 1 AS one) (SELECT one FROM a) UNION ALL SELECT num FROM t ORDER BY 1 LIMIT 2",
+     ["'WithCTE", ":- CTERelationDef a", ":  +- 'Project [1 AS one]", ":     +- OneRowRelation",
+      "+- 'GlobalLimit 2", "   +- 'Sort [1], true", "      +- 'Union All", "         :- 'Project ['one]",
+      "         :  +- 'UnresolvedRelation [a]", "         +- 'Project ['num]",
+      "            +- 'UnresolvedRelation [t]"]),
+])
+def test_parsed_plan_shows_every_clause(sql, lines):
+    assert parsed_plan_str(sql).split("\n") == lines
 
 
 def test_each_rewrite_is_a_plan_change_log_entry():
