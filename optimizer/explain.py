@@ -58,8 +58,6 @@ from __future__ import annotations
 
 import difflib
 import json
-from typing import Iterable
-
 from sqlglot import exp
 
 from plans import expressions as E
@@ -280,7 +278,8 @@ def parsed_tree(node: exp.Expression) -> tuple[str, list]:
         bare = node.copy()
         bare.set("alias", None)
         alias = node.args.get("alias")
-        columns = f"[{', '.join(c.name for c in alias.columns)}], " if alias is not None and alias.columns else ""
+        names = [c.name for c in alias.columns] if alias is not None else []
+        columns = f"[{', '.join(names)}], " if names else ""
         out = (f"'UnresolvedInlineTable {columns}{_short(to_sql(bare))}", [])
         if node.alias:
             out = (f"'SubqueryAlias {node.alias}", [out])
