@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import difflib
 import json
+
 from sqlglot import exp
 
 from plans import expressions as E
