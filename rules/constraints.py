@@ -44,9 +44,10 @@ from plans.tree import transform_up
 
 Constraints = dict  # canonical key -> predicate, insertion ordered; treat as read-only
 
-_MAX_CONSTRAINTS = 256  # per operator: stop inferring beyond this
+_MAX_CONSTRAINTS = 128  # per operator: stop inferring beyond this
 _MAX_COMBINATIONS = 27  # substitutions per predicate
 _MAX_PREDICATE_NODES = 64  # bigger predicates are kept but not substituted into
+_MAX_CLASS_FOR_EQUALITIES = 4  # equalities inside a bigger class are not re-derived
 
 # ---------------------------------------------------------------------------
 # Canonical keys: equal for predicates that are the same up to attribute naming,
@@ -74,8 +75,19 @@ def _canon_node(n: E.Expr) -> E.Expr:
             return n
 
 
+_canon_memo: dict[int, tuple[E.Expr, E.Expr]] = {}
+
+
 def canon(e: E.Expr) -> E.Expr:
-    return transform_up(e, _canon_node, opaque=(E.Opaque,))
+    """The canonical key of e (memoized by identity: constraints are shared upwards)."""
+    hit = _canon_memo.get(id(e))
+    if hit is not None and hit[0] is e:
+        return hit[1]
+    if len(_canon_memo) > 200_000:
+        _canon_memo.clear()
+    key = transform_up(e, _canon_node, opaque=(E.Opaque,))
+    _canon_memo[id(e)] = (e, key)
+    return key
 
 
 # ---------------------------------------------------------------------------
@@ -180,6 +192,12 @@ def _is_trivial(e: E.Expr) -> bool:
         and isinstance(e.right, E.Attribute) and e.left.expr_id == e.right.expr_id
 
 
+def _is_class_equality(e: E.Expr, classes) -> bool:
+    return isinstance(e, (E.EqualTo, E.EqualNullSafe)) and isinstance(e.left, E.Attribute) \
+        and isinstance(e.right, E.Attribute) and e.left.expr_id in classes \
+        and classes[e.left.expr_id] is classes.get(e.right.expr_id)
+
+
 def equivalence_classes(preds) -> tuple[dict[int, list[E.Attribute]], dict[int, E.Attribute]]:
     """Attribute id -> the attributes known equal to it (itself included, by id order),
     from equalities between attributes of the same type."""
@@ -210,6 +228,8 @@ def close(valid, output: tuple[E.Attribute, ...]) -> Constraints:
     classes, _ = equivalence_classes(out.values())
     if classes:
         for e in list(out.values()):
+            if len(out) >= _MAX_CONSTRAINTS:
+                break
             for new in _substitutions(e, classes):
                 _add(out, new)
     for e in list(out.values()):
@@ -225,6 +245,8 @@ def close(valid, output: tuple[E.Attribute, ...]) -> Constraints:
 def _substitutions(e: E.Expr, classes) -> list[E.Expr]:
     if isinstance(e, E.IsNotNull) or e.may_raise or not _small(e):
         return []
+    if _is_class_equality(e, classes) and len(classes[e.left.expr_id]) > _MAX_CLASS_FOR_EQUALITIES:
+        return []  # n^2 equalities the class already stands for
     ids = sorted(i for i in e.references if i in classes)
     if not ids:
         return []
