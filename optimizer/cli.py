@@ -13,7 +13,7 @@ import sys
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import click
 
@@ -21,23 +21,14 @@ from plans.catalog import Catalog
 from plans.errors import InternalError, ParseError, SparkfoldError, UnknownTableError
 
 from . import hooks
+from .sources import (Source, check_rules, finding_lines, gather, load_catalog, located,
+                      parse_table_spec, plan_outputs, register_table, start_session, statements,
+                      stop_session, with_source, write_output)
 
 _debug = False
 
 
 # -- errors ---------------------------------------------------------------------------
-
-class InputError(SparkfoldError):
-    """Bad input found by the command line itself (a file, an option value)."""
-
-
-def _with_source(e: SparkfoldError, name: str | None) -> SparkfoldError:
-    """The same error, its message prefixed with the input's name."""
-    if name:
-        e.message = f"{name}: {e.message}"
-        e.args = (e.message,)
-    return e
-
 
 def _with_hint(e: SparkfoldError, hint: str) -> SparkfoldError:
     e.message = f"{e.message} ({hint})"
@@ -56,132 +47,6 @@ debug_option = click.option("--debug", is_flag=True, expose_value=False, callbac
 
 
 # -- inputs ---------------------------------------------------------------------------
-
-@dataclass
-class Source:
-    name: str  # what messages call it: a path, "<stdin>", "<argument>"
-    text: str
-    rel: Path | None = None  # where it goes under --out
-
-
-@dataclass
-class Statement:
-    source: Source
-    index: int  # 1-based within the source
-    start: int  # offsets of the statement's text in source.text
-    end: int
-    lead: int  # where the text before it (comments) begins
-
-    @property
-    def text(self) -> str:
-        return self.source.text[self.start:self.end]
-
-    @property
-    def opted_out(self) -> bool:
-        return hooks.opted_out(self.source.text[self.lead:self.end])
-
-
-def gather(sql: str | None, files: tuple[Path, ...]) -> tuple[list[Source], list[Path]]:
-    """The inputs and the folders among them.  Reads nothing but the inputs."""
-    if sql is not None and files:
-        raise click.UsageError("give SQL text or -f FILE, not both")
-    if sql is not None and sql != "-":
-        return [Source("<argument>", sql)], []
-    if not files:
-        if sql is None and sys.stdin.isatty():
-            raise click.UsageError("no SQL given: pass SQL text, -f FILE or folder, or pipe SQL on stdin")
-        return [Source("<stdin>", sys.stdin.read())], []
-    sources, folders = [], []
-    for f in files:
-        if f.is_dir():
-            folders.append(f)
-            found = sorted(p for p in f.rglob("*.sql") if p.is_file())
-            if not found:
-                raise InputError(f"{f}: no .sql files in this folder")
-            sources.extend(Source(str(p), _read(p), p.relative_to(f)) for p in found)
-        else:
-            sources.append(Source(str(f), _read(f), Path(f.name)))
-    return sources, folders
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text") from None
-    except OSError as e:
-        raise InputError(f"cannot read {path}: {e.strerror}") from None
-
-
-def statements(source: Source) -> list[Statement]:
-    """Split a source at its top-level semicolons (by tokens, so not inside strings or
-    comments)."""
-    from sqlglot.tokens import TokenType
-
-    from plans.parse import DIALECT
-
-    text = source.text
-    try:
-        tokens = DIALECT.tokenize(text)
-    except Exception:  # the parser reports the position
-        return [Statement(source, 1, 0, len(text), 0)] if text.strip() else []
-    out: list[Statement] = []
-    run: list = []
-    lead = 0
-    for t in tokens + [None]:
-        if t is None or t.token_type == TokenType.SEMICOLON:
-            if run:
-                out.append(Statement(source, len(out) + 1, run[0].start, run[-1].end + 1, lead))
-            run = []
-            if t is not None:
-                lead = t.end + 1
-        else:
-            run.append(t)
-    return out
-
-
-def load_catalog(schema: Path | None) -> Catalog:
-    return Catalog.from_json(schema) if schema is not None else Catalog({})
-
-
-def check_rules(names: Iterable[str], option: str) -> tuple[str, ...]:
-    from rules.registry import load_all
-
-    known = load_all()
-    lowered = {n.lower(): n for n in known}
-    out = []
-    for n in names:
-        if n.lower() not in lowered:
-            hint = ", ".join(sorted(known)) or "none registered"
-            raise InputError(f"{option}: unknown rule {n!r}; known rules: {hint}")
-        out.append(lowered[n.lower()])
-    return tuple(out)
-
-
-def _position(st: Statement, line: int, column: int) -> tuple[int, int]:
-    """A (line, column) in the statement's text as a (line, column) in the source."""
-    text = st.source.text
-    line0 = text.count("\n", 0, st.start) + 1
-    col0 = st.start - (text.rfind("\n", 0, st.start) + 1) + 1
-    return line0 + line - 1, (column + col0 - 1 if line == 1 else column)
-
-
-def _located(e: SparkfoldError, st: Statement) -> SparkfoldError:
-    """The error with the source's name, and a syntax error's position in the source."""
-    if isinstance(e, ParseError) and e.line is not None and st.start:
-        e = ParseError(e.detail, *_position(st, e.line, e.column))
-    named = st.source.name if st.source.name not in ("<argument>", "<stdin>") else None
-    return _with_source(e, named)
-
-
-def finding_lines(st: Statement, result) -> list[str]:
-    """`name:line:column: severity: message [code]`, positions in the source."""
-    out = []
-    for f in getattr(result, "findings", None) or ():
-        line, col = _position(st, f.line, f.column)
-        out.append(f"{st.source.name}:{line}:{col}: {f.severity}: {f.message} [{f.code}]")
-    return out
-
 
 # -- optimizing ------------------------------------------------------------------------
 
@@ -218,7 +83,7 @@ def optimize_source(source: Source, catalog: Catalog, exclude, pretty: bool, sta
     """The source's text with each statement replaced by its optimized SQL."""
     sts = statements(source)
     if not sts:
-        raise _with_source(ParseError("no SQL statement", 1, 1),
+        raise with_source(ParseError("no SQL statement", 1, 1),
                            source.name if source.rel is not None else None)
     parts, last = [], 0
     for st in sts:
@@ -229,36 +94,13 @@ def optimize_source(source: Source, catalog: Catalog, exclude, pretty: bool, sta
             try:
                 out, result = hooks.rewrite(st.text, catalog, exclude=exclude, pretty=pretty)
             except SparkfoldError as e:
-                raise _located(e, st) from None
+                raise located(e, st) from None
         stats.add(result, out != st.text)
         stats.notes.extend(finding_lines(st, result))
         parts.append(out)
         last = st.end
     parts.append(source.text[last:])
     return "".join(parts)
-
-
-def plan_outputs(sources: list[Source], folders: list[Path], out: Path) -> list[Path]:
-    """Where each source goes under `out`; refuses anything that could touch an input."""
-    out_r = out.resolve()
-    for f in folders:
-        f_r = f.resolve()
-        if out_r == f_r or f_r in out_r.parents:
-            raise InputError(f"--out {out} is inside the input folder {f}: sparkfold never writes "
-                             f"into its input; choose another folder")
-    inputs = {Path(s.name).resolve() for s in sources}
-    targets: list[Path] = []
-    seen: dict[Path, str] = {}
-    for s in sources:
-        target = out / s.rel
-        key = target.resolve()
-        if key in inputs:
-            raise InputError(f"writing {target} would overwrite the input {s.name}; choose another --out")
-        if key in seen:
-            raise InputError(f"{s.name} and {seen[key]} would both be written to {target}")
-        seen[key] = s.name
-        targets.append(target)
-    return targets
 
 
 # -- output helpers --------------------------------------------------------------------
@@ -383,8 +225,7 @@ def _optimize_many(sources, targets, catalog, exclude, pretty, schema, quiet) ->
                 stats.errors.append(e.message)
                 progress.console.print(f"sparkfold: error: {e.message}", markup=False, soft_wrap=True)
             else:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(text, encoding="utf-8")
+                write_output(target, text)
                 for note in stats.notes[seen:] if not quiet else ():
                     progress.console.print(note, markup=False, soft_wrap=True, highlight=False)
             progress.advance(task)
@@ -425,12 +266,12 @@ def explain(sql, files, schema, exclude, fmt, rule, color):
     for source in sources:
         sts = statements(source)
         if not sts:
-            raise _with_source(ParseError("no SQL statement", 1, 1), source.name)
+            raise with_source(ParseError("no SQL statement", 1, 1), source.name)
         for st in sts:
             try:
                 result = _catalog_hint(lambda: run_optimize(st.text, catalog, exclude=exclude), schema)
             except SparkfoldError as e:
-                raise _located(e, st) from None
+                raise located(e, st) from None
             items.append((st, result.explain(format=fmt, rule=rule, color=use_color)))
     if fmt == "json":
         if len(items) == 1:
@@ -482,15 +323,15 @@ def verify(sql, files, schema, exclude, tables, master, remote, fmt):
         for source in sources:
             sts = statements(source)
             if not sts:
-                raise _with_source(ParseError("no SQL statement", 1, 1), source.name)
+                raise with_source(ParseError("no SQL statement", 1, 1), source.name)
             for st in sts:
                 try:
                     result = run_optimize(st.text, catalog, exclude=exclude)
                 except SparkfoldError as e:
-                    raise _located(e, st) from None
+                    raise located(e, st) from None
                 reports.append((st, result.verify(spark)))
     finally:
-        _stop(spark)
+        stop_session(spark)
     if fmt == "json":
         docs = [{"source": st.source.name, "statement": st.index, **r.to_dict()} for st, r in reports]
         click.echo(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2, default=str))
@@ -501,82 +342,6 @@ def verify(sql, files, schema, exclude, tables, master, remote, fmt):
             click.echo(report.to_text().rstrip("\n"))
     if not all(r.equal for _, r in reports):
         raise SystemExit(1)
-
-
-TABLE_FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".json": "json",
-                 ".jsonl": "json", ".ndjson": "json", ".orc": "orc"}
-
-
-def parse_table_spec(spec: str) -> tuple[str, Path, str]:
-    """`NAME=PATH` -> (name, path, format), checked before Spark starts."""
-    import re
-
-    name, sep, path_text = spec.partition("=")
-    name = name.strip()
-    if not sep or not path_text:
-        raise InputError(f"--table {spec!r}: expected NAME=PATH")
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-        raise InputError(f"--table {spec!r}: {name!r} is not a valid view name")
-    path = Path(path_text).expanduser()
-    if not path.exists():
-        raise InputError(f"--table {name}: no such file or folder: {path}")
-    probe = path
-    if path.is_dir():
-        inside = [p for p in sorted(path.rglob("*"))
-                  if p.is_file() and not p.name.startswith(("_", ".")) and p.suffix.lower() in TABLE_FORMATS]
-        if not inside:
-            raise InputError(f"--table {name}: no .parquet/.csv/.json/.orc files in {path}")
-        probe = inside[0]
-    kind = TABLE_FORMATS.get(probe.suffix.lower())
-    if kind is None:
-        raise InputError(f"--table {name}: cannot tell the format of {path} from its extension "
-                         f"(use {', '.join(sorted(TABLE_FORMATS))})")
-    return name, path, kind
-
-
-def start_session(master: str | None, remote: str | None):
-    from plans.errors import VerificationError
-
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    try:
-        from pyspark.sql import SparkSession
-
-        builder = SparkSession.builder.appName("sparkfold verify")
-        if remote:
-            builder = builder.remote(remote)
-        else:
-            builder = (builder.master(master or "local[*]").config("spark.ui.enabled", "false")
-                       .config("spark.sql.session.timeZone", "UTC"))
-        spark = builder.getOrCreate()
-    except Exception as e:
-        raise VerificationError(f"cannot start a Spark session ({_first_line(e)})") from None
-    if not remote:
-        spark.sparkContext.setLogLevel("ERROR")
-    return spark
-
-
-def register_table(spark, name: str, path: Path, kind: str) -> None:
-    from plans.errors import VerificationError
-
-    reader = spark.read.format(kind)
-    if kind == "csv":
-        reader = reader.option("header", "true").option("inferSchema", "true")
-    try:
-        reader.load(str(path.resolve())).createOrReplaceTempView(name)
-    except Exception as e:
-        raise VerificationError(f"--table {name}: cannot read {path} as {kind} ({_first_line(e)})") from None
-
-
-def _stop(spark) -> None:
-    try:
-        spark.stop()
-    except Exception:
-        pass
-
-
-def _first_line(e: BaseException) -> str:
-    text = str(e).strip()
-    return text.splitlines()[0] if text else type(e).__name__
 
 
 @cli.command(epilog="""\b

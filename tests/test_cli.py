@@ -170,6 +170,23 @@ def test_out_that_could_overwrite_an_input_is_refused(schema, folder, where):
     assert snapshot(folder) == before  # nothing written, nothing changed
 
 
+def test_links_in_out_never_lead_to_writing_an_input(schema, folder, tmp_path):
+    before = snapshot(folder)
+    out = tmp_path / "out"
+    out.mkdir()
+    os.link(folder / "a.sql", out / "a.sql")  # a hard link: replaced, not written through
+    proc = sparkfold("optimize", "-f", folder / "a.sql", "--schema", schema, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "a.sql").read_text() == expected(QUERIES["a.sql"]) + "\n"
+    umask = os.umask(0)
+    os.umask(umask)
+    assert (out / "a.sql").stat().st_mode & 0o777 == 0o666 & ~umask  # as any new file
+    (out / "b.sql").symlink_to(folder / "b.sql")  # a symbolic link to an input: refused
+    proc = sparkfold("optimize", "-f", folder / "b.sql", "--schema", schema, "--out", out)
+    assert proc.returncode == 2 and "would overwrite the input" in proc.stderr
+    assert snapshot(folder) == before
+
+
 def test_one_bad_file_in_a_folder_is_reported_and_the_rest_written(schema, folder, tmp_path):
     (folder / "bad.sql").write_text("SELECT num FROM t\nWHERE (\n")
     (folder / "unknown.sql").write_text("SELECT nope FROM t\n")
@@ -347,3 +364,48 @@ def test_optimize_prints_findings_with_positions_in_the_source(schema):
     assert "<stdin>:2:25: warning: " in proc.stderr and "[null-comparison]" in proc.stderr
     quiet = sparkfold("optimize", "--schema", schema, "-q", input=text)
     assert quiet.returncode == 0 and quiet.stderr == "" and quiet.stdout == proc.stdout
+
+
+# -- verify (each run starts a local Spark in the subprocess) --------------------------------
+
+def _data(tmp_path: Path) -> dict[str, Path]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    orders = tmp_path / "orders.parquet"
+    pq.write_table(pa.table({"id": pa.array([1, 2, 3, 4], pa.int64()),
+                             "customer_id": pa.array([10, None, 10, 12], pa.int64()),
+                             "amount": pa.array([25.0, 7.5, None, 120.0]),
+                             "status": pa.array(["open", "closed", None, "open"])}), orders)
+    customers = tmp_path / "customers.csv"
+    customers.write_text("id,name,country\n10,Ada,UK\n11,Grace,\n12,Edsger,NL\n")
+    events = tmp_path / "events.json"
+    events.write_text('{"k": 1, "v": null}\n{"k": 2, "v": 2.5}\n')
+    return {"orders": orders, "customers": customers, "events": events}
+
+
+VERIFY_SQL = """
+SELECT c.name, count(o.id) AS n FROM customers c LEFT JOIN orders o ON o.customer_id = c.id
+WHERE o.amount > 10 GROUP BY c.name;
+SELECT k FROM events WHERE v = NULL OR k > 1;
+SELECT status, count(*) AS n FROM orders WHERE status IS NOT NULL OR status IS NULL GROUP BY status
+"""
+
+
+@pytest.mark.spark
+def test_verify_unreadable_table_is_bad_input(tmp_path):
+    broken = tmp_path / "broken.parquet"
+    broken.write_bytes(b"this is not parquet")
+    proc = sparkfold("verify", "SELECT * FROM b", "--master", "local[1]", "--table", f"b={broken}")
+    assert proc.returncode == 2 and "--table b: cannot read" in proc.stderr, proc.stderr[-3000:]
+
+
+def test_verify_bad_options_fail_before_spark_starts(tmp_path):
+    (tmp_path / "t.txt").write_text("x")
+    for args, message in ((["--table", "t"], "expected NAME=PATH"),
+                          (["--table", "t=" + str(tmp_path / "missing.parquet")], "no such file"),
+                          (["--table", "t=" + str(tmp_path / "t.txt")], "cannot tell the format"),
+                          (["--table", "no-good=" + str(tmp_path / "t.txt")], "not a valid view name"),
+                          (["--master", "local", "--remote", "sc://localhost"], "not both")):
+        proc = sparkfold("verify", "SELECT 1", *args)
+        assert proc.returncode == 2 and message in proc.stderr, (args, proc.stderr)
