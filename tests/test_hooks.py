@@ -78,6 +78,27 @@ def test_hook_rewrites_query_and_results_are_unchanged(spark, tables, not_not, r
     assert hook.queries == 1 and hook.rewritten == 1
 
 
+DEFAULT_RULE_QUERIES = [
+    ("SELECT count(num) AS c, count(x) AS cx FROM t WHERE x > :lo OR s = :s", {"lo": 0, "s": "b"}),
+    ("SELECT num, y FROM u WHERE num = NULL OR y > ?", [300]),
+    ("SELECT count(DISTINCT (num = NULL)) AS n, count(*) AS m FROM t", None),
+    ("SELECT t.num, u.y FROM t LEFT JOIN u ON t.num = u.num WHERE u.y > ?", [100]),
+    ("SELECT s, count(b) AS c FROM t WHERE num IS NOT NULL AND NOT (s IN ('a', NULL)) GROUP BY s", None),
+]
+
+
+def test_default_rules_through_the_hook_keep_spark_results(spark, tables):
+    from optimizer.compare import compare_rows
+
+    expected = [[tuple(r) for r in spark.sql(q, args=a).collect()] for q, a in DEFAULT_RULE_QUERIES]
+    with hooks.install(spark, strict=True) as hook:
+        for (q, a), want in zip(DEFAULT_RULE_QUERIES, expected):
+            got = [tuple(r) for r in spark.sql(q, args=a).collect()]
+            assert compare_rows(want, got).equal, (q, hook.last_sql, want, got)
+    assert hook.queries == len(DEFAULT_RULE_QUERIES)
+    assert hook.rewritten >= 3  # NullPropagation alone rewrites three of them
+
+
 def test_named_parameter_markers_are_kept(spark, tables, not_not, received):
     sql = "SELECT num FROM t WHERE NOT NOT (num > :lo) AND s = :s"
     args = {"lo": 2, "s": "a"}
