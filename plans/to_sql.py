@@ -456,6 +456,11 @@ class SqlGenerator:
                 b.select = [existing[p.expr_id] if isinstance(p, E.Attribute) and p.expr_id in existing
                             and existing[p.expr_id][0].name == p.name
                             else (E.to_attribute(p), self._item(p, refs)) for p in plan.projections]
+                if b.group == [] and not b.having and not any(
+                        E.contains_aggregate(b.definitions[i]) for p in plan.projections
+                        for i in p.references if i in b.definitions):
+                    # `SELECT 1 FROM (SELECT count(*) FROM t)`: still one aggregated row
+                    b.having.append(exp.true())
                 b.provisional = False
                 b.output = list(plan.output)
                 return b
