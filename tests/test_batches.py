@@ -81,6 +81,9 @@ CORPUS = [
     "SELECT * FROM t JOIN u ON t.x = u.z WHERE u.z > 1 AND t.x < 10",
     "SELECT * FROM t WHERE num IN (SELECT num FROM u WHERE num > 2 AND num = y - 1)",
     "SELECT a.num FROM u a JOIN u b ON a.num = b.num JOIN u c ON b.num = c.num WHERE c.num + a.y > 3",
+    # a global aggregate under a projection stays one row when a rule rewrites below it
+    "SELECT 1 FROM (SELECT count(*) FROM t WHERE x > 1)",
+    "SELECT 1 AS o FROM (SELECT count(*) AS c FROM t WHERE s = 'a') WHERE 1 = 1",
 ]
 
 
