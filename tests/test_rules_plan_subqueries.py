@@ -81,7 +81,7 @@ def test_in_empty_subquery_in_where_empties_the_query():
 
 
 def test_not_in_empty_subquery_in_where_removes_the_filter():
-    r = run(f"SELECT * FROM t WHERE x NOT IN (SELECT z FROM u WHERE false)", *RULES)
+    r = run("SELECT * FROM t WHERE x NOT IN (SELECT z FROM u WHERE false)", *RULES)
     assert not nodes(r.optimized, L.Filter) and not nodes(r.optimized, L.LocalRelation)
 
 
