@@ -1,0 +1,218 @@
+"""Every example runs, and what it shows is true: the optimized queries it prints give
+Spark's own results; and the README stays in step with the code and with CI."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+import subprocess
+import sys
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+if __name__ == "__main__":  # run as a script to update the README: import from the checkout
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from optimizer import optimize
+from optimizer.cli import rule_catalogue, rules_markdown
+from optimizer.sources import Source, statements
+from plans.printer import plan_str
+from tests.data import register
+from tests.spark_check import assert_same_result, is_ordered
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+SCHEMA = json.loads((EXAMPLES / "schema.json").read_text())
+README = (ROOT / "README.md").read_text()
+
+ROWS = {
+    "orders": [(1, 10, Decimal("25.00"), "open", dt.date(2024, 1, 2)),
+               (2, None, Decimal("7.50"), "closed", dt.date(2024, 1, 3)),
+               (3, 10, None, None, dt.date(2024, 1, 4)),
+               (4, 12, Decimal("120.00"), "open", dt.date(2024, 1, 5)),
+               (5, 99, Decimal("300.00"), None, dt.date(2024, 1, 6))],
+    "customers": [(10, "Ada", "UK"), (11, "Grace", None), (12, "Edsger", "NL")],
+    "t": [(i,) for i in range(10)],  # Spark's (0 to 9).toDF("num")
+    "tokens": [(0, None), (1, "hello")],
+}
+
+
+def run_example(*args, env=None, timeout=300):
+    bindir = str(Path(sys.executable).parent)
+    proc = subprocess.run(list(map(str, args)), capture_output=True, text=True, cwd=ROOT, timeout=timeout,
+                          env={**os.environ, "PYTHONPATH": str(ROOT),
+                               "PATH": bindir + os.pathsep + os.environ.get("PATH", ""), **(env or {})})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr
+    return proc
+
+
+@pytest.fixture(scope="module")
+def example_spark(spark):
+    """A session of its own (temp views are per session): the examples' tables."""
+    session = spark.newSession()
+    for name, columns in SCHEMA.items():
+        register(session, name, columns, ROWS[name])
+    return session
+
+
+def test_optimize_folder_example(tmp_path, example_spark):
+    queries = EXAMPLES / "queries"
+    before = {p: p.read_bytes() for p in queries.rglob("*.sql")}
+    out = tmp_path / "optimized"
+    proc = run_example("sh", EXAMPLES / "optimize_folder.sh", out)
+    assert "4 files, 5 queries" in proc.stdout and "0 errors" in proc.stdout
+    assert "customers_without_country.sql:1:38: warning:" in proc.stderr
+    assert {p: p.read_bytes() for p in queries.rglob("*.sql")} == before
+    for path in before:
+        rel = path.relative_to(queries)
+        original = statements(Source(str(path), path.read_text()))
+        optimized = statements(Source(str(out / rel), (out / rel).read_text()))
+        assert len(original) == len(optimized), rel
+        for a, b in zip(original, optimized):
+            assert b.text == optimize(a.text, SCHEMA).sql
+            assert_same_result(example_spark, a.text, b.text,
+                               ordered=is_ordered(optimize(a.text, SCHEMA).analyzed), context=str(rel))
+
+
+def test_explain_null_propagation_example(example_spark):
+    from rules.registry import load_all
+
+    from examples.explain_null_propagation import EXAMPLES as SEEDS, SCHEMA as SEED_SCHEMA
+
+    proc = run_example(sys.executable, EXAMPLES / "explain_null_propagation.py")
+    full = run_example(sys.executable, EXAMPLES / "explain_null_propagation.py", "--full")
+    results = []
+    for title, sql in SEEDS:
+        result = optimize(sql, SEED_SCHEMA)
+        results.append(result)
+        assert f"### {title}\n{sql}\n" in proc.stdout
+        assert f"== Optimized SQL ==\n{result.sql}\n" in proc.stdout
+        assert_same_result(example_spark, sql, result.sql, context=title)
+    assert full.stdout.count("== Plan Changes ==") == len(SEEDS)
+    if "NullPropagation" in load_all():  # Catalyst's outcomes, from seeds/002
+        distinct_null, count_num, count_word, where_null = (plan_str(r.optimized) for r in results)
+        assert "0 AS count(DISTINCT (num = NULL))" in distinct_null
+        assert "count(1) AS count" in count_num
+        assert "count(word" in count_word and not results[2].changed
+        assert "LocalRelation <empty>" in where_null
+
+
+def test_spark_sql_hook_example():
+    proc = run_example(sys.executable, EXAMPLES / "spark_sql_hook.py")
+    assert proc.stdout.count("(same)") == 4 and "DIFFERENT" not in proc.stdout
+    assert "sent:     SELECT /* sparkfold:off */ count(id) AS n FROM orders" in proc.stdout
+    assert "__sf_p" not in proc.stdout
+
+
+def test_sqlglot_builder_example():
+    proc = run_example(sys.executable, EXAMPLES / "sqlglot_builder.py")
+    built, optimized = proc.stdout.split("\noptimized:\n")
+    assert "LEFT JOIN" in built and optimized.strip()
+
+
+def test_sqlalchemy_example():
+    proc = run_example(sys.executable, EXAMPLES / "sqlalchemy_hook.py")
+    assert "rows:   [('open', 2)]" in proc.stdout and "rows:   []" in proc.stdout
+    sent = [line for line in proc.stdout.splitlines() if line.startswith("sent:")]
+    assert len(sent) == 2 and all("?" in s and ":min" not in s for s in sent)
+
+
+# -- the README -------------------------------------------------------------------------------
+
+def _block_after(heading: str) -> str:
+    section = README.split(heading, 1)[1]
+    return re.search(r"```(?:bash|console|sh)?\n(.*?)```", section, re.S).group(1)
+
+
+def test_readme_test_command_is_what_ci_runs():
+    readme_cmd = _block_after("## Run the tests").strip()
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert readme_cmd in ci, (readme_cmd, ci)
+
+
+def test_readme_quick_start_command_runs_an_example():
+    cmd = _block_after("## Quick start").strip()
+    assert cmd.startswith("python3 -m venv .venv && . .venv/bin/activate && pip install -q -e .")
+    sparkfold_part = cmd.split("&& sparkfold ", 1)[1].split()
+    proc = run_example("sparkfold", *sparkfold_part)
+    assert proc.stdout.strip()
+
+
+def test_readme_rule_catalogue_is_current():
+    table = README.split("<!-- rules:begin -->\n", 1)[1].split("<!-- rules:end -->", 1)[0].strip()
+    assert table == rules_markdown(rule_catalogue()), \
+        "README's rule catalogue is stale: paste `sparkfold rules --format markdown` between the markers"
+
+
+# -- the quick tour: outputs pasted from real runs ---------------------------------------------
+
+TOUR_START, TOUR_END = "## A quick tour", "### Verify on Spark"
+CONSOLE = re.compile(r"```console\n(.*?)```", re.S)
+
+
+def _tour_span(readme: str) -> tuple[int, int]:
+    start = readme.index(TOUR_START)
+    return start, readme.index(TOUR_END, start)
+
+
+def run_tour_command(command: str, cwd: Path) -> str:
+    """What a user sees on a terminal (stdout, then stderr), without colors."""
+    import shlex
+
+    args = shlex.split(command)
+    assert args[0] == "sparkfold", command
+    proc = subprocess.run([sys.executable, "-m", "optimizer.cli", *args[1:]], capture_output=True,
+                          text=True, cwd=cwd, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"})
+    assert proc.returncode in (0, 2), proc.stderr
+    return proc.stdout + proc.stderr
+
+
+def rerun_tour(readme: str, cwd: Path) -> str:
+    """The README with every console block of the tour re-run in `cwd` (which holds a
+    copy of examples/), and the rule catalogue regenerated."""
+    import shutil
+
+    if not (cwd / "examples").exists():
+        shutil.copytree(EXAMPLES, cwd / "examples")
+    start, end = _tour_span(readme)
+
+    def block(m: re.Match) -> str:
+        commands = [line[2:] for line in m.group(1).splitlines() if line.startswith("$ ")]
+        body = "".join(f"$ {c}\n{run_tour_command(c, cwd)}" for c in commands)
+        return f"```console\n{body}```"
+
+    tour = CONSOLE.sub(block, readme[start:end])
+    readme = readme[:start] + tour + readme[end:]
+    head, rest = readme.split("<!-- rules:begin -->\n", 1)
+    tail = rest.split("<!-- rules:end -->", 1)[1]
+    return f"{head}<!-- rules:begin -->\n{rules_markdown(rule_catalogue())}\n<!-- rules:end -->{tail}"
+
+
+def _without_timings(text: str) -> str:
+    """Explain's summary (run counts and times) and times vary from run to run."""
+    text = re.sub(r"== Summary ==\n.*?(?=\n== |\n\$ |\Z)", "== Summary ==\n...", text, flags=re.S)
+    return re.sub(r"\d+\.\d+ (ms|seconds)", r"<time> \1", text)
+
+
+def test_readme_tour_outputs_are_current(tmp_path):
+    start, end = _tour_span(README)
+    fresh = rerun_tour(README, tmp_path)
+    fstart, fend = _tour_span(fresh)
+    assert _without_timings(README[start:end]) == _without_timings(fresh[fstart:fend]), \
+        "README's tour is stale: run `python tests/test_examples.py --update-readme`"
+
+
+if __name__ == "__main__":
+    import tempfile
+
+    if sys.argv[1:] != ["--update-readme"]:
+        sys.exit("usage: python tests/test_examples.py --update-readme")
+    with tempfile.TemporaryDirectory() as tmp:
+        (ROOT / "README.md").write_text(rerun_tour(README, Path(tmp)))
+    print("README.md updated: review with `git diff README.md`")
