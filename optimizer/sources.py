@@ -242,7 +242,10 @@ def parse_table_spec(spec: str) -> tuple[str, Path, str]:
 
 
 def start_session(master: str | None, remote: str | None):
+    import warnings
+
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    warnings.filterwarnings("ignore", category=FutureWarning, module=r"pyspark\.")  # pandas version notes
     try:
         from pyspark.sql import SparkSession
 
@@ -251,7 +254,7 @@ def start_session(master: str | None, remote: str | None):
             builder = builder.remote(remote)
         else:
             builder = (builder.master(master or "local[*]").config("spark.ui.enabled", "false")
-                       .config("spark.sql.session.timeZone", "UTC"))
+                       .config("spark.ui.showConsoleProgress", "false"))
         spark = builder.getOrCreate()
     except Exception as e:
         raise VerificationError(f"cannot start a Spark session ({first_line(e)})") from None
