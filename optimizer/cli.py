@@ -395,7 +395,8 @@ def rules_markdown(rows: list[dict[str, Any]]) -> str:
              "|---|---|---|---|"]
     for r in rows:
         desc = r["description"].replace("|", "\\|") or "-"
-        lines.append(f"| `{r['rule']}` | {desc} | `{r['catalyst']}` | {', '.join(r['batches']) or '-'} |")
+        catalyst = r["catalyst"].rsplit(".", 1)[-1].replace("$", ".")  # the class, without its package
+        lines.append(f"| `{r['rule']}` | {desc} | `{catalyst}` | {', '.join(r['batches']) or '-'} |")
     return "\n".join(lines)
 
 
