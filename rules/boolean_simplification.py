@@ -140,8 +140,8 @@ def _split(e: E.Expr, cls) -> list[E.Expr] | None:
             stack.append(x.left)
         else:
             out.append(x)
-            if len(out) > _MAX_PARTS:
-                return None
+        if len(out) + len(stack) > _MAX_PARTS:  # each pending entry holds an operand at least
+            return None
     return out
 
 

@@ -169,3 +169,28 @@ def test_select_value_keeps_null_on_spark(spark, tables):
 
     result = optimize("SELECT NOT (num IN (1, NULL)), p OR NULL FROM t", tables, rules=[RN])
     assert not result.trace.rewrites
+
+
+def _with_simplifications(condition):
+    """Run the rule with the simplifications it is tested with in Catalyst's suite."""
+    from optimizer.engine import Batch, FixedPoint, execute
+    from rules.base import RuleContext
+
+    names = ["NullPropagation", "ConstantFolding", "BooleanSimplification", "SimplifyConditionals",
+             "ReplaceNullWithFalseInPredicate"]
+    relation = L.Relation("r", tuple({id(a): a for a in condition.walk() if isinstance(a, E.Attribute)}.values()))
+    plan, _ = execute(L.Filter(condition, relation), [Batch("b", FixedPoint(100), tuple(rule(n) for n in names))],
+                      RuleContext())
+    return plan.condition
+
+
+def test_catalyst_cases_become_false_with_the_simplifications():
+    i, x = col("i"), b()
+    gt = E.GreaterThan(i, lit(10))
+    assert _with_simplifications(E.If(gt, E.FALSE, E.NULL_BOOL)) == E.FALSE
+    assert _with_simplifications(E.If(gt, E.And(E.TRUE, E.NULL_BOOL), E.And(x, E.NULL_BOOL))) == E.FALSE
+    assert _with_simplifications(E.And(x, E.NULL_BOOL)) == E.FALSE
+    assert _with_simplifications(E.Or(x, E.NULL_BOOL)) == x
+    assert _with_simplifications(E.If(E.If(x, E.NULL_BOOL, E.FALSE), E.TRUE, E.NULL_BOOL)) == E.FALSE
+    all_false = E.CaseWhen(((E.LessThan(i, lit(10)), E.FALSE), (E.GreaterThan(i, lit(40)), E.FALSE)))
+    assert _with_simplifications(all_false) == E.FALSE
