@@ -561,6 +561,8 @@ def _to_string(v, src: T.DataType) -> str:
     if src == T.DOUBLE:
         return double_text(v)
     if isinstance(src, T.DecimalType):
+        with localcontext(_BIG):
+            v = v.quantize(Decimal(1).scaleb(-src.scale))  # a literal may carry fewer digits
         return format(abs(v) if v == 0 else v, "f")
     if src == T.DATE and 1 <= v.year <= 9999:
         return v.isoformat()

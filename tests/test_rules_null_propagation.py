@@ -243,3 +243,17 @@ def test_count_distinct_of_null_is_one_zero_row_on_an_empty_table(spark, tables)
     rows = spark.sql(result.sql).collect()
     assert [tuple(r) for r in rows] == [(0,)]
     assert spark.sql(result.sql).schema.fields[0].dataType.simpleString() == "bigint"
+
+
+def test_where_num_equals_null_becomes_false():
+    # seeds/002, third example, at the expression level: num = NULL is NULL, and NULL in a
+    # WHERE is FALSE (PruneFilters then makes the filter an empty relation)
+    from plans import logical as L
+    from tests.rule_helpers import rule as get
+
+    num = col("num", T.INT, nullable=False)
+    plan = L.Filter(E.EqualTo(num, null()), L.Relation("t", (num,)))
+    plan = NP(plan)
+    assert plan.condition == E.NULL_BOOL
+    plan = get("ReplaceNullWithFalseInPredicate")(plan)
+    assert plan.condition == E.FALSE
