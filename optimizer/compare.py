@@ -102,3 +102,63 @@ def compare_rows(left: Iterable[Sequence], right: Iterable[Sequence], ordered: b
             only_l.append(r)
     equal = not only_l and not unmatched_r and len(left) == len(right)
     return RowDiff(equal, only_l[:sample], unmatched_r[:sample], len(left), len(right))
+
+
+def _key(row: Sequence, positions: Sequence[int]) -> tuple:
+    return tuple(normalize(row[i]) for i in positions)
+
+
+def _groups(rows: list, positions: Sequence[int]) -> list[tuple[tuple, list]]:
+    """Consecutive runs of rows with equal sort keys."""
+    out: list[tuple[tuple, list]] = []
+    for r in rows:
+        k = _key(r, positions)
+        if out and out[-1][0] == k:
+            out[-1][1].append(r)
+        else:
+            out.append((k, [r]))
+    return out
+
+
+def compare_ordered(left: Iterable[Sequence], right: Iterable[Sequence], key_positions: Sequence[int],
+                    loose_first: bool = False, loose_last: bool = False, sample: int = 10) -> RowDiff:
+    """Compare two results of the same ORDER BY.  Rows whose sort keys (the columns at
+    `key_positions`) are equal may come in any order, so the results must have the same
+    sequence of keys and, per run of equal keys, the same multiset of rows.
+
+    A LIMIT (OFFSET) over the sort may cut the last (first) run of ties at a different
+    row: with `loose_last` (`loose_first`) that run only needs the same key and length.
+    Without key positions the rows are compared in sequence."""
+    left = [tuple(r) for r in left]
+    right = [tuple(r) for r in right]
+    if not key_positions:
+        return compare_rows(left, right, ordered=True, sample=sample)
+    gl, gr = _groups(left, key_positions), _groups(right, key_positions)
+    diffs_l: list = []
+    diffs_r: list = []
+    for i in range(max(len(gl), len(gr))):
+        if i >= len(gl) or i >= len(gr):
+            diffs_l += gl[i][1] if i < len(gl) else []
+            diffs_r += gr[i][1] if i < len(gr) else []
+            continue
+        (kl, rl), (kr, rr) = gl[i], gr[i]
+        if not rows_equal(rl[0], rr[0]) and not _keys_close(rl[0], rr[0], key_positions):
+            diffs_l += rl
+            diffs_r += rr
+            continue
+        loose = (loose_first and i == 0) or (loose_last and i == len(gl) - 1 and i == len(gr) - 1)
+        if loose:
+            if len(rl) != len(rr):
+                diffs_l += rl
+                diffs_r += rr
+            continue
+        d = compare_rows(rl, rr, sample=len(rl) + len(rr))
+        if not d.equal:
+            diffs_l += d.only_left
+            diffs_r += d.only_right
+    equal = not diffs_l and not diffs_r and len(left) == len(right)
+    return RowDiff(equal, diffs_l[:sample], diffs_r[:sample], len(left), len(right))
+
+
+def _keys_close(a: Sequence, b: Sequence, positions: Sequence[int]) -> bool:
+    return all(values_equal(a[i], b[i]) for i in positions)

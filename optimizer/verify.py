@@ -1,0 +1,682 @@
+"""Verification: run the original and the optimized query on Spark and compare.
+
+    report = optimize(sql, spark).verify(spark)
+    report.equal        # True when every candidate agrees with the reference
+    print(report.to_text())
+
+The reference is the ORIGINAL SQL, run with the Catalyst rules sparkfold also
+implements excluded (`spark.sql.optimizer.excludedRules`, set for the reference's jobs
+and restored after), so the check is not Catalyst checking itself.  The candidates are
+the optimized SQL and the lowered DataFrame (`plans.to_pyspark`).
+
+Schemas (names, types) are compared first, then rows, inside Spark: each side runs once
+as an order-independent fingerprint (count and sums of 64- and 32-bit hashes of the
+normalized rows: NaN canonical, -0.0 as 0.0, doubles rounded to 9 significant digits,
+NULL flags hashed), so in the common equal case nothing but one row per side reaches
+the driver.  Results under a top-level ORDER BY are collected (up to `collect_limit`
+rows) and compared in order, rows with equal sort keys as one group.  Only when
+fingerprints differ are rows compared exactly, with Spark's equality and a relative
+tolerance for floating point: on the driver when small, otherwise by `exceptAll` both
+ways in Spark, showing a sample.  An error is a result: the reference and a candidate
+must both raise or both not raise.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+from plans import expressions as E
+from plans import logical as L
+
+from .compare import RowDiff, compare_ordered, compare_rows
+
+CATALYST_PACKAGE = "org.apache.spark.sql.catalyst.optimizer."
+EXCLUDED_RULES_KEY = "spark.sql.optimizer.excludedRules"
+
+# Catalyst rules that do not live in the optimizer package under their own name.
+_CATALYST_CLASS = {
+    "OptimizeSubqueries": CATALYST_PACKAGE + "Optimizer$OptimizeSubqueries",
+}
+
+# Rules Spark needs for correct results although it lets them be excluded: without
+# UpdateAttributeNullability, columns an outer join made nullable keep their old
+# nullability and Spark returns wrong rows (seen: an EXCEPT ALL over a RIGHT JOIN lost
+# rows with a NULL from the join).  The reference never runs without them.
+NEVER_EXCLUDE = frozenset({"UpdateAttributeNullability"})
+
+
+# ---------------------------------------------------------------------------
+# Report
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Side:
+    """One query run: the reference or a candidate."""
+
+    name: str
+    text: str = ""                                  # SQL text or Python code
+    schema: list[tuple[str, str]] | None = None     # (name, simple type) per column
+    rows: int | None = None
+    seconds: float | None = None
+    method: str = ""                                # "fingerprint" or "collect"
+    error: str | None = None                        # Spark's error condition (or class)
+    error_message: str | None = None
+    fingerprint: tuple | None = None
+    out_of_order: int = 0                           # rows out of ORDER BY order
+    data: list | None = field(default=None, repr=False)  # collected rows, when collected
+    df: Any = field(default=None, repr=False)
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "text": self.text, "schema": self.schema, "rows": self.rows,
+                "seconds": self.seconds, "method": self.method, "error": self.error,
+                "error_message": self.error_message}
+
+
+@dataclass
+class Comparison:
+    """The verdict for one candidate against the reference."""
+
+    candidate: str
+    equal: bool
+    schema_equal: bool | None = None
+    rows_equal: bool | None = None
+    method: str = ""
+    only_in_reference: list = field(default_factory=list)
+    only_in_candidate: list = field(default_factory=list)
+    detail: str = ""
+
+    def to_dict(self) -> dict:
+        return {"candidate": self.candidate, "equal": self.equal, "schema_equal": self.schema_equal,
+                "rows_equal": self.rows_equal, "method": self.method,
+                "only_in_reference": [list(map(_json_value, r)) for r in self.only_in_reference],
+                "only_in_candidate": [list(map(_json_value, r)) for r in self.only_in_candidate],
+                "detail": self.detail}
+
+
+@dataclass
+class VerifyReport:
+    original_sql: str
+    optimized_sql: str
+    reference: Side
+    candidates: list[Side]
+    comparisons: list[Comparison]
+    ordered: bool = False
+    excluded_rules: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def equal(self) -> bool:
+        return all(c.equal for c in self.comparisons)
+
+    def comparison(self, candidate: str) -> Comparison:
+        return next(c for c in self.comparisons if c.candidate == candidate)
+
+    def speedup(self, candidate: str) -> float | None:
+        """Reference time / candidate time (> 1: the candidate ran faster)."""
+        ref = self.reference.seconds
+        cand = next((s.seconds for s in self.candidates if s.name == candidate), None)
+        if not ref or not cand:
+            return None
+        return ref / cand
+
+    def to_dict(self) -> dict:
+        return {"equal": self.equal, "ordered": self.ordered, "original_sql": self.original_sql,
+                "optimized_sql": self.optimized_sql, "reference": self.reference.to_dict(),
+                "candidates": [s.to_dict() for s in self.candidates],
+                "comparisons": [c.to_dict() for c in self.comparisons],
+                "speedup": {s.name: self.speedup(s.name) for s in self.candidates},
+                "excluded_rules": self.excluded_rules, "notes": self.notes, "seconds": self.seconds}
+
+    def to_text(self) -> str:
+        out = [f"verification: {'EQUAL' if self.equal else 'DIFFERENT'}"
+               f"{' (ordered by ORDER BY)' if self.ordered else ''}"]
+        out.append(f"  reference: original SQL{_excluded_note(self.excluded_rules)}; "
+                   f"{_side_summary(self.reference)}")
+        for side, comp in zip(self.candidates, self.comparisons):
+            speed = self.speedup(side.name)
+            figure = f", {speed:.2f}x the reference's speed" if speed else ""
+            out.append(f"  {side.name}: {'equal' if comp.equal else 'DIFFERENT'}; "
+                       f"{_side_summary(side)}{figure}")
+            if comp.detail:
+                out.append(f"    {comp.detail}")
+            if comp.schema_equal is False:
+                out.append(f"    reference schema: {_schema_text(self.reference.schema)}")
+                out.append(f"    candidate schema: {_schema_text(side.schema)}")
+            for label, rows in (("only in reference", comp.only_in_reference),
+                                ("only in candidate", comp.only_in_candidate)):
+                if rows:
+                    out.append(f"    {label} ({len(rows)} shown):")
+                    out.extend(f"      {tuple(r)!r}" for r in rows)
+        out.extend(f"  note: {n}" for n in self.notes)
+        return "\n".join(out)
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+def _json_value(v):
+    if v is None or isinstance(v, (bool, int, str)):
+        return v
+    if isinstance(v, float):
+        return v if v == v and v not in (float("inf"), float("-inf")) else repr(v)
+    return str(v)
+
+
+def _excluded_note(rules: list[str]) -> str:
+    if not rules:
+        return ""
+    short = [r.rsplit(".", 1)[-1].split("$")[-1] for r in rules]
+    return f" with Catalyst's {', '.join(short)} excluded"
+
+
+def _schema_text(schema) -> str:
+    return "(none)" if schema is None else ", ".join(f"{n}: {t}" for n, t in schema)
+
+
+def _side_summary(s: Side) -> str:
+    if s.error:
+        return f"raised {s.error}: {(s.error_message or '').splitlines()[0][:200] if s.error_message else ''}"
+    rows = "?" if s.rows is None else s.rows
+    secs = "" if s.seconds is None else f" in {s.seconds:.3f}s"
+    return f"{rows} rows{secs}"
+
+
+# ---------------------------------------------------------------------------
+# Excluded rules
+# ---------------------------------------------------------------------------
+
+
+def catalyst_rule_classes(names: Iterable[str] | None = None) -> list[str]:
+    """Fully qualified Catalyst class names for sparkfold rules (all registered rules by
+    default).  Spark ignores names it does not know and warns about non-excludable ones."""
+    if names is None:
+        from rules.registry import load_all
+
+        names = [r.catalyst or r.name for r in load_all().values()]
+    out: list[str] = []
+    for n in names:
+        for part in str(n).replace(",", " ").split():
+            if part.rsplit(".", 1)[-1] in NEVER_EXCLUDE:
+                continue
+            cls = part if "." in part else _CATALYST_CLASS.get(part, CATALYST_PACKAGE + part)
+            if cls not in out:
+                out.append(cls)
+    return sorted(out)
+
+
+@contextmanager
+def excluded_rules(spark, classes: Sequence[str]):
+    """Set `spark.sql.optimizer.excludedRules` for the block; restore the old value."""
+    if not classes:
+        yield
+        return
+    old = spark.conf.get(EXCLUDED_RULES_KEY, None)
+    merged = list(classes) + ([c for c in old.split(",") if c and c not in classes] if old else [])
+    spark.conf.set(EXCLUDED_RULES_KEY, ",".join(merged))
+    try:
+        yield
+    finally:
+        if old is None:
+            spark.conf.unset(EXCLUDED_RULES_KEY)
+        else:
+            spark.conf.set(EXCLUDED_RULES_KEY, old)
+
+
+# ---------------------------------------------------------------------------
+# Fingerprints and normalization (inside Spark)
+# ---------------------------------------------------------------------------
+
+_MASK32 = 0xFFFFFFFF
+
+
+def _normalized(c, data_type):
+    """A column whose value is equal for values Spark's equality (and our tolerance)
+    treats as equal: NaN canonical, -0.0 as 0.0, doubles rounded to 9 significant
+    digits; maps as JSON (they cannot be hashed)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as ST
+
+    if isinstance(data_type, (ST.DoubleType, ST.FloatType)):
+        x = c.cast("double")
+        e = F.floor(F.log10(F.abs(x)))
+        p = F.pow(F.lit(10.0), e)
+        return (F.when(F.isnan(x), F.lit(float("nan")))
+                .when(x == 0.0, F.lit(0.0))
+                .when(F.abs(x) == F.lit(float("inf")), x)
+                .when(F.abs(x) < 1e-300, x)
+                .otherwise(F.round(x / p, 8) * p))
+    if isinstance(data_type, ST.MapType):
+        return F.to_json(c)
+    return c
+
+
+def positional(df):
+    """The DataFrame with columns renamed `_c0, _c1, ...` (result columns may repeat a name)."""
+    return df.toDF(*[f"_c{i}" for i in range(len(df.columns))])
+
+
+def _hashed(df, tag: int, order: "Ordering | None" = None):
+    """Per row: the tag, two hashes of the normalized row and, with an order whose keys
+    are output columns, 1 when the row sorts before its predecessor (else 0)."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    fields = df.schema.fields
+    d = positional(df)
+    args = []
+    for i, f in enumerate(fields):
+        c = F.col(f"_c{i}")
+        args += [_normalized(c, f.dataType), c.isNull()]
+    h1 = F.xxhash64(*args) if args else F.lit(0).cast("bigint")
+    h2 = F.hash(*args).cast("bigint") if args else F.lit(0).cast("bigint")
+    violation = F.lit(0)
+    if order is not None and order.key_positions:
+        # the position in the result: increasing across partitions, then within one
+        d = d.withColumn("_pos", F.monotonically_increasing_id())
+        w = Window.orderBy("_pos")
+        violation = F.when(_out_of_order(d, order, w), 1).otherwise(0)
+    return d.select(F.lit(tag).alias("q"), h1.alias("h1"), h2.alias("h2"), violation.alias("v"))
+
+
+def _out_of_order(d, order: "Ordering", window):
+    """True when the row's sort keys come strictly before its predecessor's."""
+    from pyspark.sql import functions as F
+
+    terms = []
+    equal_so_far = None
+    for pos, asc, nulls_first in zip(order.key_positions, order.ascending, order.nulls_first):
+        cur = F.col(f"_c{pos}")
+        prev = F.lag(cur, 1).over(window)
+        same = prev.eqNullSafe(cur)
+        # prev sorts after cur under this key
+        after = (F.when(prev.isNull() & cur.isNull(), False)
+                 .when(prev.isNull(), F.lit(not nulls_first))
+                 .when(cur.isNull(), F.lit(nulls_first))
+                 .otherwise(prev > cur if asc else prev < cur))
+        term = after if equal_so_far is None else (equal_so_far & after)
+        terms.append(term)
+        equal_so_far = same if equal_so_far is None else (equal_so_far & same)
+    out = terms[0]
+    for t in terms[1:]:
+        out = out | t
+    has_prev = F.lag(F.lit(1), 1).over(window).isNotNull()
+    return has_prev & out
+
+
+def fingerprint_df(df, order: "Ordering | None" = None):
+    """One-row DataFrame: row count, order-independent sums of row hashes, and the count
+    of rows out of ORDER BY order (0 without an order)."""
+    return _aggregate_fingerprints(_hashed(df, 0, order))
+
+
+def _aggregate_fingerprints(hashed):
+    from pyspark.sql import functions as F
+
+    mask = F.lit(_MASK32)
+    return hashed.groupBy("q").agg(
+        F.count(F.lit(1)).alias("n"),
+        F.sum(F.col("h1").bitwiseAND(mask)).alias("lo"),
+        F.sum(F.shiftrightunsigned(F.col("h1"), 32)).alias("hi"),
+        F.sum(F.col("h2").bitwiseAND(mask)).alias("h"),
+        F.sum("v").alias("v"))
+
+
+def fingerprint(df, order: "Ordering | None" = None) -> tuple[int, int, int, int]:
+    rows = fingerprint_df(df, order).collect()
+    if not rows:
+        return 0, 0, 0, 0
+    r = rows[0]
+    return int(r["n"]), int(r["lo"]), int(r["hi"]), int(r["h"])
+
+
+# ---------------------------------------------------------------------------
+# Ordering facts of the original query
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Ordering:
+    ordered: bool = False
+    key_positions: list[int] = field(default_factory=list)  # output columns of a prefix of the keys
+    ascending: list[bool] = field(default_factory=list)
+    nulls_first: list[bool] = field(default_factory=list)
+    all_keys_visible: bool = False
+    limit: bool = False   # a LIMIT over the sort: the last run of ties may be cut anywhere
+    offset: bool = False  # an OFFSET over the sort: likewise the first run
+
+
+def ordering_of(plan: L.Plan | None) -> Ordering:
+    """Is row order part of the result (a top-level ORDER BY), and which output columns
+    hold (a prefix of) the sort keys?"""
+    if plan is None:
+        return Ordering()
+    out = Ordering()
+    # output position of each attribute id, traced down through the operators above the sort
+    positions: dict[int, int] = {}
+    for i, a in enumerate(plan.output):
+        positions.setdefault(a.expr_id, i)
+    p = plan
+    while isinstance(p, (L.Project, L.Filter, L.Limit, L.Offset, L.SubqueryAlias)):
+        if isinstance(p, L.Project):
+            mapped: dict[int, int] = {}
+            for e in p.projections:
+                a = E.to_attribute(e)
+                inner = e.child if isinstance(e, E.Alias) else e
+                if a.expr_id in positions and isinstance(inner, E.Attribute):
+                    mapped.setdefault(inner.expr_id, positions[a.expr_id])
+            positions = mapped
+        out.limit |= isinstance(p, L.Limit)
+        out.offset |= isinstance(p, L.Offset)
+        p = p.child
+    if not isinstance(p, L.Sort):
+        return Ordering()
+    out.ordered = True
+    for o in p.orders:
+        c = o.child
+        if not (isinstance(c, E.Attribute) and c.expr_id in positions):
+            break
+        out.key_positions.append(positions[c.expr_id])
+        out.ascending.append(o.ascending)
+        out.nulls_first.append(bool(o.nulls_first))
+    out.all_keys_visible = len(out.key_positions) == len(p.orders)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Running sides
+# ---------------------------------------------------------------------------
+
+
+def _error_of(e: BaseException) -> tuple[str, str]:
+    cond = None
+    for attr in ("getCondition", "getErrorClass"):
+        fn = getattr(e, attr, None)
+        if fn is not None:
+            try:
+                cond = fn()
+            except Exception:  # noqa: BLE001 - best effort
+                cond = None
+            if cond:
+                break
+    return cond or type(e).__name__, str(e).strip()
+
+
+def _schema(df) -> list[tuple[str, str]]:
+    return [(f.name, f.dataType.simpleString()) for f in df.schema.fields]
+
+
+def _build(side: Side, make) -> None:
+    try:
+        side.df = make()
+        side.schema = _schema(side.df)
+    except Exception as e:  # the query's error is its result
+        side.error, side.error_message = _error_of(e)
+
+
+def run_fingerprints(spark, sides: list[Side], orders: list[Ordering | None],
+                     exclude: Sequence[str] = ()) -> None:
+    """Fingerprint every side in one Spark job (each side's rows hashed, the union
+    aggregated by side).  When the job fails, the sides are split in halves until the
+    failing ones are alone: a side's error is its result.  A side run alone is timed."""
+    from functools import reduce
+
+    todo = [(s, o) for s, o in zip(sides, orders) if s.error is None and s.df is not None]
+    if not todo:
+        return
+    t0 = time.perf_counter()
+    try:
+        with excluded_rules(spark, exclude):
+            parts = [_hashed(s.df, i, o) for i, (s, o) in enumerate(todo)]
+            rows = _aggregate_fingerprints(reduce(lambda a, b: a.unionAll(b), parts)).collect()
+    except Exception as e:  # some side raised: find which
+        if len(todo) == 1:
+            side = todo[0][0]
+            side.error, side.error_message = _error_of(e)
+            side.seconds = time.perf_counter() - t0
+            return
+        mid = len(todo) // 2
+        for half in (todo[:mid], todo[mid:]):
+            run_fingerprints(spark, [s for s, _ in half], [o for _, o in half], exclude)
+        return
+    elapsed = time.perf_counter() - t0
+    by_tag = {int(r["q"]): r for r in rows}
+    for i, (side, _) in enumerate(todo):
+        r = by_tag.get(i)
+        side.fingerprint = (int(r["n"]), int(r["lo"]), int(r["hi"]), int(r["h"])) if r else (0, 0, 0, 0)
+        side.out_of_order = int(r["v"]) if r else 0
+        side.rows = side.fingerprint[0]
+        side.method = "fingerprint"
+        side.seconds = elapsed if len(todo) == 1 else None
+
+
+def _collect(side: Side, limit: int) -> list | None:
+    """The side's rows, or None when it has more than `limit`."""
+    if side.data is None:
+        rows = side.df.limit(limit + 1).collect()
+        if len(rows) > limit:
+            return None
+        side.data = [tuple(r) for r in rows]
+    return side.data
+
+
+# ---------------------------------------------------------------------------
+# Comparing
+# ---------------------------------------------------------------------------
+
+
+def _compare(ref: Side, cand: Side, order: Ordering, spark, exclude: Sequence[str],
+             collect_limit: int, sample: int) -> Comparison:
+    comp = Comparison(cand.name, False)
+    if ref.error or cand.error:
+        comp.method = "error"
+        if ref.error and cand.error:
+            comp.equal = True
+            if ref.error != cand.error:
+                comp.detail = f"both raise, with different errors: {ref.error} vs {cand.error}"
+            return comp
+        comp.detail = (f"the reference raises {ref.error} but the candidate does not" if ref.error
+                       else f"the candidate raises {cand.error} but the reference does not")
+        return comp
+    comp.schema_equal = ref.schema == cand.schema
+    if ref.schema is None or cand.schema is None or len(ref.schema) != len(cand.schema):
+        comp.detail = "different numbers of columns"
+        return comp
+    try:
+        diff = _compare_rows(ref, cand, order, spark, exclude, collect_limit, sample, comp)
+    except Exception as e:  # comparing failed (e.g. types exceptAll cannot group)
+        kind, msg = _error_of(e)
+        comp.detail = f"could not compare the rows: {kind}: {msg.splitlines()[0][:200]}"
+        return comp
+    comp.rows_equal = diff.equal
+    comp.only_in_reference = [tuple(r) for r in diff.only_left]
+    comp.only_in_candidate = [tuple(r) for r in diff.only_right]
+    comp.equal = bool(comp.schema_equal and diff.equal)
+    if not comp.schema_equal and not comp.detail:
+        comp.detail = "schemas differ"
+    if not diff.equal and not comp.detail:
+        comp.detail = f"rows differ ({diff.left_count} in the reference, {diff.right_count} in the candidate)"
+    return comp
+
+
+def _compare_rows(ref: Side, cand: Side, order: Ordering, spark, exclude, collect_limit, sample,
+                  comp: Comparison) -> RowDiff:
+    if ref.fingerprint is not None and ref.fingerprint == cand.fingerprint and not cand.out_of_order:
+        comp.method = "fingerprint"
+        if order.ordered:
+            comp.method = "fingerprint, in order"
+            if not order.key_positions:
+                comp.detail = "ORDER BY keys are not output columns: compared as multisets only"
+        return RowDiff(True, [], [], ref.rows or 0, cand.rows or 0)
+    # fingerprints differ (doubles may round across a boundary, a LIMIT may cut ties
+    # elsewhere) or the candidate is out of order: compare the rows themselves
+    with excluded_rules(spark, exclude):
+        left = _collect(ref, collect_limit)
+    right = _collect(cand, collect_limit) if left is not None else None
+    if left is not None and right is not None:
+        comp.method = "rows on the driver"
+        if order.ordered:
+            comp.method += ", in order"
+            return compare_ordered(left, right, order.key_positions, loose_first=order.offset,
+                                   loose_last=order.limit, sample=sample)
+        return compare_rows(left, right, sample=sample)
+    comp.method = "exceptAll in Spark"
+    diff = _diff_in_spark(ref, cand, spark, exclude, collect_limit, sample)
+    if diff.equal and cand.out_of_order:
+        comp.detail = f"same rows, but {cand.out_of_order} rows of the candidate are out of ORDER BY order"
+        return RowDiff(False, [], [], diff.left_count, diff.right_count)
+    return diff
+
+
+def _diff_in_spark(ref: Side, cand: Side, spark, exclude, collect_limit, sample) -> RowDiff:
+    """Rows of one side missing from the other (Spark's equality: NULL, NaN, -0.0),
+    then a tolerant match of the leftovers when few."""
+    left, right = positional(ref.df), positional(cand.df)
+    if _schema(left) != _schema(right):
+        types = [f.dataType for f in left.schema.fields]
+        right = right.select(*[right[c].cast(t) for c, t in zip(right.columns, types)])
+    with excluded_rules(spark, exclude):
+        rows_l = [tuple(r) for r in left.exceptAll(right).limit(collect_limit + 1).collect()]
+        rows_r = [tuple(r) for r in right.exceptAll(left).limit(collect_limit + 1).collect()]
+    if len(rows_l) <= collect_limit and len(rows_r) <= collect_limit:
+        d = compare_rows(rows_l, rows_r, sample=sample)
+        return RowDiff(d.equal and ref.rows == cand.rows, d.only_left, d.only_right,
+                       ref.rows or 0, cand.rows or 0)
+    return RowDiff(False, rows_l[:sample], rows_r[:sample], ref.rows or 0, cand.rows or 0)
+
+
+# ---------------------------------------------------------------------------
+# Entry points
+# ---------------------------------------------------------------------------
+
+
+def register_tables(spark, tables: Mapping[str, Any] | None) -> list[str]:
+    """Register tables as temp views: a DataFrame, or a path (Parquet, CSV with a
+    header, JSON, ORC by extension; a folder is read as Parquet)."""
+    names = []
+    for name, source in (tables or {}).items():
+        df = read_table(spark, source) if isinstance(source, str) else source
+        df.createOrReplaceTempView(name)
+        names.append(name)
+    return names
+
+
+def read_table(spark, path: str):
+    lower = path.lower().rstrip("/")
+    if lower.endswith(".csv"):
+        return spark.read.option("header", "true").option("inferSchema", "true").csv(path)
+    if lower.endswith((".json", ".jsonl")):
+        return spark.read.json(path)
+    if lower.endswith(".orc"):
+        return spark.read.orc(path)
+    return spark.read.parquet(path)
+
+
+CANDIDATES = ("optimized SQL", "DataFrame")
+
+
+@dataclass
+class _Job:
+    result: Any
+    order: Ordering
+    reference: Side
+    sides: list[Side]
+    notes: list[str]
+    t0: float
+
+
+def _prepare(result, spark, candidates: Sequence[str], exclude: Sequence[str],
+             references: dict[str, Side]) -> _Job:
+    from plans.to_pyspark import to_dataframe, to_pyspark_code
+
+    t0 = time.perf_counter()
+    order = ordering_of(result.analyzed)
+    notes: list[str] = []
+    if result.passthrough:
+        notes.append(f"the query was passed through unoptimized: {result.passthrough}")
+    if result.analyzed is not None and not result.analyzed.deterministic:
+        notes.append("the query is non-deterministic: results may differ between runs")
+    if order.ordered and not order.all_keys_visible:
+        notes.append("some ORDER BY keys are not output columns: ties on the visible keys cannot be "
+                     "told apart")
+    ref = references.get(result.original_sql)
+    if ref is None:
+        ref = Side("reference", result.original_sql)
+        with excluded_rules(spark, exclude):
+            _build(ref, lambda: spark.sql(result.original_sql))
+        references[result.original_sql] = ref
+    sides: list[Side] = []
+    for name in candidates:
+        if name == "optimized SQL":
+            side = Side(name, result.sql)
+            _build(side, lambda: spark.sql(result.sql))
+        elif name == "DataFrame":
+            side = Side(name)
+            try:
+                side.text = to_pyspark_code(result)
+            except Exception as e:  # a lowering bug: reported as this side's error
+                side.error, side.error_message = _error_of(e)
+            if not side.error:
+                _build(side, lambda: to_dataframe(result, spark))
+        else:
+            raise ValueError(f"unknown candidate {name!r}; choose from {CANDIDATES}")
+        sides.append(side)
+    return _Job(result, order, ref, sides, notes, t0)
+
+
+def _finish(job: _Job, spark, exclude, collect_limit, sample) -> VerifyReport:
+    comparisons = [_compare(job.reference, s, job.order, spark, exclude, collect_limit, sample)
+                   for s in job.sides]
+    return VerifyReport(job.result.original_sql, job.result.sql, job.reference, job.sides, comparisons,
+                        job.order.ordered, list(exclude), job.notes, time.perf_counter() - job.t0)
+
+
+def verify(result, spark, tables: Mapping[str, Any] | None = None, *,
+           candidates: Sequence[str] = CANDIDATES, exclude_rules: Sequence[str] | None = None,
+           collect_limit: int = 10_000, sample: int = 10) -> VerifyReport:
+    """Run `result.original_sql` (the reference, with the Catalyst rules sparkfold
+    implements excluded) and the candidates (`"optimized SQL"`, `"DataFrame"`) on
+    `spark`, and compare them.  `tables` registers temp views first (name -> DataFrame
+    or path).  `exclude_rules`: Catalyst class names (default: catalyst_rule_classes()).
+    Each side runs once, in a job of its own, and is timed."""
+    register_tables(spark, tables)
+    exclude = list(exclude_rules) if exclude_rules is not None else catalyst_rule_classes()
+    job = _prepare(result, spark, candidates, exclude, {})
+    run_fingerprints(spark, [job.reference], [None], exclude)
+    for side in job.sides:
+        run_fingerprints(spark, [side], [job.order], ())
+    return _finish(job, spark, exclude, collect_limit, sample)
+
+
+def verify_many(results: Sequence[Any], spark, tables: Mapping[str, Any] | None = None, *,
+                candidates: Sequence[str] = CANDIDATES, exclude_rules: Sequence[str] | None = None,
+                collect_limit: int = 10_000, sample: int = 10, batch: int = 64) -> list[VerifyReport]:
+    """`verify` for many results at once: the references of up to `batch` queries run
+    in one Spark job, their candidates in another (sides are not timed one by one).  A
+    reference shared by several results (the same original SQL) runs once."""
+    register_tables(spark, tables)
+    exclude = list(exclude_rules) if exclude_rules is not None else catalyst_rule_classes()
+    reports: list[VerifyReport] = []
+    for start in range(0, len(results), batch):
+        references: dict[str, Side] = {}
+        jobs = [_prepare(r, spark, candidates, exclude, references) for r in results[start:start + batch]]
+        refs = list(references.values())
+        run_fingerprints(spark, refs, [None] * len(refs), exclude)
+        sides = [(s, j.order) for j in jobs for s in j.sides]
+        run_fingerprints(spark, [s for s, _ in sides], [o for _, o in sides], ())
+        reports += [_finish(j, spark, exclude, collect_limit, sample) for j in jobs]
+    return reports
+
+
+def verify_sql(sql: str, spark, catalog: Any = None, tables: Mapping[str, Any] | None = None,
+               **kwargs) -> VerifyReport:
+    """Optimize `sql` (against `catalog`, or the session's catalog) and verify it."""
+    from .api import optimize
+
+    register_tables(spark, tables)
+    result = optimize(sql, catalog if catalog is not None else spark)
+    return verify(result, spark, **kwargs)
