@@ -88,8 +88,9 @@ def _simplify_case(e: CaseWhen) -> E.Expr:
     # trailing branches giving the ELSE value anyway go, if their condition is droppable
     while branches and _same_value(branches[-1][1], otherwise) and droppable(branches[-1][0]):
         branches.pop()
-    # ELSE NULL -> no ELSE (SPARK-37270)
-    if otherwise is not None and is_null_literal(otherwise) and branches:
+    # ELSE NULL -> no ELSE (SPARK-37270), when that leaves the type as it is
+    if otherwise is not None and is_null_literal(otherwise) and branches \
+            and CaseWhen(tuple(branches)).data_type == e.data_type:
         otherwise = None
     if not branches:
         result = otherwise if otherwise is not None else Literal(None, e.data_type)

@@ -188,3 +188,8 @@ def test_if_true_false_keeps_null_as_false_on_spark(spark, tables):
     result = assert_sql_rewrite(spark, tables, "SELECT num FROM t WHERE NOT IF(x > 1, TRUE, FALSE)",
                                 "SimplifyConditionals")
     assert "<=>" in result.sql
+
+
+def test_case_typed_else_null_widening_the_type_is_kept():
+    # dropping ELSE CAST(NULL AS BIGINT) would make the CASE an int (and need a CAST)
+    assert_unchanged(SC, E.CaseWhen(((cond(), lit(1)),), null(T.LONG)))
