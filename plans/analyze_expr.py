@@ -89,6 +89,16 @@ def _position(sql: str, node: exp.Expression) -> str:
     return ""
 
 
+def require_boolean(e: E.Expr, where: str, allow_void: bool = False) -> E.Expr:
+    """Spark's type check of a condition: WHERE / ON / CASE WHEN need a BOOLEAN (an
+    untyped NULL fails there); NOT / AND / OR / IF / HAVING coerce an untyped NULL."""
+    t = e.data_type
+    if t == T.BOOLEAN or t == T.UNKNOWN or (allow_void and t == T.NULL):
+        return e
+    raise AnalysisError(f"{where} needs a BOOLEAN condition, not {t.simple_string().upper()}: "
+                        f"{_expr_name(e)}")
+
+
 class ExprAnalyzer:
     def __init__(self, analyzer: "Analyzer"):
         self.analyzer = analyzer
@@ -240,9 +250,11 @@ class ExprAnalyzer:
         while isinstance(cur, ast_cls):
             spine.append(cur)
             cur = cur.this
-        result = self.analyze(cur, ctx)
+        word = "AND" if cls is E.And else "OR"
+        result = require_boolean(self.analyze(cur, ctx), word, allow_void=True)
         for link in reversed(spine):
-            result = cls(result, self.analyze(link.expression, ctx))
+            right = require_boolean(self.analyze(link.expression, ctx), word, allow_void=True)
+            result = cls(result, right)
         return result
 
     def _Add(self, node, ctx):
@@ -272,7 +284,7 @@ class ExprAnalyzer:
             inner = inner.this
         if isinstance(inner, exp.Is) and isinstance(inner.expression, exp.Null):
             return E.IsNotNull(self.analyze(inner.this, ctx))
-        return E.Not(self.analyze(node.this, ctx))
+        return E.Not(require_boolean(self.analyze(node.this, ctx), "NOT", allow_void=True))
 
     def _Is(self, node: exp.Is, ctx):
         target = node.expression
@@ -321,6 +333,7 @@ class ExprAnalyzer:
             cond = self.analyze(clause.this, ctx)
             if op is not None:
                 cond = E.EqualTo(op, cond)
+            require_boolean(cond, "CASE WHEN")
             branches.append((cond, self.analyze(clause.args["true"], ctx)))
         default = node.args.get("default")
         otherwise = self.analyze(default, ctx) if default is not None else None
@@ -330,8 +343,8 @@ class ExprAnalyzer:
         false = node.args.get("false")
         if false is None:
             return self.opaque(node, ctx)
-        return E.If(self.analyze(node.this, ctx), self.analyze(node.args["true"], ctx),
-                    self.analyze(false, ctx))
+        cond = require_boolean(self.analyze(node.this, ctx), "IF", allow_void=True)
+        return E.If(cond, self.analyze(node.args["true"], ctx), self.analyze(false, ctx))
 
     def _Coalesce(self, node: exp.Coalesce, ctx):
         args = [node.this] + list(node.expressions)

@@ -23,7 +23,7 @@ from sqlglot import exp
 from . import expressions as E
 from . import logical as L
 from . import types as T
-from .analyze_expr import Ctx, ExprAnalyzer, NotModelled, function_name
+from .analyze_expr import Ctx, ExprAnalyzer, NotModelled, function_name, require_boolean
 from .catalog import Catalog
 from .errors import AnalysisError, UnsupportedError
 from .naming import spark_name
@@ -206,7 +206,7 @@ class Analyzer:
 
         where = sel.args.get("where")
         if where is not None:
-            cond = self.exprs.analyze(where.this, Ctx(scope, clause="WHERE"))
+            cond = require_boolean(self.exprs.analyze(where.this, Ctx(scope, clause="WHERE")), "WHERE")
             plan = L.Filter(cond, plan)
 
         items = self._select_items(sel, scope)
@@ -355,7 +355,7 @@ class Analyzer:
         if having is not None:
             ctx = Ctx(scope, preferred=preferred, allow_aggregates=True, clause="HAVING")
             cond = self.exprs.analyze(having.this, ctx)
-            having_cond = rewrite(cond)
+            having_cond = rewrite(require_boolean(cond, "HAVING", allow_void=True))
         orders = None
         order = sel.args.get("order")
         distinct = sel.args.get("distinct")
@@ -589,7 +589,7 @@ class Analyzer:
         on = j.args.get("on")
         condition = None
         if on is not None:
-            condition = self.exprs.analyze(on, Ctx(combined, clause="JOIN ON"))
+            condition = require_boolean(self.exprs.analyze(on, Ctx(combined, clause="JOIN ON")), "JOIN ON")
             if join_type == L.CROSS:
                 join_type = L.INNER
         plan = L.Join(left, right, join_type, condition)

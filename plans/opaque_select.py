@@ -18,7 +18,7 @@ from sqlglot import exp
 from . import expressions as E
 from . import logical as L
 from . import types as T
-from .analyze_expr import ARG_PREFIX, Ctx, NotModelled
+from .analyze_expr import ARG_PREFIX, Ctx, NotModelled, require_boolean
 from .errors import AnalysisError
 from .naming import spark_name
 
@@ -85,7 +85,8 @@ def opaque_select(analyzer: "Analyzer", sel: exp.Select, outer: "Scope | None", 
     # it may use: then it stays in the template.
     where = sel.args.get("where")
     if where is not None and not sel.args.get("laterals") and not pivots:
-        plan = L.Filter(analyzer.exprs.analyze(where.this, Ctx(scope, clause="WHERE")), plan)
+        cond = analyzer.exprs.analyze(where.this, Ctx(scope, clause="WHERE"))
+        plan = L.Filter(require_boolean(cond, "WHERE"), plan)
         template.set("where", None)
 
     args: list[E.Expr] = []

@@ -47,6 +47,15 @@ def test_ambiguous_reference():
     "SELECT num FROM t GROUP BY 3",
     "SELECT num FROM t ORDER BY 2",
     "SELECT num FROM t UNION SELECT num, s FROM t",
+    # conditions must be BOOLEAN (an untyped NULL fails in WHERE, ON and CASE WHEN)
+    "SELECT num FROM t WHERE NULL",
+    "SELECT num FROM t WHERE 1",
+    "SELECT num FROM t WHERE s",
+    "SELECT t.num FROM t JOIN u ON NULL",
+    "SELECT CASE WHEN NULL THEN 1 ELSE 2 END FROM t",
+    "SELECT CASE WHEN 1 THEN 2 END FROM t",
+    "SELECT NOT 1 FROM t",
+    "SELECT 1 AND TRUE FROM t",
 ])
 def test_invalid_queries_are_analysis_errors(sql):
     with pytest.raises(AnalysisError):
@@ -64,3 +73,17 @@ def test_non_query_statements_pass_through():
     sql = "CREATE TABLE x (a INT)"
     result = optimize(sql, CAT)
     assert result.sql == sql and result.passthrough
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT num FROM t WHERE NOT NULL",
+    "SELECT num FROM t WHERE NULL AND num > 1",
+    "SELECT num FROM t GROUP BY num HAVING NULL",
+    "SELECT IF(NULL, 1, 2) FROM t",
+    "SELECT num FROM t WHERE CAST(NULL AS BOOLEAN)",
+])
+def test_untyped_null_is_coerced_where_spark_coerces_it(spark, tables, sql):
+    from tests.spark_check import assert_same_result
+
+    result = optimize(sql, tables)
+    assert_same_result(spark, sql, result.sql)
