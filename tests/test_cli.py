@@ -393,6 +393,47 @@ SELECT status, count(*) AS n FROM orders WHERE status IS NOT NULL OR status IS N
 
 
 @pytest.mark.spark
+def test_verify_reads_tables_by_extension_and_reports_equal(tmp_path):
+    data = _data(tmp_path)
+    before = snapshot(tmp_path)
+    query = tmp_path / "q.sql"
+    query.write_text(VERIFY_SQL)
+    proc = sparkfold("verify", "-f", query, "--master", "local[1]", "--format", "json",
+                     *sum((["--table", f"{k}={v}"] for k, v in data.items()), []))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    docs = json.loads(proc.stdout)
+    assert [d["statement"] for d in docs] == [1, 2, 3]
+    assert all(d["equal"] for d in docs)
+    assert [d["reference"]["rows"] for d in docs] == [2, 1, 3]
+    assert docs[1]["optimized_sql"] == optimize(
+        "SELECT k FROM events WHERE v = NULL OR k > 1", {"events": {"k": "bigint", "v": "double"}}).sql
+    assert snapshot(tmp_path) == {**before, **{query: snapshot(tmp_path)[query]}}
+
+
+WRONG = """
+import sys
+import optimizer.api, optimizer.cli
+real = optimizer.api.optimize
+def wrong(*a, **k):
+    result = real(*a, **k)
+    result.sql = result.original_sql + " LIMIT 1"   # a simulated unsound rewrite
+    return result
+optimizer.api.optimize = wrong
+sys.exit(optimizer.cli.main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.spark
+def test_verify_exits_1_on_a_difference(tmp_path):
+    data = _data(tmp_path)
+    cmd = [sys.executable, "-c", WRONG, "verify", "SELECT id FROM orders", "--master", "local[1]",
+           "--table", f"orders={data['orders']}"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    assert "DIFFERENT" in proc.stdout and "Traceback" not in proc.stderr
+
+
+@pytest.mark.spark
 def test_verify_unreadable_table_is_bad_input(tmp_path):
     broken = tmp_path / "broken.parquet"
     broken.write_bytes(b"this is not parquet")

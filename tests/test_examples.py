@@ -102,6 +102,12 @@ def test_explain_null_propagation_example(example_spark):
         assert "LocalRelation <empty>" in where_null
 
 
+def test_verify_parquet_example(tmp_path):
+    proc = run_example(sys.executable, EXAMPLES / "verify_parquet.py", tmp_path)
+    assert proc.stdout.count("verification: EQUAL") == 5 and proc.stdout.rstrip().endswith("all equal")
+    assert (tmp_path / "orders.parquet").is_dir() and (tmp_path / "customers.parquet").is_dir()
+
+
 def test_spark_sql_hook_example():
     proc = run_example(sys.executable, EXAMPLES / "spark_sql_hook.py")
     assert proc.stdout.count("(same)") == 4 and "DIFFERENT" not in proc.stdout
