@@ -111,8 +111,30 @@ class ExprAnalyzer:
         if method is not None:
             out = method(node, ctx)
             if out is not None:
-                return out
+                return self._checked(out, node, ctx)
         return self._fallback(node, ctx)
+
+    def _checked(self, e: E.Expr, node, ctx) -> E.Expr:
+        """Where Spark's type coercion for known input types is not modelled, Spark may
+        reject the query; rules must not be able to drop such an expression and make
+        the query valid, so the whole query passes through.  Functions whose result
+        type we do not know become opaque instead."""
+        if isinstance(e, (E.Literal, E.Attribute, E.Opaque, E.SubqueryExpr, E.Alias)):
+            return e
+        kids = e.children
+        if any(k.data_type == T.UNKNOWN for k in kids):
+            return e
+        if isinstance(e, E.Func) and e.data_type == T.UNKNOWN:
+            return self.opaque(node, ctx)
+        if isinstance(e, E.Comparison) and e.compare_type is None:
+            raise NotModelled(f"comparison of {e.left.data_type} with {e.right.data_type}")
+        if isinstance(e, E.In) and T.wider_type_of(k.data_type for k in kids) is None and \
+                T.comparison_type(e.value.data_type, kids[1].data_type) is None:
+            raise NotModelled("IN list of mixed types")
+        if e.data_type == T.UNKNOWN:
+            raise NotModelled(f"the type of {type(e).__name__} over "
+                              f"{', '.join(k.data_type.simple_string() for k in kids)}")
+        return e
 
     def _fallback(self, node, ctx):
         if isinstance(node, exp.Func) or isinstance(node, exp.Binary) or isinstance(node, exp.Unary):
@@ -195,11 +217,16 @@ class ExprAnalyzer:
             except ValueError:
                 return self.opaque(node, ctx)
             kind, factor = _INTERVAL_UNITS[unit_name]
+            unit = unit_name.rstrip("s")
+            if unit == "week":
+                return E.Literal((0, n * 7, 0), T.DAY_INTERVAL)
+            t = {"year": T.YEAR_INTERVAL, "month": T.MONTH_INTERVAL, "day": T.DAY_INTERVAL,
+                 "hour": T.HOUR_INTERVAL, "minute": T.MINUTE_INTERVAL, "second": T.SECOND_INTERVAL}[unit]
             if kind == "ym":
-                return E.Literal((n * factor, 0, 0), T.YEAR_MONTH_INTERVAL)
+                return E.Literal((n * factor, 0, 0), t)
             if kind == "days":
-                return E.Literal((0, n * factor, 0), T.DAY_TIME_INTERVAL)
-            return E.Literal((0, 0, n * factor), T.DAY_TIME_INTERVAL)
+                return E.Literal((0, n * factor, 0), t)
+            return E.Literal((0, 0, n * factor), t)
         return self.opaque(node, ctx)
 
     def _Placeholder(self, node, ctx):

@@ -378,16 +378,23 @@ class Arithmetic(BinaryExpr):
 
 
 def _datetime_arithmetic_type(op, lt, rt):
-    intervals = (T.DAY_TIME_INTERVAL, T.YEAR_MONTH_INTERVAL, T.CALENDAR_INTERVAL)
+    """Result types of date/time arithmetic, as read off Spark 4 (ANSI)."""
+    intervals = T.INTERVALS
     if op in ("+", "-"):
-        if lt == T.DATE and (T.is_integral(rt) or rt in intervals):
-            return T.DATE
+        if lt == T.DATE and (T.is_integral(rt) or rt == T.DAY_INTERVAL or rt in T.YEAR_MONTH_INTERVALS):
+            return T.DATE  # date_add / add_months
+        if lt == T.DATE and rt in T.DAY_TIME_INTERVALS:
+            return T.TIMESTAMP
         if op == "+" and rt == T.DATE and T.is_integral(lt):
             return T.DATE
         if lt in (T.TIMESTAMP, T.TIMESTAMP_NTZ) and rt in intervals:
             return lt
+        if lt == T.STRING and rt in T.DAY_TIME_INTERVALS + T.YEAR_MONTH_INTERVALS:
+            return T.STRING
+        if op == "-" and lt == T.DATE and rt == T.DATE:
+            return T.DAY_INTERVAL
         if op == "-" and T.is_datetime(lt) and T.is_datetime(rt):
-            return T.UNKNOWN
+            return T.DAY_TIME_INTERVAL
         if lt in intervals or rt in intervals:
             return T.UNKNOWN
     return None

@@ -66,7 +66,13 @@ def literal_name(value, data_type: T.DataType) -> str:
 
 def interval_name(value, data_type) -> str:
     months, days, micros = value
-    if data_type == T.YEAR_MONTH_INTERVAL:
+    unit = T.INTERVAL_UNITS.get(data_type)
+    if unit is not None:
+        name, field, size = unit
+        n = value[field] // size
+        text = f"{n:02d}" if name in ("HOUR", "MINUTE", "SECOND") and n >= 0 else str(n)
+        return f"INTERVAL '{text}' {name}"
+    if data_type in T.YEAR_MONTH_INTERVALS:
         if months % 12 == 0:
             return f"INTERVAL '{months // 12}' YEAR"
         return f"INTERVAL '{months}' MONTH"
@@ -91,12 +97,15 @@ def _name_node(e: E.Expr, args: list[str]) -> str:
             return f"({args[0]} IS NOT NULL)"
         case E.Negate():
             return f"(- {args[0]})"
-        case E.Add(left, right) if left.data_type == T.DATE and right.data_type == T.DAY_TIME_INTERVAL:
+        case E.Add(left, right) if left.data_type == T.DATE and right.data_type == T.DAY_INTERVAL:
             return f"date_add({args[0]}, extractansiintervaldays({args[1]}))"
         case E.Add(left, right) if left.data_type == T.DATE and T.is_integral(right.data_type):
             return f"date_add({args[0]}, {args[1]})"
-        case E.Subtract(left, right) if left.data_type == T.DATE and right.data_type == T.DAY_TIME_INTERVAL:
+        case E.Subtract(left, right) if left.data_type == T.DATE and right.data_type == T.DAY_INTERVAL:
             return f"date_add({args[0]}, (- extractansiintervaldays({args[1]})))"
+        case E.Add(left, right) | E.Subtract(left, right) if right.data_type in T.INTERVALS and \
+                left.data_type in (T.DATE, T.TIMESTAMP, T.TIMESTAMP_NTZ, T.STRING):
+            return f"{args[0]} {e.symbol} {args[1]}"  # Spark writes these without parentheses
         case E.Subtract(left, right) if left.data_type == T.DATE and T.is_integral(right.data_type):
             return f"date_sub({args[0]}, {args[1]})"
         case E.BinaryExpr():

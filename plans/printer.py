@@ -25,8 +25,7 @@ def literal_str(value, data_type) -> str:
         return repr(value)
     if isinstance(value, str):
         return value
-    if isinstance(value, tuple) and data_type in (T.DAY_TIME_INTERVAL, T.YEAR_MONTH_INTERVAL,
-                                                  T.CALENDAR_INTERVAL):
+    if isinstance(value, tuple) and data_type in T.INTERVALS:
         months, days, micros = value
         parts = []
         if months:

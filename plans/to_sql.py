@@ -118,15 +118,9 @@ def literal_sql(value, t: T.DataType) -> exp.Expression:
         kind = "timestamp" if t == T.TIMESTAMP else "timestamp_ntz"
         return exp.Anonymous(this=TYPED_LITERAL_PREFIX + kind,
                              expressions=[exp.Literal.string(value.isoformat(sep=" "))])
-    if t in (T.DAY_TIME_INTERVAL, T.YEAR_MONTH_INTERVAL) and isinstance(value, tuple):
-        months, days, micros = value
-        if t == T.YEAR_MONTH_INTERVAL:
-            return exp.Interval(this=exp.Literal.string(str(months)), unit=exp.Var(this="MONTH"))
-        if micros == 0:
-            return exp.Interval(this=exp.Literal.string(str(days)), unit=exp.Var(this="DAY"))
-        total = days * 86_400_000_000 + micros
-        secs = Decimal(total) / Decimal(1_000_000)
-        return exp.Interval(this=exp.Literal.string(format(secs, "f")), unit=exp.Var(this="SECOND"))
+    if t in T.INTERVAL_UNITS and isinstance(value, tuple):
+        name, field, size = T.INTERVAL_UNITS[t]
+        return exp.Interval(this=exp.Literal.string(str(value[field] // size)), unit=exp.Var(this=name))
     raise InternalError(f"cannot write a literal {value!r} of type {t}")
 
 

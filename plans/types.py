@@ -109,7 +109,14 @@ NULL = AtomicType("void")
 # The type of an expression the optimizer does not model (an opaque function,
 # a window expression).  Rules never build a literal of this type.
 UNKNOWN = AtomicType("unknown")
+# ANSI intervals, by their fields as Spark types them (INTERVAL '3' DAY is `interval day`)
 DAY_TIME_INTERVAL = AtomicType("interval day to second")
+DAY_INTERVAL = AtomicType("interval day")
+HOUR_INTERVAL = AtomicType("interval hour")
+MINUTE_INTERVAL = AtomicType("interval minute")
+SECOND_INTERVAL = AtomicType("interval second")
+YEAR_INTERVAL = AtomicType("interval year")
+MONTH_INTERVAL = AtomicType("interval month")
 YEAR_MONTH_INTERVAL = AtomicType("interval year to month")
 CALENDAR_INTERVAL = AtomicType("interval")
 
@@ -142,6 +149,15 @@ def is_fractional(t: DataType) -> bool:
 
 def is_numeric(t: DataType) -> bool:
     return t in _NUMERIC_ORDER or isinstance(t, DecimalType)
+
+
+DAY_TIME_INTERVALS = (DAY_INTERVAL, HOUR_INTERVAL, MINUTE_INTERVAL, SECOND_INTERVAL, DAY_TIME_INTERVAL)
+YEAR_MONTH_INTERVALS = (YEAR_INTERVAL, MONTH_INTERVAL, YEAR_MONTH_INTERVAL)
+INTERVALS = DAY_TIME_INTERVALS + YEAR_MONTH_INTERVALS + (CALENDAR_INTERVAL,)
+# unit of a single-field interval type -> (field of the value tuple, unit size)
+INTERVAL_UNITS = {YEAR_INTERVAL: ("YEAR", 0, 12), MONTH_INTERVAL: ("MONTH", 0, 1),
+                  DAY_INTERVAL: ("DAY", 1, 1), HOUR_INTERVAL: ("HOUR", 2, 3_600_000_000),
+                  MINUTE_INTERVAL: ("MINUTE", 2, 60_000_000), SECOND_INTERVAL: ("SECOND", 2, 1_000_000)}
 
 
 def is_datetime(t: DataType) -> bool:
