@@ -66,9 +66,47 @@ def transform_expressions(plan: L.Plan, fn: Callable[[E.Expr], E.Expr], mask: in
     emask = mask
 
     def per_plan(p: L.Plan) -> L.Plan:
-        return p.map_expressions(lambda e: transform_up(e, fn, emask, opaque=(E.Opaque,)))
+        return p.map_expressions(lambda e: transform_up_typed(e, fn, emask, opaque=(E.Opaque,)))
 
     return transform_plan(plan, per_plan, mask)
+
+
+def transform_up_typed(root: E.Expr, fn: Callable[[E.Expr], E.Expr], mask: int = -1,
+                       opaque: tuple = ()) -> E.Expr:
+    """`transform_up` for expression rules that also keeps every operator's type.
+
+    Rules keep the type of what they rewrite, but an operator's type can depend on the
+    form of its operands: Spark types `d + 1` after the literal's digits (decimal(p+1,s)
+    for a decimal d) and `d + (0 + 1)` after int's decimal(10,0), fixed at analysis.
+    Where rewritten operands would change an operator's type, the operator keeps its
+    original operands (their rewrites are undone there), so no type drifts unseen."""
+    memo: dict[int, E.Expr] = {}
+    stack: list = [(root, False)]
+    results: list = []
+    while stack:
+        n, expanded = stack.pop()
+        if not expanded:
+            if id(n) in memo:
+                results.append(memo[id(n)])
+            elif not (n.mask & mask):
+                results.append(n)
+            elif opaque and isinstance(n, opaque):
+                memo[id(n)] = out = fn(n)
+                results.append(out)
+            else:
+                stack.append((n, True))
+                stack.extend((k, False) for k in reversed(n.children))
+            continue
+        count = len(n.children)
+        rebuilt = n
+        if count:
+            rebuilt = n.with_children(results[-count:])
+            del results[-count:]
+            if rebuilt is not n and rebuilt.data_type != n.data_type:
+                rebuilt = n
+        memo[id(n)] = out = fn(rebuilt)
+        results.append(out)
+    return results[0]
 
 
 def expression_rule(name: str, needs=(), catalyst: str = "", description: str = ""):
@@ -102,4 +140,4 @@ def _register(rule: Rule) -> Rule:
 
 
 __all__ = ["Rule", "RuleContext", "expression_rule", "plan_rule", "transform_plan",
-           "transform_expressions", "field"]
+           "transform_expressions", "transform_up_typed", "field"]

@@ -14,9 +14,9 @@ from plans import types as T
 from plans.evaluate import droppable
 from plans.expressions import (EqualNullSafe, EqualTo, GreaterThan, GreaterThanOrEqual, LessThan,
                                LessThanOrEqual, Not)
-from plans.tree import mask_of, transform_up
+from plans.tree import mask_of
 
-from .base import plan_rule
+from .base import plan_rule, transform_up_typed
 
 _REFLEXIVE_TRUE = (EqualTo, GreaterThanOrEqual, LessThanOrEqual)
 _REFLEXIVE_FALSE = (GreaterThan, LessThan)
@@ -73,7 +73,7 @@ def simplify_binary_comparison(plan: L.Plan, ctx) -> L.Plan:
     if isinstance(plan, L.Filter):
         plan = _filter_with_not_null(plan)
     return plan.map_expressions(
-        lambda x: transform_up(x, simplify_comparison, _MASK, opaque=(E.Opaque,)))
+        lambda x: transform_up_typed(x, simplify_comparison, _MASK, opaque=(E.Opaque,)))
 
 
 def _filter_with_not_null(f: L.Filter) -> L.Filter:

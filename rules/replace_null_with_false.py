@@ -20,9 +20,9 @@ from plans import logical as L
 from plans import types as T
 from plans.evaluate import droppable
 from plans.expressions import And, CaseWhen, EqualNullSafe, If, In, Not, Or, is_null_literal
-from plans.tree import mask_of, transform_up
+from plans.tree import mask_of
 
-from .base import plan_rule
+from .base import plan_rule, transform_up_typed
 
 AS_FALSE, AS_TRUE = False, True  # the value NULL may take in the context
 _LOCAL_MASK = mask_of(If, CaseWhen, EqualNullSafe, E.Agg)
@@ -44,7 +44,7 @@ def replace_null_with_false(plan: L.Plan, ctx) -> L.Plan:
                 plan = L.Join(left, right, join_type, new)
     if not (plan.mask & _LOCAL_MASK):
         return plan
-    return plan.map_expressions(lambda x: transform_up(x, _local, _LOCAL_MASK, opaque=(E.Opaque,)))
+    return plan.map_expressions(lambda x: transform_up_typed(x, _local, _LOCAL_MASK, opaque=(E.Opaque,)))
 
 
 def _local(e: E.Expr) -> E.Expr:

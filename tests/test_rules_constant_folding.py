@@ -179,3 +179,22 @@ def test_raising_constant_still_raises_on_spark(spark, tables):
         result = optimize(sql, tables, rules=[CF])
         assert not result.trace.rewrites, f"{sql} was rewritten: {result.sql}"
         assert_same_result(spark, sql, result.sql)
+
+
+def test_folding_an_operand_never_changes_the_operator_type():
+    # Spark types d + -(0) with int's decimal(10,0) (decimal(13,2)); a literal 0 would give
+    # decimal(11,2): the operand stays unfolded there
+    d = col("d", T.DecimalType(10, 2))
+    e = E.Add(d, E.Negate(lit(0)))
+    assert e.data_type == T.DecimalType(13, 2)
+    assert_unchanged(CF, e)
+
+
+def test_decimal_division_by_folded_int_keeps_its_scale_on_spark(spark, tables):
+    from optimizer import optimize
+    from tests.spark_check import assert_same_result
+
+    for sql in ["SELECT d / (0 + 3), d + -(0), d * (1 + 1) FROM t",
+                "SELECT d / IF(TRUE, 3, 4), d - CASE WHEN FALSE THEN 1 ELSE 2 END FROM t"]:
+        result = optimize(sql, tables, rules=[CF, rule("SimplifyConditionals")])
+        assert_same_result(spark, sql, result.sql)
