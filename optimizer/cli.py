@@ -18,12 +18,12 @@ from typing import Any
 import click
 
 from plans.catalog import Catalog
-from plans.errors import InternalError, ParseError, SparkfoldError, UnknownTableError
+from plans.errors import InternalError, SparkfoldError, UnknownTableError
 
 from . import hooks
-from .sources import (Source, check_rules, finding_lines, gather, load_catalog, located,
-                      parse_table_spec, plan_outputs, register_table, start_session, statements,
-                      stop_session, with_source, write_output)
+from .sources import (Source, Statement, check_rules, finding_lines, gather, load_catalog, located,
+                      parse_table_spec, plan_outputs, register_table, require_statements,
+                      start_session, stop_session, write_output)
 
 _debug = False
 
@@ -81,12 +81,8 @@ class Stats:
 
 def optimize_source(source: Source, catalog: Catalog, exclude, pretty: bool, stats: Stats) -> str:
     """The source's text with each statement replaced by its optimized SQL."""
-    sts = statements(source)
-    if not sts:
-        raise with_source(ParseError("no SQL statement", 1, 1),
-                           source.name if source.rel is not None else None)
     parts, last = [], 0
-    for st in sts:
+    for st in require_statements(source):
         parts.append(source.text[last:st.start])
         if st.opted_out:
             out, result = st.text, None
@@ -232,13 +228,35 @@ def _optimize_many(sources, targets, catalog, exclude, pretty, schema, quiet) ->
     return stats
 
 
+_NO_SCHEMA = "no --schema given: pass --schema FILE.json with the tables' columns"
+
+
 def _catalog_hint(fn, schema):
     try:
         return fn()
     except UnknownTableError as e:
         if schema is None:
-            raise _with_hint(e, "no --schema given: pass --schema FILE.json with the tables' columns")
+            raise _with_hint(e, _NO_SCHEMA)
         raise
+
+
+def optimized_statements(sources, catalog, exclude, hint: str | None):
+    """(statement, OptimizeResult) for every statement of every source; errors name the
+    source and the position in it, and an unknown table gets `hint`."""
+    from .api import optimize as run_optimize
+
+    for source in sources:
+        for st in require_statements(source):
+            try:
+                yield st, run_optimize(st.text, catalog, exclude=exclude)
+            except UnknownTableError as e:
+                raise located(_with_hint(e, hint) if hint else e, st) from None
+            except SparkfoldError as e:
+                raise located(e, st) from None
+
+
+def _header(i: int, st: Statement) -> str:
+    return ("\n" if i else "") + f"==> {st.source.name}, statement {st.index} <=="
 
 
 @cli.command(epilog="""\b
@@ -255,24 +273,13 @@ Examples:
 def explain(sql, files, schema, exclude, fmt, rule, color):
     """Show how a query is optimized: the plans, every rewrite (rule, batch, before and
     after), the optimized SQL and the findings (likely mistakes, such as `a = NULL`)."""
-    from .api import optimize as run_optimize
-
     sources, _ = gather(sql, files)
     catalog = load_catalog(schema)
     exclude = check_rules(exclude, "--exclude-rule")
     rule = check_rules([rule], "--rule")[0] if rule else None
     use_color = _use_color(color) and fmt == "text"
-    items = []
-    for source in sources:
-        sts = statements(source)
-        if not sts:
-            raise with_source(ParseError("no SQL statement", 1, 1), source.name)
-        for st in sts:
-            try:
-                result = _catalog_hint(lambda: run_optimize(st.text, catalog, exclude=exclude), schema)
-            except SparkfoldError as e:
-                raise located(e, st) from None
-            items.append((st, result.explain(format=fmt, rule=rule, color=use_color)))
+    items = [(st, result.explain(format=fmt, rule=rule, color=use_color))
+             for st, result in optimized_statements(sources, catalog, exclude, _NO_SCHEMA if schema is None else None)]
     if fmt == "json":
         if len(items) == 1:
             click.echo(items[0][1])
@@ -282,7 +289,7 @@ def explain(sql, files, schema, exclude, fmt, rule, color):
         return
     for i, (st, text) in enumerate(items):
         if len(items) > 1:
-            click.echo(("\n" if i else "") + f"==> {st.source.name}, statement {st.index} <==")
+            click.echo(_header(i, st))
         click.echo(text.rstrip("\n"), color=use_color)  # click strips ANSI codes unless told
 
 
@@ -306,8 +313,6 @@ Exit code 1 when a query's optimized form gives a different result.""")
 def verify(sql, files, schema, exclude, tables, master, remote, fmt):
     """Run each query as written and as optimized on Spark, and compare the results
     (schemas, then rows: Spark's equality, NULL matching NULL, NaN matching NaN)."""
-    from .api import optimize as run_optimize
-
     if master and remote:
         raise click.UsageError("give --master or --remote, not both")
     sources, _ = gather(sql, files)
@@ -319,17 +324,9 @@ def verify(sql, files, schema, exclude, tables, master, remote, fmt):
         for name, path, kind in specs:
             register_table(spark, name, path, kind)
         catalog = file_catalog or Catalog.from_spark(spark)
-        reports = []
-        for source in sources:
-            sts = statements(source)
-            if not sts:
-                raise with_source(ParseError("no SQL statement", 1, 1), source.name)
-            for st in sts:
-                try:
-                    result = run_optimize(st.text, catalog, exclude=exclude)
-                except SparkfoldError as e:
-                    raise located(e, st) from None
-                reports.append((st, result.verify(spark)))
+        hint = None if file_catalog else "register it with --table NAME=PATH"
+        reports = [(st, result.verify(spark))
+                   for st, result in optimized_statements(sources, catalog, exclude, hint)]
     finally:
         stop_session(spark)
     if fmt == "json":
@@ -338,7 +335,7 @@ def verify(sql, files, schema, exclude, tables, master, remote, fmt):
     else:
         for i, (st, report) in enumerate(reports):
             if len(reports) > 1:
-                click.echo(("\n" if i else "") + f"==> {st.source.name}, statement {st.index} <==")
+                click.echo(_header(i, st))
             click.echo(report.to_text().rstrip("\n"))
     if not all(r.equal for _, r in reports):
         raise SystemExit(1)

@@ -221,7 +221,7 @@ class SqlHook:
             # Spark rejected the optimized text: a sparkfold bug unless the original fails too
             df = self._original(text, args)
             self._failed(InternalError(f"Spark rejected the optimized SQL ({type(e).__name__}: "
-                                       f"{_first_line(e)}); please report this as a bug"))
+                                       f"{first_line(e)}); please report this as a bug"))
             return df
 
     def _formatted(self, sql: str, kwargs: dict) -> str | None:
@@ -267,7 +267,7 @@ class SqlHook:
         if self.strict:
             raise error
         log.warning("sparkfold: running the original SQL after an internal error: %s",
-                    _first_line(error), exc_info=log.isEnabledFor(logging.DEBUG))
+                    first_line(error), exc_info=log.isEnabledFor(logging.DEBUG))
 
 
 def _is_spark_object(value: Any) -> bool:
@@ -275,7 +275,7 @@ def _is_spark_object(value: Any) -> bool:
     return module.startswith("pyspark.") and type(value).__name__ in ("DataFrame", "Column")
 
 
-def _first_line(e: BaseException) -> str:
+def first_line(e: BaseException) -> str:
     text = getattr(e, "message", None) or str(e)
     return text.strip().splitlines()[0] if text.strip() else type(e).__name__
 
@@ -345,7 +345,7 @@ def _log_failure(e: BaseException) -> None:
         log.info("sparkfold: SQL passed through unchanged: %s", e.message)
     else:
         log.warning("sparkfold: SQL passed through unchanged after an internal error: %s",
-                    _first_line(e))
+                    first_line(e))
 
 
 __all__ = ["install", "SqlHook", "optimize_expression", "sql_rewriter", "rewrite", "opted_out",

@@ -25,6 +25,7 @@ from plans.catalog import Catalog
 from plans.errors import ParseError, SparkfoldError, VerificationError
 
 from . import hooks
+from .hooks import first_line
 
 
 class InputError(SparkfoldError):
@@ -124,6 +125,19 @@ def statements(source: Source) -> list[Statement]:
     return out
 
 
+def _named(source: Source) -> str | None:
+    """The name an error message starts with (none for the argument or stdin)."""
+    return source.name if source.name not in ("<argument>", "<stdin>") else None
+
+
+def require_statements(source: Source) -> list[Statement]:
+    """The statements of a source; a source without one is an error."""
+    sts = statements(source)
+    if not sts:
+        raise with_source(InputError("no SQL statement"), _named(source))
+    return sts
+
+
 def load_catalog(schema: Path | None) -> Catalog:
     return Catalog.from_json(schema) if schema is not None else Catalog({})
 
@@ -154,8 +168,7 @@ def located(e: SparkfoldError, st: Statement) -> SparkfoldError:
     """The error with the source's name, and a syntax error's position in the source."""
     if isinstance(e, ParseError) and e.line is not None and st.start:
         e = ParseError(e.detail, *position(st, e.line, e.column))
-    named = st.source.name if st.source.name not in ("<argument>", "<stdin>") else None
-    return with_source(e, named)
+    return with_source(e, _named(st.source))
 
 
 def finding_lines(st: Statement, result) -> list[str]:
@@ -280,6 +293,3 @@ def stop_session(spark) -> None:
         pass
 
 
-def first_line(e: BaseException) -> str:
-    text = str(e).strip()
-    return text.splitlines()[0] if text else type(e).__name__
