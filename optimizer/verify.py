@@ -67,6 +67,7 @@ class Side:
     error_message: str | None = None
     fingerprint: tuple | None = None
     out_of_order: int = 0                           # rows out of ORDER BY order
+    exclude: list[str] = field(default_factory=list)  # Catalyst rules excluded for this side
     data: list | None = field(default=None, repr=False)  # collected rows, when collected
     df: Any = field(default=None, repr=False)
 
@@ -410,6 +411,23 @@ def _schema(df) -> list[tuple[str, str]]:
     return [(f.name, f.dataType.simpleString()) for f in df.schema.fields]
 
 
+def _internal_error(side: Side) -> bool:
+    text = f"{side.error or ''} {side.error_message or ''}"
+    return "INTERNAL_ERROR" in text
+
+
+def _retry_references(spark, refs: list[Side], sql_of: dict[int, str]) -> None:
+    """A reference that fails inside Spark with rules excluded (Spark needs them: without
+    ConstantFolding a window frame `1 PRECEDING` is an INTERNAL_ERROR) runs again with
+    Spark's whole optimizer."""
+    again = [r for r in refs if r.exclude and _internal_error(r)]
+    for r in again:
+        r.error = r.error_message = None
+        r.exclude = []
+        _build(r, lambda: spark.sql(sql_of[id(r)]))
+    run_fingerprints(spark, again, [None] * len(again), ())
+
+
 def _build(side: Side, make) -> None:
     try:
         side.df = make()
@@ -514,7 +532,7 @@ def _compare_rows(ref: Side, cand: Side, order: Ordering, spark, exclude, collec
         return RowDiff(True, [], [], ref.rows or 0, cand.rows or 0)
     # fingerprints differ (doubles may round across a boundary, a LIMIT may cut ties
     # elsewhere) or the candidate is out of order: compare the rows themselves
-    with excluded_rules(spark, exclude):
+    with excluded_rules(spark, ref.exclude):
         left = _collect(ref, collect_limit)
     right = _collect(cand, collect_limit) if left is not None else None
     if left is not None and right is not None:
@@ -539,7 +557,7 @@ def _diff_in_spark(ref: Side, cand: Side, spark, exclude, collect_limit, sample)
     if _schema(left) != _schema(right):
         types = [f.dataType for f in left.schema.fields]
         right = right.select(*[right[c].cast(t) for c, t in zip(right.columns, types)])
-    with excluded_rules(spark, exclude):
+    with excluded_rules(spark, ref.exclude):
         rows_l = [tuple(r) for r in left.exceptAll(right).limit(collect_limit + 1).collect()]
         rows_r = [tuple(r) for r in right.exceptAll(left).limit(collect_limit + 1).collect()]
     if len(rows_l) <= collect_limit and len(rows_r) <= collect_limit:
@@ -589,6 +607,32 @@ class _Job:
     t0: float
 
 
+def _nondeterministic(plan: L.Plan) -> bool:
+    """Does the query call a non-deterministic function (rand(), uuid()...)?  (The plan's
+    own flag is also False for anything unmodelled, windows included.)"""
+    import re
+
+    from plans.functions import NONDETERMINISTIC_NAMES
+
+    stack = [plan]
+    while stack:
+        p = stack.pop()
+        stack.extend(p.children)
+        for e in p.expressions:
+            for n in e.walk():
+                if isinstance(n, E.Func) and not n.spec.deterministic:
+                    return True
+                if isinstance(n, E.Opaque):
+                    names = set(re.findall(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(", n.sql_text.lower()))
+                    if names & NONDETERMINISTIC_NAMES:
+                        return True
+                if isinstance(n, E.SubqueryExpr):
+                    stack.append(n.plan)
+        if isinstance(p, L.OpaqueRelation):
+            return True
+    return False
+
+
 def _prepare(result, spark, candidates: Sequence[str], exclude: Sequence[str],
              references: dict[str, Side]) -> _Job:
     from plans.to_pyspark import to_dataframe, to_pyspark_code
@@ -598,14 +642,14 @@ def _prepare(result, spark, candidates: Sequence[str], exclude: Sequence[str],
     notes: list[str] = []
     if result.passthrough:
         notes.append(f"the query was passed through unoptimized: {result.passthrough}")
-    if result.analyzed is not None and not result.analyzed.deterministic:
+    if result.analyzed is not None and _nondeterministic(result.analyzed):
         notes.append("the query is non-deterministic: results may differ between runs")
     if order.ordered and not order.all_keys_visible:
         notes.append("some ORDER BY keys are not output columns: ties on the visible keys cannot be "
                      "told apart")
     ref = references.get(result.original_sql)
     if ref is None:
-        ref = Side("reference", result.original_sql)
+        ref = Side("reference", result.original_sql, exclude=list(exclude))
         with excluded_rules(spark, exclude):
             _build(ref, lambda: spark.sql(result.original_sql))
         references[result.original_sql] = ref
@@ -631,8 +675,13 @@ def _prepare(result, spark, candidates: Sequence[str], exclude: Sequence[str],
 def _finish(job: _Job, spark, exclude, collect_limit, sample) -> VerifyReport:
     comparisons = [_compare(job.reference, s, job.order, spark, exclude, collect_limit, sample)
                    for s in job.sides]
+    notes = list(job.notes)
+    if exclude and not job.reference.exclude:
+        notes.append("the reference failed inside Spark with sparkfold's rules excluded (Spark needs "
+                     "them for this query), so it ran with Spark's whole optimizer")
     return VerifyReport(job.result.original_sql, job.result.sql, job.reference, job.sides, comparisons,
-                        job.order.ordered, list(exclude), job.notes, time.perf_counter() - job.t0)
+                        job.order.ordered, list(job.reference.exclude), notes,
+                        time.perf_counter() - job.t0)
 
 
 def verify(result, spark, tables: Mapping[str, Any] | None = None, *,
@@ -647,6 +696,7 @@ def verify(result, spark, tables: Mapping[str, Any] | None = None, *,
     exclude = list(exclude_rules) if exclude_rules is not None else catalyst_rule_classes()
     job = _prepare(result, spark, candidates, exclude, {})
     run_fingerprints(spark, [job.reference], [None], exclude)
+    _retry_references(spark, [job.reference], {id(job.reference): result.original_sql})
     for side in job.sides:
         run_fingerprints(spark, [side], [job.order], ())
     return _finish(job, spark, exclude, collect_limit, sample)
@@ -666,6 +716,7 @@ def verify_many(results: Sequence[Any], spark, tables: Mapping[str, Any] | None 
         jobs = [_prepare(r, spark, candidates, exclude, references) for r in results[start:start + batch]]
         refs = list(references.values())
         run_fingerprints(spark, refs, [None] * len(refs), exclude)
+        _retry_references(spark, refs, {id(r): sql for sql, r in references.items()})
         sides = [(s, j.order) for j in jobs for s in j.sides]
         run_fingerprints(spark, [s for s, _ in sides], [o for _, o in sides], ())
         reports += [_finish(j, spark, exclude, collect_limit, sample) for j in jobs]
