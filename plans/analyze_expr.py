@@ -465,7 +465,10 @@ class ExprAnalyzer:
         fn = node.this
         name = function_name(fn) if isinstance(fn, exp.Expression) else ""
         out = self.opaque(node, ctx, kind="window", root_is_structure=True)
-        return out.copy(data_type_=self._window_type(name, out, fn, ctx))
+        from .naming import window_name
+
+        spark_text = window_name(out.template, out.args) or out.sql_text
+        return out.copy(data_type_=self._window_type(name, out, fn, ctx), sql_text=spark_text)
 
     def _window_type(self, name, opaque: E.Opaque, fn, ctx) -> T.DataType:
         if name in ("row_number", "rank", "dense_rank", "ntile"):
@@ -500,6 +503,11 @@ class ExprAnalyzer:
             raise AnalysisError(f"{name}() needs an OVER clause")
         if name in F.GENERATOR_NAMES:
             raise NotModelled(f"generator {name}() in an expression")
+        if name in ("isnull", "isnotnull"):
+            args = _positional_args(node)
+            if args is not None and len(args) == 1:
+                inner = self.analyze(args[0], ctx)
+                return E.IsNull(inner) if name == "isnull" else E.IsNotNull(inner)
         spec = F.SCALAR_FUNCTIONS.get(name)
         if spec is not None:
             args = _positional_args(node)

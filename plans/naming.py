@@ -161,3 +161,112 @@ def spark_name(e: E.Expr) -> str:
     if isinstance(e, E.Alias):
         return e.name
     return fold(e, _name_node)
+
+
+# ---------------------------------------------------------------------------
+# Window expressions (kept as opaque text; Spark names them with their full frame)
+# ---------------------------------------------------------------------------
+
+_UPPER_WINDOW_FUNCTIONS = {"rank": "RANK", "dense_rank": "DENSE_RANK", "percent_rank": "PERCENT_RANK"}
+_ROW_FRAME_FUNCTIONS = {"rank", "dense_rank", "percent_rank", "row_number", "ntile"}
+_UNBOUNDED_TO_CURRENT = "BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+
+
+def window_name(template, args) -> str | None:
+    """Spark's name for `fn(...) OVER (...)`, e.g. `sum(x) OVER (PARTITION BY s ROWS
+    BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)`; None if not a simple form.
+    `template` is the window's sqlglot tree whose values are placeholder columns for
+    `args` (see plans.analyze_expr.ExprAnalyzer.opaque)."""
+    from sqlglot import exp
+
+    from .analyze_expr import ARG_PREFIX, function_name
+
+    def text(node) -> str | None:
+        if isinstance(node, exp.Column) and node.name.startswith(ARG_PREFIX) and not node.table:
+            return spark_name(args[int(node.name[len(ARG_PREFIX):])])
+        if isinstance(node, exp.Star):
+            return "1"
+        return None
+
+    if not isinstance(template, exp.Window) or template.args.get("alias"):
+        return None
+    fn = template.this
+    if not isinstance(fn, exp.Func) or isinstance(fn, (exp.IgnoreNulls, exp.RespectNulls)):
+        return None
+    name = function_name(fn)
+    if name in ("lag", "lead"):
+        raw = [fn.this, fn.args.get("offset"), fn.args.get("default")]
+        if isinstance(fn, exp.Anonymous):
+            raw = (list(fn.expressions) + [None, None])[:3]
+        offset_text = text(raw[1]) if raw[1] is not None else "1"
+        parts = [text(raw[0]), offset_text, text(raw[2]) if raw[2] is not None else "NULL"]
+        if None in parts:
+            return None
+        n = offset_text if name == "lead" else (offset_text[1:] if offset_text.startswith("-") else f"-{offset_text}")
+        frame = f"ROWS BETWEEN {n} FOLLOWING AND {n} FOLLOWING"
+        fn_text = f"{name}({', '.join(parts)})"
+    else:
+        keys = [k for k, v in fn.args.items() if v is not None and v is not False]
+        if any(k not in ("this", "expressions", "expression", "big_int") for k in keys):
+            return None
+        raw = ([fn.this] if fn.args.get("this") is not None else []) + \
+            ([fn.args["expression"]] if fn.args.get("expression") is not None else []) + list(fn.expressions)
+        if isinstance(fn, exp.Anonymous):
+            raw = list(fn.expressions)
+        texts = [text(a) for a in raw]
+        if None in texts:
+            return None
+        fn_text = f"{_UPPER_WINDOW_FUNCTIONS.get(name, name)}({', '.join(texts)})"
+        frame = None
+    pieces = []
+    partition = template.args.get("partition_by") or []
+    if partition:
+        names = [text(p) for p in partition]
+        if None in names:
+            return None
+        pieces.append("PARTITION BY " + ", ".join(names))
+    order = template.args.get("order")
+    ordered = list(order.expressions) if order is not None else []
+    if ordered:
+        items = []
+        for o in ordered:
+            t = text(o.this)
+            if t is None:
+                return None
+            desc = bool(o.args.get("desc"))
+            nulls_first = o.args.get("nulls_first")
+            if nulls_first is None:
+                nulls_first = not desc
+            items.append(f"{t} {'DESC' if desc else 'ASC'} NULLS {'FIRST' if nulls_first else 'LAST'}")
+        pieces.append("ORDER BY " + ", ".join(items))
+    spec = template.args.get("spec")
+    if spec is not None:
+        kind = str(spec.args.get("kind") or "").upper()
+        start = _bound(spec.args.get("start"), spec.args.get("start_side"), text)
+        end = _bound(spec.args.get("end") or "CURRENT ROW", spec.args.get("end_side"), text)
+        if not kind or start is None or end is None:
+            return None
+        frame = f"{kind} BETWEEN {start} AND {end}"
+    elif frame is None:
+        if name in _ROW_FRAME_FUNCTIONS:
+            frame = f"ROWS {_UNBOUNDED_TO_CURRENT}"
+        elif name == "cume_dist" or ordered:
+            frame = f"RANGE {_UNBOUNDED_TO_CURRENT}"
+        else:
+            frame = "ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING"
+    pieces.append(frame)
+    return f"{fn_text} OVER ({' '.join(pieces)})"
+
+
+def _bound(value, side, text) -> str | None:
+    if isinstance(value, str):
+        word = value.upper()
+        if word == "CURRENT ROW":
+            return "CURRENT ROW"
+        if word == "UNBOUNDED":
+            return f"UNBOUNDED {str(side or '').upper()}".strip()
+        return None
+    t = text(value) if value is not None else None
+    if t is None:
+        return None
+    return f"{t} {str(side or '').upper()}".strip()

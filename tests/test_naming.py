@@ -26,6 +26,18 @@ EXPRESSIONS = [
     "(SELECT max(y) FROM u)", "num IN (SELECT num FROM u)", "EXISTS (SELECT 1 FROM u)",
     "sum(DISTINCT num)", "avg(d)", "min(x)", "max(s)", "stddev_samp(x)", "pmod(num, 2)",
     "count(*) FILTER (WHERE x > 0)", "(num + 1) * 2", "num - (1 - 2)", "1 + 2 + num",
+    "isnull(num)", "isnotnull(s)",
+    # window expressions: Spark spells out the frame
+    "sum(x) OVER ()", "sum(x) OVER (PARTITION BY s)", "sum(x) OVER (ORDER BY num)",
+    "rank() OVER (ORDER BY num)", "row_number() OVER (PARTITION BY s ORDER BY num DESC)",
+    "sum(x) OVER (PARTITION BY s ORDER BY num ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)",
+    "avg(x) OVER (PARTITION BY s, num)", "count(*) OVER ()", "lag(x) OVER (ORDER BY num)",
+    "lead(x, 2, 0.0) OVER (ORDER BY num)", "lag(x, 2) OVER (ORDER BY num)",
+    "max(x) OVER (ORDER BY num RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)",
+    "dense_rank() OVER (PARTITION BY s ORDER BY x NULLS LAST)", "first_value(x) OVER (ORDER BY num)",
+    "ntile(2) OVER (ORDER BY num)", "percent_rank() OVER (ORDER BY num)", "cume_dist() OVER (ORDER BY num)",
+    "sum(x) OVER (ORDER BY num ROWS UNBOUNDED PRECEDING)", "Sum(x) OVER (ORDER BY num + 1 DESC)",
+    "sum(x) OVER (ORDER BY num RANGE BETWEEN 1 PRECEDING AND 1 FOLLOWING)",
 ]
 
 
@@ -50,3 +62,9 @@ def test_lateral_alias_reference_name(spark, tables):
 ])
 def test_java_double_formatting(value, text):
     assert java_double(value) == text
+
+
+def test_window_over_aggregate_name(spark, tables):
+    sql = "SELECT s, sum(sum(x)) OVER () FROM t GROUP BY s"
+    expected = [f.name for f in spark.sql(sql).schema.fields]
+    assert [a.name for a in optimize(sql, tables, rules=[]).analyzed.output] == expected
