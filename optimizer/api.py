@@ -88,6 +88,14 @@ def _with_comments(text: str, tree) -> str:
     return "\n".join(lines) + "\n" + text
 
 
+def _same_but_nullability(a: L.Plan, b: L.Plan) -> bool:
+    """Did the rules only narrow nullability?  Then the SQL text is the same query and
+    the original text is returned.  (The plan printer does not show nullability.)"""
+    from plans.printer import plan_str
+
+    return plan_str(a) == plan_str(b)
+
+
 def _sql_of(plan: L.Plan, pretty: bool) -> str:
     return plan_to_ast(plan).sql(dialect=DIALECT, pretty=pretty, normalize_functions=False)
 
@@ -134,7 +142,8 @@ def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regener
         timings["optimize"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         try:
-            regenerated = _sql_of(optimized, pretty) if (optimized is not analyzed or always_regenerate) else None
+            changed = optimized is not analyzed and not _same_but_nullability(analyzed, optimized)
+            regenerated = _sql_of(optimized, pretty) if (changed or always_regenerate) else None
         except SparkfoldError:
             raise
         except Exception as e:  # a bug in the generator

@@ -70,6 +70,9 @@ BATCHES = (
     ("Infer Filters", Once(), INFER_FILTERS),
     ("Operator Optimization after Inferring Filters", FIXED_POINT, OPERATOR_OPTIMIZATION),
     ("LocalRelation", FIXED_POINT, LOCAL_RELATION_LATE),
+    # Last, once: drop the IS NOT NULL predicates inference added where other predicates
+    # already imply them (they have served nullability narrowing; in SQL they are noise).
+    ("Cleanup", Once(), ("RemoveRedundantIsNotNull",)),
 )
 
 

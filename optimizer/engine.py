@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from plans import logical as L
+from plans.expressions import ensure_ids_above
 from plans.errors import InternalError
 from rules.base import Rule, RuleContext
 
@@ -104,6 +105,7 @@ def execute(plan: L.Plan, batches: Iterable[Batch], ctx: RuleContext | None = No
             excluded: Iterable[str] = (), trace: Trace | None = None) -> tuple[L.Plan, Trace]:
     ctx = ctx or RuleContext()
     trace = trace if trace is not None else Trace()
+    ensure_ids_above(L.max_expr_id(plan))
     skip = {e.lower() for e in excluded}
     for batch in batches:
         rules = [r for r in batch.rules if r.name.lower() not in skip]

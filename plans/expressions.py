@@ -12,7 +12,7 @@ Field order makes positional patterns read well:
 
 from __future__ import annotations
 
-import itertools
+import threading
 from contextvars import ContextVar
 from decimal import Decimal
 from typing import Any
@@ -24,15 +24,44 @@ from .tree import MANY, ONE, OPT, PAIRS, Node, node
 # Expression ids (attribute identity, shown as `num#3`)
 # ---------------------------------------------------------------------------
 
+class IdCounter:
+    """A thread-safe source of increasing ids that can be moved past ids already used."""
+
+    def __init__(self, start: int = 1):
+        self._next = start
+        self._lock = threading.Lock()
+
+    def __next__(self) -> int:
+        with self._lock:
+            n = self._next
+            self._next += 1
+            return n
+
+    def ensure_above(self, used: int) -> None:
+        with self._lock:
+            if self._next <= used:
+                self._next = used + 1
+
+
 _id_counter: ContextVar = ContextVar("sparkfold_ids", default=None)
-_global_ids = itertools.count(1)
+_global_ids = IdCounter(1)
+
+
+def _current() -> IdCounter:
+    c = _id_counter.get()
+    return c if c is not None else _global_ids
 
 
 def new_id() -> int:
     """A fresh expression id: per `id_scope()` when one is active (so that explain
     output is stable per query), otherwise from a process-wide counter."""
-    c = _id_counter.get()
-    return next(c if c is not None else _global_ids)
+    return next(_current())
+
+
+def ensure_ids_above(used: int) -> None:
+    """Make the ids handed out from now on larger than `used` (the largest id in a plan
+    about to be rewritten), so a rule's new attributes never collide with its own."""
+    _current().ensure_above(used)
 
 
 class id_scope:
@@ -43,7 +72,7 @@ class id_scope:
         self.token = None
 
     def __enter__(self):
-        self.token = _id_counter.set(itertools.count(self.start))
+        self.token = _id_counter.set(IdCounter(self.start))
         return self
 
     def __exit__(self, *exc):

@@ -320,3 +320,21 @@ from .expressions import Exists, InSubquery, ScalarSubquery  # noqa: E402
 from .tree import mask_of  # noqa: E402
 
 _SUBQUERY_MASK = mask_of(Exists, InSubquery, ScalarSubquery)
+
+
+def max_expr_id(plan: Plan) -> int:
+    """The largest attribute or alias id anywhere in the plan (subqueries included)."""
+    top = 0
+    stack = [plan]
+    while stack:
+        p = stack.pop()
+        for a in p.output:
+            top = max(top, a.expr_id)
+        for e in p.expressions:
+            for n in e.walk():
+                if isinstance(n, (Attribute,)) or hasattr(n, "expr_id"):
+                    top = max(top, n.expr_id)
+                if isinstance(n, SubqueryExpr):
+                    stack.append(n.plan)
+        stack.extend(p.children)
+    return top

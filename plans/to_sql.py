@@ -396,10 +396,15 @@ class SqlGenerator:
         for a in plan.args:
             needed |= a.references
         for i, child in enumerate(plan.inputs):
-            used = [a for a in child.output if a.expr_id in needed]
-            if used and len(used) < len(child.output):
-                child = L.Project(tuple(used), child)  # read only the columns the block uses
-            inner = self.wrap(self.block(child, outer), outer, "_in")
+            if isinstance(child, (L.SubqueryAlias, L.Relation)):
+                # a table or an aliased subquery is a FROM item as it is (and regenerating
+                # the output does not add a wrapper each time)
+                inner = self.block(child, outer)
+            else:
+                used = [a for a in child.output if a.expr_id in needed]
+                if used and len(used) < len(child.output):
+                    child = L.Project(tuple(used), child)  # read only the columns the block uses
+                inner = self.wrap(self.block(child, outer), outer, "_in")
             refs.update(inner.refs)
             for table in list(template.find_all(exp.Table)):
                 if table.name == f"__sf_input_{i}":
