@@ -1,0 +1,267 @@
+"""sparkfold's speed against sqlglot's optimizer and Spark Catalyst, in one process.
+
+    python bench/benchmark.py                 # TPC-H, TPC-DS and the stress shapes
+    python bench/benchmark.py --quick         # fewer runs, smaller stress sizes
+    python bench/benchmark.py --no-spark      # skip Catalyst (no JVM needed)
+
+For every query of ../shared/bench (TPC-H 22, TPC-DS 99) it times, with the median of
+several runs:
+- sparkfold: `optimize(sql, catalog)`, the full pipeline (parse, analyze, every batch,
+  SQL out, lints);
+- sqlglot: `parse_one` + `sqlglot.optimizer.optimize` + `.sql()`;
+- Catalyst: `spark.sql(q)` + `queryExecution().optimizedPlan()` on empty temp views, after
+  a warm-up pass (analysis + optimization, warm JIT).
+It prints per-corpus medians, p95 and ratios, the cost of each phase and batch, the time
+per rule, and for each stress shape (OR chains, IN lists, CASE, chains of NULL
+comparisons, UNION ALL, nesting) the time at each size with the growth factor.
+Times are measured on the machine at hand: run it, do not trust numbers across machines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from collections import defaultdict
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+BENCH = os.environ.get("SPARKFOLD_BENCH", os.path.join(ROOT, "..", "shared", "bench"))
+
+
+def corpus(name: str):
+    from tests import tpc
+
+    os.environ["SPARKFOLD_BENCH"] = BENCH
+    return tpc.schema(name), tpc.queries(name)
+
+
+def median_time(fn, runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def pct(values, q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
+
+
+# ---------------------------------------------------------------------------
+# Stress shapes
+# ---------------------------------------------------------------------------
+
+STRESS_SCHEMA = {"t": {"a": "int", "b": "int not null", "x": "double", "s": "string"}}
+
+
+def stress_shapes(quick: bool):
+    def or_chain(n):
+        return "SELECT a FROM t WHERE " + " OR ".join(f"a = {i}" for i in range(n))
+
+    def in_list(n):
+        return "SELECT a FROM t WHERE a IN (" + ", ".join(str(i) for i in range(n)) + ")"
+
+    def case(n):
+        return "SELECT CASE " + " ".join(f"WHEN a = {i} THEN {i}" for i in range(n)) + " END AS c FROM t"
+
+    def null_chain(n):
+        return "SELECT a FROM t WHERE " + " AND ".join(
+            f"(a = NULL OR b > {i})" for i in range(n))
+
+    def union(n):
+        return " UNION ALL ".join(f"SELECT a + {i} AS v FROM t" for i in range(n))
+
+    def nesting(n):
+        return "SELECT " + "(" * n + "a" + " + 1)" * n + " AS v FROM t"
+
+    if quick:
+        return {
+            "OR chain": (or_chain, [1000, 2000]),
+            "IN list": (in_list, [10000, 20000]),
+            "CASE branches": (case, [500, 1000]),
+            "NULL comparison chain": (null_chain, [750, 1500]),
+            "UNION ALL": (union, [150, 300]),
+            "nesting depth": (nesting, [1000, 2000]),
+        }
+    return {
+        "OR chain": (or_chain, [1000, 2000, 4000, 8000]),
+        "IN list": (in_list, [10000, 50000]),
+        "CASE branches": (case, [250, 500, 1000]),
+        "NULL comparison chain": (null_chain, [750, 1500, 3000]),
+        "UNION ALL": (union, [300, 1000]),
+        "nesting depth": (nesting, [1000, 5000]),
+    }
+
+
+# ---------------------------------------------------------------------------
+# Engines
+# ---------------------------------------------------------------------------
+
+
+def sparkfold_runner(catalog):
+    from optimizer import optimize
+    from plans.catalog import Catalog
+
+    cat = Catalog.from_mapping(catalog)
+    return lambda q: optimize(q, cat)
+
+
+def sqlglot_runner(catalog):
+    import sqlglot
+    from sqlglot.optimizer import optimize as sg_optimize
+
+    def run(q):
+        return sg_optimize(sqlglot.parse_one(q, read="spark"), schema=catalog, dialect="spark").sql("spark")
+
+    return run
+
+
+def spark_session():
+    from pyspark.sql import SparkSession
+
+    spark = (SparkSession.builder.master("local[2]").appName("sparkfold-bench")
+             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+             .config("spark.sql.shuffle.partitions", "2").getOrCreate())
+    spark.sparkContext.setLogLevel("OFF")
+    return spark
+
+
+def catalyst_runner(spark, catalog):
+    from tests.data import register
+
+    for table, cols in catalog.items():
+        register(spark, table, cols, [])
+
+    def run(q):
+        spark.sql(q)._jdf.queryExecution().optimizedPlan()
+
+    return run
+
+
+# ---------------------------------------------------------------------------
+# Reports
+# ---------------------------------------------------------------------------
+
+
+def bench_corpus(name, runs, engines, report):
+    catalog, queries = corpus(name)
+    runners = {}
+    for engine in engines:
+        if engine == "sparkfold":
+            runners[engine] = sparkfold_runner(catalog)
+        elif engine == "sqlglot":
+            runners[engine] = sqlglot_runner(catalog)
+        elif engine == "catalyst":
+            runners[engine] = catalyst_runner(report["spark"], catalog)
+    times: dict[str, list[float]] = defaultdict(list)
+    phases: dict[str, float] = defaultdict(float)
+    batches: dict[str, float] = defaultdict(float)
+    rules: dict[str, float] = defaultdict(float)
+    failures: dict[str, int] = defaultdict(int)
+    for qname, q in queries:
+        for engine, run in runners.items():
+            try:
+                run(q)  # warm-up (Catalyst's JIT, sqlglot's caches, our imports)
+                times[engine].append(median_time(lambda: run(q), runs))
+            except Exception as e:  # an engine that cannot handle a query is reported
+                failures[engine] += 1
+                print(f"  {engine} failed on {qname}: {type(e).__name__}: {str(e)[:100]}", file=sys.stderr)
+        if "sparkfold" in runners:
+            result = runners["sparkfold"](q)
+            for k, v in result.timings.items():
+                phases[k] += v
+            for b in result.trace.batches:
+                batches[b.name] += b.seconds
+            for r, s in result.trace.rules.items():
+                rules[r] += s.seconds
+    print(f"\n== {name}: {len(queries)} queries, median of {runs} runs per query ==")
+    print(f"{'engine':<12}{'median ms':>12}{'p95 ms':>10}{'total s':>10}{'failed':>8}")
+    summary = {}
+    for engine, ts in times.items():
+        summary[engine] = {"median_ms": statistics.median(ts) * 1000, "p95_ms": pct(ts, 0.95) * 1000,
+                           "total_s": sum(ts), "failed": failures[engine]}
+        s = summary[engine]
+        print(f"{engine:<12}{s['median_ms']:>12.1f}{s['p95_ms']:>10.1f}{s['total_s']:>10.2f}{s['failed']:>8}")
+    if "sparkfold" in summary:
+        for other in ("sqlglot", "catalyst"):
+            if other in summary:
+                ratio = summary["sparkfold"]["median_ms"] / summary[other]["median_ms"]
+                print(f"sparkfold / {other} (medians): {ratio:.2f}x")
+                summary[f"ratio_{other}"] = ratio
+        total = sum(phases.values())
+        print("phases (share of sparkfold's time): " + ", ".join(
+            f"{k} {v / total:.0%}" for k, v in sorted(phases.items(), key=lambda kv: -kv[1])))
+        print("batches (s over the corpus): " + ", ".join(
+            f"{k} {v:.2f}" for k, v in sorted(batches.items(), key=lambda kv: -kv[1])))
+        top = sorted(rules.items(), key=lambda kv: -kv[1])[:8]
+        print("slowest rules (s over the corpus): " + ", ".join(f"{k} {v:.2f}" for k, v in top))
+        summary["phases_s"], summary["batches_s"], summary["rules_s"] = dict(phases), dict(batches), dict(rules)
+    report[name] = summary
+
+
+def bench_stress(quick, runs, engines, report):
+    print("\n== stress shapes: seconds per size (growth = time ratio / size ratio; 1.0 is linear) ==")
+    out = {}
+    runners = {"sparkfold": sparkfold_runner(STRESS_SCHEMA)}
+    if "sqlglot" in engines:
+        runners["sqlglot"] = sqlglot_runner(STRESS_SCHEMA)
+    if "catalyst" in engines:
+        runners["catalyst"] = catalyst_runner(report["spark"], STRESS_SCHEMA)
+    for shape, (make, sizes) in stress_shapes(quick).items():
+        out[shape] = {}
+        for engine, run in runners.items():
+            row, prev = [], None
+            for n in sizes:
+                q = make(n)
+                try:
+                    t = median_time(lambda: run(q), max(1, runs // 2))
+                except Exception as e:
+                    row.append(f"{n}: failed ({type(e).__name__})")
+                    break
+                growth = "" if prev is None else f" (growth {(t / prev[1]) / (n / prev[0]):.2f})"
+                row.append(f"{n}: {t:.2f}s{growth}")
+                out[shape].setdefault(engine, []).append((n, t))
+                prev = (n, t)
+            print(f"{shape:<24}{engine:<10} " + "; ".join(row))
+    report["stress"] = out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="3 runs per query, smaller stress sizes")
+    ap.add_argument("--runs", type=int, default=None, help="runs per query (median); default 5, 3 with --quick")
+    ap.add_argument("--no-spark", action="store_true", help="do not time Catalyst")
+    ap.add_argument("--no-sqlglot", action="store_true", help="do not time sqlglot")
+    ap.add_argument("--no-stress", action="store_true", help="skip the stress shapes")
+    ap.add_argument("--stress-peers", action="store_true", help="also time sqlglot/Catalyst on stress shapes")
+    ap.add_argument("--corpus", action="append", choices=["tpch", "tpcds"], help="corpora (default both)")
+    ap.add_argument("--json", metavar="FILE", help="also write the numbers as JSON")
+    args = ap.parse_args(argv)
+    runs = args.runs or (3 if args.quick else 5)
+    engines = ["sparkfold"]
+    if not args.no_sqlglot:
+        engines.append("sqlglot")
+    report: dict = {}
+    if not args.no_spark:
+        engines.append("catalyst")
+        report["spark"] = spark_session()
+    for name in args.corpus or ["tpch", "tpcds"]:
+        bench_corpus(name, runs, engines, report)
+    if not args.no_stress:
+        bench_stress(args.quick, runs, engines if args.stress_peers else ["sparkfold"], report)
+    report.pop("spark", None)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(report, f, indent=2, default=str)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
