@@ -88,9 +88,10 @@ def compare_rows(left: Iterable[Sequence], right: Iterable[Sequence], ordered: b
     kr = Counter(tuple(normalize(v) for v in r) for r in right)
     if kl == kr:
         return RowDiff(True, [], [], len(left), len(right))
-    # exact keys differ: fall back to tolerant matching of the leftovers
-    rest_l = [r for r in left if kl[tuple(normalize(v) for v in r)] > kr.get(tuple(normalize(v) for v in r), 0)]
-    rest_r = [r for r in right if kr[tuple(normalize(v) for v in r)] > kl.get(tuple(normalize(v) for v in r), 0)]
+    # exact keys differ: fall back to tolerant matching of the leftovers (the rows a
+    # side has more of than the other, as many as it has more)
+    rest_l = _excess(left, kl, kr)
+    rest_r = _excess(right, kr, kl)
     unmatched_r = list(rest_r)
     only_l = []
     for r in rest_l:
@@ -102,6 +103,17 @@ def compare_rows(left: Iterable[Sequence], right: Iterable[Sequence], ordered: b
             only_l.append(r)
     equal = not only_l and not unmatched_r and len(left) == len(right)
     return RowDiff(equal, only_l[:sample], unmatched_r[:sample], len(left), len(right))
+
+
+def _excess(rows: list, mine: Counter, theirs: Counter) -> list:
+    extra = {k: n - theirs.get(k, 0) for k, n in mine.items() if n > theirs.get(k, 0)}
+    out = []
+    for r in rows:
+        k = tuple(normalize(v) for v in r)
+        if extra.get(k, 0) > 0:
+            extra[k] -= 1
+            out.append(r)
+    return out
 
 
 def _key(row: Sequence, positions: Sequence[int]) -> tuple:

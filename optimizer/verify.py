@@ -731,3 +731,16 @@ def verify_sql(sql: str, spark, catalog: Any = None, tables: Mapping[str, Any] |
     register_tables(spark, tables)
     result = optimize(sql, catalog if catalog is not None else spark)
     return verify(result, spark, **kwargs)
+
+
+def compare_dataframes(reference, candidate, spark, *, order: Ordering | None = None,
+                       collect_limit: int = 10_000, sample: int = 10) -> Comparison:
+    """Compare two DataFrames the way `verify` compares a candidate with the reference
+    (no rules excluded).  `order`: the ORDER BY facts when row order matters."""
+    order = order or Ordering()
+    ref, cand = Side("reference"), Side("candidate")
+    _build(ref, lambda: reference)
+    _build(cand, lambda: candidate)
+    run_fingerprints(spark, [ref], [None])
+    run_fingerprints(spark, [cand], [order if order.ordered else None])
+    return _compare(ref, cand, order, spark, (), collect_limit, sample)

@@ -1,0 +1,266 @@
+"""Verification (optimizer/verify.py): the original SQL against the optimized SQL and the
+lowered DataFrame on Spark.  Deliberately wrong rules must be caught, with the rows."""
+
+from __future__ import annotations
+
+import json
+import math
+from decimal import Decimal
+
+import pytest
+
+from optimizer import optimize
+from optimizer.verify import (EXCLUDED_RULES_KEY, Ordering, catalyst_rule_classes, compare_dataframes,
+                              excluded_rules, verify, verify_many)
+from plans import expressions as E
+from plans import logical as L
+from rules.base import Rule, transform_expressions, transform_plan
+
+
+@pytest.fixture(scope="module", autouse=True)
+def fast_small_jobs(spark):
+    """Tiny data: interpreted evaluation and one shuffle partition run much faster."""
+    keys = {"spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+            "spark.sql.shuffle.partitions": "1"}
+    old = {k: spark.conf.get(k, None) for k in keys}
+    for k, v in keys.items():
+        spark.conf.set(k, v)
+    yield
+    for k, v in old.items():
+        spark.conf.unset(k) if v is None else spark.conf.set(k, v)
+
+
+# -- deliberately wrong rules ------------------------------------------------------------
+
+
+def _flip(plan, ctx):
+    """WRONG: x > y rewritten to x <= y."""
+    return transform_expressions(plan, lambda e: E.LessThanOrEqual(e.left, e.right)
+                                 if isinstance(e, E.GreaterThan) else e)
+
+
+FLIP_COMPARISON = Rule("FlipComparison", _flip)
+
+
+def _not_in_as_not_exists(plan, ctx):
+    """WRONG: `v NOT IN (SELECT c ...)` as `NOT EXISTS (SELECT ... WHERE c = v)`, which
+    forgets that a NULL on either side makes NOT IN unknown."""
+    def fix(e):
+        match e:
+            case E.Not(E.InSubquery((v,), sub)) if len(sub.output) == 1:
+                return E.Not(E.Exists(L.Filter(E.EqualTo(sub.output[0], v), sub)))
+            case _:
+                return e
+    return transform_expressions(plan, fix)
+
+
+NOT_IN_AS_NOT_EXISTS = Rule("NotInAsNotExists", _not_in_as_not_exists)
+
+
+def _drop_filters(plan, ctx):
+    """WRONG: drops every filter (and with it any error the filter raises)."""
+    return transform_plan(plan, lambda p: p.child if isinstance(p, L.Filter) else p)
+
+
+DROP_FILTERS = Rule("DropFilters", _drop_filters)
+
+
+def _reverse_sort(plan, ctx):
+    """WRONG: sorts descending (idempotent, so the rule engine reaches a fixed point)."""
+    def fix(p):
+        if isinstance(p, L.Sort) and any(o.ascending for o in p.orders):
+            return L.Sort(tuple(E.SortOrder(o.child, False, False) for o in p.orders), p.child)
+        return p
+    return transform_plan(plan, fix)
+
+
+REVERSE_SORT = Rule("ReverseSort", _reverse_sort)
+
+
+# -- reports ------------------------------------------------------------------------------
+
+
+def test_equal_query_gives_a_complete_report(spark, tables):
+    report = optimize("SELECT s, count(*) AS c, sum(x) AS sx FROM t WHERE num > 2 GROUP BY s", tables).verify(spark)
+    assert report.equal
+    assert [s.name for s in report.candidates] == ["optimized SQL", "DataFrame"]
+    assert report.reference.schema == [("s", "string"), ("c", "bigint"), ("sx", "double")]
+    assert all(s.schema == report.reference.schema for s in report.candidates)
+    assert report.reference.rows == 7 and all(s.rows == 7 for s in report.candidates)
+    assert all(c.method == "fingerprint" for c in report.comparisons)
+    assert report.reference.seconds > 0 and report.speedup("DataFrame") > 0
+    text = report.to_text()
+    assert text.startswith("verification: EQUAL") and "the reference's speed" in text
+    data = json.loads(json.dumps(report.to_dict()))
+    assert data["equal"] is True and data["candidates"][1]["text"].startswith("# sparkfold")
+
+
+def test_flipped_comparison_is_caught_with_differing_rows(spark, tables):
+    result = optimize("SELECT num, s FROM t WHERE num > 7", tables, rules=[FLIP_COMPARISON])
+    assert "<=" in result.sql
+    report = result.verify(spark)
+    assert not report.equal
+    for comp in report.comparisons:
+        assert not comp.equal and comp.schema_equal
+        assert sorted(comp.only_in_reference) == [(8, "b"), (9, None), (10, "d")]
+        assert (1, "a") in comp.only_in_candidate
+    text = report.to_text()
+    assert "DIFFERENT" in text and "only in reference" in text and "(8, 'b')" in text
+
+
+def test_not_in_rewritten_as_not_exists_is_caught(spark, tables):
+    # u.num holds a NULL, so NOT IN returns nothing; NOT EXISTS returns rows
+    sql = "SELECT num FROM t WHERE num NOT IN (SELECT num FROM u)"
+    assert optimize(sql, tables).verify(spark).equal
+    report = optimize(sql, tables, rules=[NOT_IN_AS_NOT_EXISTS]).verify(spark)
+    assert not report.equal
+    assert report.reference.rows == 0
+    assert all(c.only_in_candidate and not c.only_in_reference for c in report.comparisons)
+
+
+def test_an_error_is_a_result_both_ways(spark, tables):
+    # under ANSI the cast of 'a' to a number raises
+    sql = "SELECT num FROM t WHERE s = 1"
+    report = optimize(sql, tables).verify(spark)
+    assert report.equal and report.reference.error == "CAST_INVALID_INPUT"
+    assert all(s.error == "CAST_INVALID_INPUT" for s in report.candidates)
+    wrong = optimize(sql, tables, rules=[DROP_FILTERS]).verify(spark)
+    assert not wrong.equal
+    assert all("the reference raises CAST_INVALID_INPUT but the candidate does not" in c.detail
+               for c in wrong.comparisons)
+
+
+def test_wrong_order_is_caught_on_the_driver_and_in_spark(spark, tables):
+    sql = "SELECT num, x FROM t ORDER BY num"
+    assert optimize(sql, tables).verify(spark).equal
+    result = optimize(sql, tables, rules=[REVERSE_SORT])
+    small = result.verify(spark)
+    assert not small.equal and small.ordered
+    assert all(c.method == "rows on the driver, in order" for c in small.comparisons)
+    # more rows than may be collected: the multisets agree, the order check in Spark does not
+    large = result.verify(spark, collect_limit=3)
+    assert not large.equal
+    assert all(c.method == "exceptAll in Spark" and "out of ORDER BY order" in c.detail
+               for c in large.comparisons)
+
+
+def test_order_by_result_larger_than_collect_limit_is_checked_in_spark(spark, tables):
+    report = optimize("SELECT num, x FROM t ORDER BY x DESC NULLS FIRST, num", tables).verify(spark, collect_limit=2)
+    assert report.equal
+    assert all(c.method == "fingerprint, in order" for c in report.comparisons)
+
+
+def test_verify_many_agrees_with_verify(spark, tables):
+    sqls = ["SELECT num FROM t WHERE x > 1", "SELECT s, max(num) AS m FROM t GROUP BY s ORDER BY s",
+            "SELECT num FROM t WHERE s = 1", "SELECT t.num, u.y FROM t FULL JOIN u ON t.num = u.num"]
+    results = [optimize(q, tables) for q in sqls] + [optimize(sqls[0], tables, rules=[FLIP_COMPARISON])]
+    many = verify_many(results, spark)
+    one = [verify(r, spark) for r in results]
+    assert [r.equal for r in many] == [r.equal for r in one] == [True, True, True, True, False]
+    for a, b in zip(many, one):
+        assert a.reference.fingerprint == b.reference.fingerprint
+        assert [s.fingerprint for s in a.candidates] == [s.fingerprint for s in b.candidates]
+
+
+def test_tables_are_registered_from_dataframes_and_paths(spark, tmp_path):
+    df = spark.createDataFrame([(1, "a"), (2, None), (None, "c")], "k INT, v STRING")
+    df.write.parquet(str(tmp_path / "kv.parquet"))
+    schema = {"kv_df": {"k": "int", "v": "string"}, "kv_pq": {"k": "int", "v": "string"}}
+    result = optimize("SELECT a.k, b.v FROM kv_df a JOIN kv_pq b ON a.k <=> b.k", schema)
+    report = verify(result, spark, tables={"kv_df": df, "kv_pq": str(tmp_path / "kv.parquet")})
+    assert report.equal and report.reference.rows == 3
+
+
+# -- the reference's excluded rules ------------------------------------------------------------
+
+
+def test_excluded_rules_are_set_for_the_reference_and_restored(spark, tables):
+    assert spark.conf.get(EXCLUDED_RULES_KEY, None) is None
+    with excluded_rules(spark, ["org.apache.spark.sql.catalyst.optimizer.NullPropagation"]):
+        assert spark.conf.get(EXCLUDED_RULES_KEY) == "org.apache.spark.sql.catalyst.optimizer.NullPropagation"
+    assert spark.conf.get(EXCLUDED_RULES_KEY, None) is None
+    spark.conf.set(EXCLUDED_RULES_KEY, "org.apache.spark.sql.catalyst.optimizer.LikeSimplification")
+    try:
+        optimize("SELECT num FROM t", tables).verify(spark)
+        assert spark.conf.get(EXCLUDED_RULES_KEY) == "org.apache.spark.sql.catalyst.optimizer.LikeSimplification"
+    finally:
+        spark.conf.unset(EXCLUDED_RULES_KEY)
+
+
+def test_catalyst_class_names():
+    assert catalyst_rule_classes(["NullPropagation", "OptimizeSubqueries", "UpdateAttributeNullability"]) == [
+        "org.apache.spark.sql.catalyst.optimizer.NullPropagation",
+        "org.apache.spark.sql.catalyst.optimizer.Optimizer$OptimizeSubqueries",
+    ]  # never UpdateAttributeNullability: without it Spark returns wrong rows
+
+
+def test_reference_needing_spark_rules_falls_back_to_the_whole_optimizer(spark, tables):
+    # without ConstantFolding Spark fails on the frame bound `1 PRECEDING` (INTERNAL_ERROR)
+    sql = "SELECT num, sum(num) OVER (ORDER BY num ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS w FROM t"
+    report = verify(optimize(sql, tables), spark,
+                    exclude_rules=["org.apache.spark.sql.catalyst.optimizer.ConstantFolding"])
+    assert report.equal and report.reference.error is None
+    assert report.excluded_rules == [] and any("whole optimizer" in n for n in report.notes)
+
+
+# -- comparing rows: Spark's equality, tolerance, ties ----------------------------------------------
+
+
+def _df(spark, rows, schema="a DOUBLE, b STRING"):
+    return spark.createDataFrame(rows, schema)
+
+
+def test_rows_compare_with_sparks_equality(spark):
+    nan = math.nan
+    ref = _df(spark, [(nan, "x"), (-0.0, None), (None, "y"), (1.0, "z")])
+    same = _df(spark, [(1.0, "z"), (0.0, None), (float("nan"), "x"), (None, "y")])
+    comp = compare_dataframes(ref, same, spark)
+    assert comp.equal and comp.method == "fingerprint"
+    other = _df(spark, [(1.0, "z"), (0.0, None), (nan, "x"), (0.0, "y")])  # NULL is not 0
+    assert not compare_dataframes(ref, other, spark).equal
+
+
+def test_doubles_within_relative_tolerance_are_equal(spark):
+    ref = _df(spark, [(1.0, "a"), (3.0e10, "b")])
+    close = _df(spark, [(1.0 + 1e-13, "a"), (3.0e10 * (1 + 1e-13), "b")])
+    assert compare_dataframes(ref, close, spark).equal
+    # straddling a rounding boundary of the fingerprint: the rows decide, within tolerance
+    edge = _df(spark, [(1.0000000150001, "a")])   # rounds to 1.00000002
+    edge2 = _df(spark, [(1.0000000149999, "a")])  # rounds to 1.00000001
+    comp = compare_dataframes(edge, edge2, spark)
+    assert comp.equal and comp.method == "rows on the driver"
+    far = _df(spark, [(1.0001, "a"), (3.0e10, "b")])
+    assert not compare_dataframes(ref, far, spark).equal
+
+
+def test_decimals_and_duplicates(spark):
+    ref = spark.createDataFrame([(Decimal("1.50"),), (Decimal("1.50"),), (None,)], "d DECIMAL(5,2)")
+    once = spark.createDataFrame([(Decimal("1.50"),), (None,)], "d DECIMAL(5,2)")
+    comp = compare_dataframes(ref, once, spark)
+    assert not comp.equal and comp.only_in_reference == [(Decimal("1.50"),)]
+
+
+def test_schema_difference_is_reported(spark):
+    comp = compare_dataframes(spark.createDataFrame([(1,)], "a INT"), spark.createDataFrame([(1,)], "a BIGINT"), spark)
+    assert not comp.equal and comp.schema_equal is False and comp.rows_equal
+
+
+def test_ties_on_sort_keys_and_at_a_limit(spark):
+    ref = _df(spark, [(1.0, "a"), (2.0, "b"), (2.0, "c")])
+    swapped = _df(spark, [(1.0, "a"), (2.0, "c"), (2.0, "b")])
+    order = Ordering(True, [0], [True], [True], True)
+    assert compare_dataframes(ref, swapped, spark, order=order).equal
+    other_tie = _df(spark, [(1.0, "a"), (2.0, "b"), (2.0, "d")])
+    assert not compare_dataframes(ref, other_tie, spark, order=order).equal
+    limited = Ordering(True, [0], [True], [True], True, limit=True)
+    assert compare_dataframes(ref, other_tie, spark, order=limited).equal
+    moved = _df(spark, [(2.0, "b"), (1.0, "a"), (2.0, "c")])
+    assert not compare_dataframes(ref, moved, spark, order=limited).equal
+
+
+def test_large_difference_is_computed_in_spark_with_a_sample(spark):
+    comp = compare_dataframes(spark.range(100), spark.range(1, 101), spark, collect_limit=5, sample=3)
+    assert not comp.equal and comp.method == "exceptAll in Spark"
+    assert comp.only_in_reference == [(0,)] and comp.only_in_candidate == [(100,)]
+    comp = compare_dataframes(spark.range(100), spark.range(99, -1, -1), spark, collect_limit=5)
+    assert comp.equal and comp.method == "fingerprint"
