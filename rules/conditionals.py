@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from plans import expressions as E
 from plans import types as T
-from plans.evaluate import droppable, with_type
+from plans.evaluate import droppable, types_reliable, with_type
 from plans.expressions import And, CaseWhen, EqualNullSafe, If, Literal, Not, Or, is_null_literal
 
 from .base import expression_rule
@@ -22,6 +22,8 @@ from .base import expression_rule
                  catalyst="org.apache.spark.sql.catalyst.optimizer.SimplifyConditionals")
 def simplify_conditionals(e: E.Expr, ctx) -> E.Expr:
     """Constant-condition and equal-branch identities of IF and CASE WHEN."""
+    if isinstance(e, (If, CaseWhen)) and not types_reliable(e):
+        return e  # its type here may not be Spark's: keep every branch
     match e:
         # IF(TRUE, x, y) -> x; IF(FALSE, x, y) -> y; IF(NULL, x, y) -> y
         case If(predicate, then, _) if predicate == E.TRUE:

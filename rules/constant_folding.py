@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from plans import expressions as E
 from plans import types as T
-from plans.evaluate import CannotEvaluate, EvaluationError, fold_to_literal, implicit_cast
+from plans.evaluate import (CannotEvaluate, EvaluationError, fold_to_literal, implicit_cast,
+                            types_reliable)
 
 from .base import expression_rule
 
@@ -33,7 +34,7 @@ def constant_folding(e: E.Expr, ctx) -> E.Expr:
         case E.Literal() | E.Alias() | E.SortOrder():
             return e
         # foldable e -> Literal(eval(e), e.data_type), unless evaluation raises
-        case _ if e.foldable:
+        case _ if e.foldable and types_reliable(e):
             folded = fold_to_literal(e, ctx.ansi)
             return folded if folded is not None else e
         # x = 'NaN' -> x = NaN: the implicit cast of a string literal, done once

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from plans import expressions as E
 from plans import types as T
-from plans.evaluate import droppable, string_cast_may_raise, with_type
+from plans.evaluate import droppable, string_cast_may_raise, types_reliable, with_type
 from plans.expressions import (Agg, Coalesce, EqualNullSafe, In, IsNotNull, IsNull, Literal,
                                is_null_literal)
 
@@ -72,7 +72,7 @@ def _has_null_child(e: E.Expr) -> bool:
 
 
 def _others_droppable(e: E.Expr) -> bool:
-    if T.contains_unknown(e.data_type) or isinstance(e, Literal):
+    if isinstance(e, Literal) or not types_reliable(e):
         return False
     if not all(droppable(c) for c in e.children if not is_null_literal(c)):
         return False
@@ -93,7 +93,7 @@ def _prune_coalesce(e: Coalesce) -> E.Expr:
             break
     if len(args) == len(e.args):
         return e
-    if T.contains_unknown(e.data_type):
+    if not types_reliable(e):
         return e
     if not args:
         return Literal(None, e.data_type)

@@ -193,3 +193,9 @@ def test_if_true_false_keeps_null_as_false_on_spark(spark, tables):
 def test_case_typed_else_null_widening_the_type_is_kept():
     # dropping ELSE CAST(NULL AS BIGINT) would make the CASE an int (and need a CAST)
     assert_unchanged(SC, E.CaseWhen(((cond(), lit(1)),), null(T.LONG)))
+
+
+def test_case_with_a_branch_spark_types_differently_is_kept():
+    # -(NULL) is double in Spark (void in the type model): dropping it would retype the CASE
+    before = E.CaseWhen(((E.FALSE, E.Negate(null())),), E.Add(col("num"), lit(2)))
+    assert_unchanged(SC, before)

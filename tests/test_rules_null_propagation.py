@@ -257,3 +257,9 @@ def test_where_num_equals_null_becomes_false():
     assert plan.condition == E.NULL_BOOL
     plan = get("ReplaceNullWithFalseInPredicate")(plan)
     assert plan.condition == E.FALSE
+
+
+def test_negate_of_null_is_kept_where_spark_types_it_double():
+    # Spark types -(NULL) as double (the type model says void): no literal of the wrong type
+    assert_unchanged(NP, E.Negate(null()))
+    assert_unchanged(NP, E.Divide(null(), col("d", T.DecimalType(10, 2))))
