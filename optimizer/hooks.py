@@ -298,18 +298,15 @@ def optimize_expression(expression: Any, catalog: Any, *, strict: bool = False,
     the very same object when nothing changed.  Fails open unless `strict`."""
     import sqlglot
 
+    cat = Catalog.coerce(catalog)  # a bad catalog is the caller's error: raised
     try:
         sql = expression.sql(dialect="spark")
-        out, _ = rewrite(sql, Catalog.coerce(catalog), exclude=exclude)
+        out, _ = rewrite(sql, cat, exclude=exclude)
         if out == sql:
             return expression
         return sqlglot.parse_one(out, read="spark")
     except Exception as e:
-        if strict:
-            if isinstance(e, SparkfoldError):
-                raise
-            raise InternalError(f"{type(e).__name__}: {e}") from e
-        _log_failure(e)
+        _fail_open(e, strict)
         return expression
 
 
@@ -329,18 +326,19 @@ def sql_rewriter(catalog: Any, *, strict: bool = False, exclude: Iterable[str] =
         try:
             return cached(sql)
         except Exception as e:
-            if strict:
-                if isinstance(e, SparkfoldError):
-                    raise
-                raise InternalError(f"{type(e).__name__}: {e}") from e
-            _log_failure(e)
+            _fail_open(e, strict)
             return sql
 
     rewriter.cache_info = cached.cache_info  # type: ignore[attr-defined]
     return rewriter
 
 
-def _log_failure(e: BaseException) -> None:
+def _fail_open(e: Exception, strict: bool) -> None:
+    """Raise (strict: sparkfold's error, or an InternalError for a bug), else log."""
+    if strict:
+        if isinstance(e, SparkfoldError):
+            raise e
+        raise InternalError(f"{type(e).__name__}: {e}") from e
     if isinstance(e, SparkfoldError) and not isinstance(e, InternalError):
         log.info("sparkfold: SQL passed through unchanged: %s", e.message)
     else:

@@ -278,6 +278,9 @@ def test_sql_rewriter_with_sqlalchemy_keeps_bind_parameters(not_not):
     assert seen[0].startswith("CREATE TABLE")  # not a query: unchanged
     assert not double_not(seen[-1]) and seen[-1].count("?") == 1  # sqlite's paramstyle
     assert rewrite("SELECT nope FROM t") == "SELECT nope FROM t"  # fails open
+    strict = hooks.sql_rewriter({"t": {"num": "int not null"}}, strict=True)
+    with pytest.raises(Exception, match="unknown column `nope`"):
+        strict("SELECT nope FROM t")
     assert rewrite.cache_info().hits >= 0
 
 
