@@ -192,6 +192,10 @@ class ExprWriter:
                 return exp.Is(this=_wrap(args[0], 5), expression=exp.Null())
             case E.IsNotNull():
                 return exp.Not(this=exp.Is(this=_wrap(args[0], 5), expression=exp.Null()))
+            case E.Negate(child) if isinstance(child, E.Literal):
+                # -(0) is a negation (typed as its operand's type), but -0 a literal (typed
+                # by its digits: d + -0 is decimal(11,2), d + -(0) decimal(13,2))
+                return exp.Neg(this=exp.Paren(this=args[0]))
             case E.Negate():
                 return exp.Neg(this=_wrap(args[0], 10, strict=True))
             case E.And() | E.Or() | E.Comparison() | E.Arithmetic():
