@@ -192,6 +192,9 @@ def _side_summary(s: Side) -> str:
 # ---------------------------------------------------------------------------
 
 
+_CLASS_NAME = __import__("re").compile(r"^[A-Za-z_][A-Za-z0-9_$.]*$")
+
+
 def catalyst_rule_classes(names: Iterable[str] | None = None) -> list[str]:
     """Fully qualified Catalyst class names for sparkfold rules (all registered rules by
     default).  Spark ignores names it does not know and warns about non-excludable ones."""
@@ -202,8 +205,8 @@ def catalyst_rule_classes(names: Iterable[str] | None = None) -> list[str]:
     out: list[str] = []
     for n in names:
         for part in str(n).replace(",", " ").split():
-            if part.rsplit(".", 1)[-1] in NEVER_EXCLUDE:
-                continue
+            if not _CLASS_NAME.match(part) or part.rsplit(".", 1)[-1] in NEVER_EXCLUDE:
+                continue  # "(none)": a sparkfold rule with no Catalyst counterpart
             cls = part if "." in part else _CATALYST_CLASS.get(part, CATALYST_PACKAGE + part)
             if cls not in out:
                 out.append(cls)
@@ -235,24 +238,20 @@ def excluded_rules(spark, classes: Sequence[str]):
 _MASK32 = 0xFFFFFFFF
 
 
-def _normalized(c, data_type):
-    """A column whose value is equal for values Spark's equality (and our tolerance)
-    treats as equal: NaN canonical, -0.0 as 0.0, doubles rounded to 9 significant
-    digits; maps as JSON (they cannot be hashed)."""
-    from pyspark.sql import functions as F
+def _normalized(c: str, data_type) -> str:
+    """SQL for a column whose value is equal for values Spark's equality (and our
+    tolerance) treats as equal: NaN canonical, -0.0 as 0.0, doubles rounded to 9
+    significant digits; maps as JSON (they cannot be hashed)."""
     from pyspark.sql import types as ST
 
     if isinstance(data_type, (ST.DoubleType, ST.FloatType)):
-        x = c.cast("double")
-        e = F.floor(F.log10(F.abs(x)))
-        p = F.pow(F.lit(10.0), e)
-        return (F.when(F.isnan(x), F.lit(float("nan")))
-                .when(x == 0.0, F.lit(0.0))
-                .when(F.abs(x) == F.lit(float("inf")), x)
-                .when(F.abs(x) < 1e-300, x)
-                .otherwise(F.round(x / p, 8) * p))
+        x = f"CAST({c} AS DOUBLE)"
+        p = f"power(10.0D, floor(log10(abs({x}))))"
+        return (f"CASE WHEN isnan({x}) THEN CAST('NaN' AS DOUBLE) WHEN {x} = 0.0D THEN 0.0D "
+                f"WHEN abs({x}) = CAST('Infinity' AS DOUBLE) OR abs({x}) < CAST('1e-300' AS DOUBLE) "
+                f"THEN {x} ELSE round({x} / {p}, 8) * {p} END")
     if isinstance(data_type, ST.MapType):
-        return F.to_json(c)
+        return f"to_json({c})"
     return c
 
 
@@ -263,50 +262,39 @@ def positional(df):
 
 def _hashed(df, tag: int, order: "Ordering | None" = None):
     """Per row: the tag, two hashes of the normalized row and, with an order whose keys
-    are output columns, 1 when the row sorts before its predecessor (else 0)."""
-    from pyspark.sql import Window
+    are output columns, 1 when the row sorts before its predecessor (else 0).  Written
+    as SQL text: one call builds it (fast on classic sessions, one message on Connect)."""
     from pyspark.sql import functions as F
 
     fields = df.schema.fields
     d = positional(df)
     args = []
     for i, f in enumerate(fields):
-        c = F.col(f"_c{i}")
-        args += [_normalized(c, f.dataType), c.isNull()]
-    h1 = F.xxhash64(*args) if args else F.lit(0).cast("bigint")
-    h2 = F.hash(*args).cast("bigint") if args else F.lit(0).cast("bigint")
-    violation = F.lit(0)
+        args += [_normalized(f"_c{i}", f.dataType), f"_c{i} IS NULL"]
+    h1 = f"xxhash64({', '.join(args)})" if args else "0L"
+    h2 = f"CAST(hash({', '.join(args)}) AS BIGINT)" if args else "0L"
+    violation = "0"
     if order is not None and order.key_positions:
         # the position in the result: increasing across partitions, then within one
         d = d.withColumn("_pos", F.monotonically_increasing_id())
-        w = Window.orderBy("_pos")
-        violation = F.when(_out_of_order(d, order, w), 1).otherwise(0)
-    return d.select(F.lit(tag).alias("q"), h1.alias("h1"), h2.alias("h2"), violation.alias("v"))
+        violation = f"CASE WHEN {_out_of_order(order)} THEN 1 ELSE 0 END"
+    return d.selectExpr(f"{int(tag)} AS q", f"{h1} AS h1", f"{h2} AS h2", f"{violation} AS v")
 
 
-def _out_of_order(d, order: "Ordering", window):
-    """True when the row's sort keys come strictly before its predecessor's."""
-    from pyspark.sql import functions as F
-
-    terms = []
-    equal_so_far = None
+def _out_of_order(order: "Ordering") -> str:
+    """SQL: the row's sort keys come strictly before its predecessor's."""
+    terms, same_so_far = [], []
     for pos, asc, nulls_first in zip(order.key_positions, order.ascending, order.nulls_first):
-        cur = F.col(f"_c{pos}")
-        prev = F.lag(cur, 1).over(window)
-        same = prev.eqNullSafe(cur)
+        cur, prev = f"_c{pos}", f"lag(_c{pos}, 1) OVER (ORDER BY _pos)"
         # prev sorts after cur under this key
-        after = (F.when(prev.isNull() & cur.isNull(), False)
-                 .when(prev.isNull(), F.lit(not nulls_first))
-                 .when(cur.isNull(), F.lit(nulls_first))
-                 .otherwise(prev > cur if asc else prev < cur))
-        term = after if equal_so_far is None else (equal_so_far & after)
-        terms.append(term)
-        equal_so_far = same if equal_so_far is None else (equal_so_far & same)
-    out = terms[0]
-    for t in terms[1:]:
-        out = out | t
-    has_prev = F.lag(F.lit(1), 1).over(window).isNotNull()
-    return has_prev & out
+        after = (f"(CASE WHEN {prev} IS NULL AND {cur} IS NULL THEN false "
+                 f"WHEN {prev} IS NULL THEN {str(not nulls_first).lower()} "
+                 f"WHEN {cur} IS NULL THEN {str(nulls_first).lower()} "
+                 f"ELSE {prev} {'>' if asc else '<'} {cur} END)")
+        terms.append(" AND ".join(same_so_far + [after]))
+        same_so_far.append(f"({prev} <=> {cur})")
+    has_prev = "lag(1, 1) OVER (ORDER BY _pos) IS NOT NULL"
+    return f"{has_prev} AND ({' OR '.join(f'({t})' for t in terms)})"
 
 
 def fingerprint_df(df, order: "Ordering | None" = None):
@@ -318,13 +306,11 @@ def fingerprint_df(df, order: "Ordering | None" = None):
 def _aggregate_fingerprints(hashed):
     from pyspark.sql import functions as F
 
-    mask = F.lit(_MASK32)
-    return hashed.groupBy("q").agg(
-        F.count(F.lit(1)).alias("n"),
-        F.sum(F.col("h1").bitwiseAND(mask)).alias("lo"),
-        F.sum(F.shiftrightunsigned(F.col("h1"), 32)).alias("hi"),
-        F.sum(F.col("h2").bitwiseAND(mask)).alias("h"),
-        F.sum("v").alias("v"))
+    return hashed.groupBy("q").agg(F.expr("count(1)").alias("n"),
+                                   F.expr(f"sum(h1 & {_MASK32}L)").alias("lo"),
+                                   F.expr("sum(shiftrightunsigned(h1, 32))").alias("hi"),
+                                   F.expr(f"sum(h2 & {_MASK32}L)").alias("h"),
+                                   F.expr("sum(v)").alias("v"))
 
 
 def fingerprint(df, order: "Ordering | None" = None) -> tuple[int, int, int, int]:
@@ -634,8 +620,10 @@ def _nondeterministic(plan: L.Plan) -> bool:
 
 
 def _prepare(result, spark, candidates: Sequence[str], exclude: Sequence[str],
-             references: dict[str, Side]) -> _Job:
-    from plans.to_pyspark import to_dataframe, to_pyspark_code
+             references: dict[str, Side], known: dict[tuple, Side]) -> _Job:
+    """Build the reference and candidate DataFrames of one result.  A reference (by
+    original SQL) or a candidate (by original SQL, kind and text) seen before is shared."""
+    from plans.to_pyspark import run_code, to_pyspark_code
 
     t0 = time.perf_counter()
     order = ordering_of(result.analyzed)
@@ -656,18 +644,25 @@ def _prepare(result, spark, candidates: Sequence[str], exclude: Sequence[str],
     sides: list[Side] = []
     for name in candidates:
         if name == "optimized SQL":
-            side = Side(name, result.sql)
-            _build(side, lambda: spark.sql(result.sql))
+            text = result.sql
         elif name == "DataFrame":
-            side = Side(name)
             try:
-                side.text = to_pyspark_code(result)
+                text = to_pyspark_code(result)
             except Exception as e:  # a lowering bug: reported as this side's error
+                side = Side(name)
                 side.error, side.error_message = _error_of(e)
-            if not side.error:
-                _build(side, lambda: to_dataframe(result, spark))
+                sides.append(side)
+                continue
         else:
             raise ValueError(f"unknown candidate {name!r}; choose from {CANDIDATES}")
+        key = (result.original_sql, name, text)
+        side = known.get(key)
+        if side is None:
+            side = known[key] = Side(name, text)
+            if name == "optimized SQL":
+                _build(side, lambda: spark.sql(text))
+            else:
+                _build(side, lambda: run_code(text, spark))
         sides.append(side)
     return _Job(result, order, ref, sides, notes, t0)
 
@@ -691,36 +686,52 @@ def verify(result, spark, tables: Mapping[str, Any] | None = None, *,
     implements excluded) and the candidates (`"optimized SQL"`, `"DataFrame"`) on
     `spark`, and compare them.  `tables` registers temp views first (name -> DataFrame
     or path).  `exclude_rules`: Catalyst class names (default: catalyst_rule_classes()).
-    Each side runs once, in a job of its own, and is timed."""
-    register_tables(spark, tables)
-    exclude = list(exclude_rules) if exclude_rules is not None else catalyst_rule_classes()
-    job = _prepare(result, spark, candidates, exclude, {})
-    run_fingerprints(spark, [job.reference], [None], exclude)
-    _retry_references(spark, [job.reference], {id(job.reference): result.original_sql})
-    for side in job.sides:
-        run_fingerprints(spark, [side], [job.order], ())
-    return _finish(job, spark, exclude, collect_limit, sample)
+    Each side runs once, as one Spark job, and is timed."""
+    return verify_many([result], spark, tables, candidates=candidates, exclude_rules=exclude_rules,
+                       collect_limit=collect_limit, sample=sample)[0]
 
 
 def verify_many(results: Sequence[Any], spark, tables: Mapping[str, Any] | None = None, *,
                 candidates: Sequence[str] = CANDIDATES, exclude_rules: Sequence[str] | None = None,
-                collect_limit: int = 10_000, sample: int = 10, batch: int = 64) -> list[VerifyReport]:
-    """`verify` for many results at once: the references of up to `batch` queries run
-    in one Spark job, their candidates in another (sides are not timed one by one).  A
-    reference shared by several results (the same original SQL) runs once."""
+                collect_limit: int = 10_000, sample: int = 10, parallel: int = 1) -> list[VerifyReport]:
+    """`verify` for many results.  A reference shared by several results (the same
+    original SQL) runs once, and so does a candidate they share (the same optimized SQL
+    or the same DataFrame program), e.g. when no rule changed a query.  With `parallel`
+    > 1 that many Spark jobs run at a time (all references first, under the excluded
+    rules, then the candidates); a side's time is then not its time alone."""
     register_tables(spark, tables)
     exclude = list(exclude_rules) if exclude_rules is not None else catalyst_rule_classes()
-    reports: list[VerifyReport] = []
-    for start in range(0, len(results), batch):
-        references: dict[str, Side] = {}
-        jobs = [_prepare(r, spark, candidates, exclude, references) for r in results[start:start + batch]]
-        refs = list(references.values())
-        run_fingerprints(spark, refs, [None] * len(refs), exclude)
-        _retry_references(spark, refs, {id(r): sql for sql, r in references.items()})
-        sides = [(s, j.order) for j in jobs for s in j.sides]
-        run_fingerprints(spark, [s for s, _ in sides], [o for _, o in sides], ())
-        reports += [_finish(j, spark, exclude, collect_limit, sample) for j in jobs]
-    return reports
+    references: dict[str, Side] = {}
+    known: dict[tuple, Side] = {}
+    jobs = [_prepare(r, spark, candidates, exclude, references, known) for r in results]
+    refs = [(s, None) for s in references.values() if s.error is None]
+    with excluded_rules(spark, exclude):
+        _run_all(spark, refs, parallel)
+    _retry_references(spark, list(references.values()), {id(r): sql for sql, r in references.items()})
+    seen: set[int] = set()
+    sides = []
+    for job in jobs:
+        for s in job.sides:
+            if id(s) not in seen and s.error is None:
+                seen.add(id(s))
+                sides.append((s, job.order))
+    _run_all(spark, sides, parallel)
+    return [_finish(job, spark, exclude, collect_limit, sample) for job in jobs]
+
+
+def _run_all(spark, sides: list[tuple[Side, Ordering | None]], parallel: int) -> None:
+    """Fingerprint each side in a job of its own (the session's conf as it is)."""
+    def one(item):
+        run_fingerprints(spark, [item[0]], [item[1]], ())
+
+    if parallel <= 1 or len(sides) <= 1:
+        for item in sides:
+            one(item)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=parallel) as pool:
+        list(pool.map(one, sides))
 
 
 def verify_sql(sql: str, spark, catalog: Any = None, tables: Mapping[str, Any] | None = None,

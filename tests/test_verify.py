@@ -18,14 +18,22 @@ from rules.base import Rule, transform_expressions, transform_plan
 
 
 @pytest.fixture(scope="module", autouse=True)
-def fast_small_jobs(spark):
-    """Tiny data: interpreted evaluation and one shuffle partition run much faster."""
+def fast_small_jobs(spark, tables):
+    """Tiny data: interpreted evaluation, one shuffle partition and cached tables (the
+    views are Python-made RDDs, which every scan would convert again) run much faster."""
+    from tests.test_verify_random import register_extra_tables
+
+    names = list(tables) + list(register_extra_tables(spark))
     keys = {"spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN",
             "spark.sql.shuffle.partitions": "1"}
     old = {k: spark.conf.get(k, None) for k in keys}
     for k, v in keys.items():
         spark.conf.set(k, v)
+    for name in names:
+        spark.catalog.cacheTable(name)
     yield
+    for name in names:
+        spark.catalog.uncacheTable(name)
     for k, v in old.items():
         spark.conf.unset(k) if v is None else spark.conf.set(k, v)
 
@@ -188,7 +196,8 @@ def test_excluded_rules_are_set_for_the_reference_and_restored(spark, tables):
 
 
 def test_catalyst_class_names():
-    assert catalyst_rule_classes(["NullPropagation", "OptimizeSubqueries", "UpdateAttributeNullability"]) == [
+    assert catalyst_rule_classes(["NullPropagation", "OptimizeSubqueries", "UpdateAttributeNullability",
+                                  "(none)"]) == [
         "org.apache.spark.sql.catalyst.optimizer.NullPropagation",
         "org.apache.spark.sql.catalyst.optimizer.Optimizer$OptimizeSubqueries",
     ]  # never UpdateAttributeNullability: without it Spark returns wrong rows
