@@ -358,6 +358,11 @@ class Analyzer:
             having_cond = rewrite(require_boolean(cond, "HAVING", allow_void=True))
         orders = None
         order = sel.args.get("order")
+        if having is not None and order is not None and any(
+                isinstance(n, exp.AggFunc) for o in order.expressions for n in o.walk()):
+            # Spark resolves aggregates in ORDER BY past a HAVING only in some cases
+            # (UNRESOLVED_COLUMN otherwise); let Spark decide on the original text.
+            raise NotModelled("ORDER BY with aggregate functions after HAVING")
         distinct = sel.args.get("distinct")
         if order is not None:
             ctx = Ctx(scope, preferred=preferred, allow_aggregates=True, clause="ORDER BY")

@@ -87,3 +87,10 @@ def test_untyped_null_is_coerced_where_spark_coerces_it(spark, tables, sql):
 
     result = optimize(sql, tables)
     assert_same_result(spark, sql, result.sql)
+
+
+def test_order_by_aggregate_after_having_is_left_to_spark():
+    # Spark rejects some of these (UNRESOLVED_COLUMN) and accepts others; pass them through
+    sql = "SELECT num AS g0 FROM t GROUP BY num HAVING count(1) > 0 ORDER BY sum(y)"
+    result = optimize(sql, {"t": {"num": "int", "y": "double"}})
+    assert result.sql == sql and result.passthrough
