@@ -124,6 +124,10 @@ class ExprAnalyzer:
         kids = e.children
         if any(k.data_type == T.UNKNOWN for k in kids):
             return e
+        if not self.ansi and isinstance(e, (E.Arithmetic, E.Comparison)) and \
+                T.STRING in (e.left.data_type, e.right.data_type) and e.left.data_type != e.right.data_type:
+            # without ANSI, Spark coerces strings next to numbers differently (to double)
+            raise NotModelled("string coercion outside ANSI mode")
         if isinstance(e, E.Func) and e.data_type == T.UNKNOWN:
             return self.opaque(node, ctx)
         if isinstance(e, E.Comparison) and e.compare_type is None:
@@ -475,6 +479,12 @@ class ExprAnalyzer:
             return T.INT
         if name in ("percent_rank", "cume_dist"):
             return T.DOUBLE
+        if name in ("lag", "lead", "first_value", "last_value", "nth_value") and opaque.args:
+            # the type of the value argument (the first placeholder in the function)
+            t = opaque.args[0].data_type
+            if name in ("lag", "lead") and len(opaque.args) > 2 and opaque.args[2].data_type not in (t, T.NULL):
+                return T.UNKNOWN  # the default widens the type: not modelled
+            return t
         spec = F.AGGREGATE_FUNCTIONS.get(name)
         if spec is not None and isinstance(fn, exp.Func):
             args = [a for a in fn.args.values() if isinstance(a, exp.Expression)]

@@ -487,7 +487,8 @@ class Negate(Expr):
     null_intolerant = True
 
     def _type_and_nullability(self):
-        return self.child.data_type, self.child.nullable
+        t = self.child.data_type
+        return (T.DOUBLE if t == T.NULL else t), self.child.nullable  # -NULL is a double
 
     def _self_may_raise(self) -> bool:
         return not T.is_fractional(self.child.data_type)

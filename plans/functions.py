@@ -77,12 +77,19 @@ def _nanvl_type(args):
     return t if t != T.NULL else T.DOUBLE
 
 
+def _numeric_or_double(args):
+    t = args[0].data_type if args else None
+    return T.DOUBLE if t == T.NULL else t
+
+
 def _abs_raises(args):
     return not T.is_fractional(args[0].data_type)
 
 
 def _round_type(args):
     t = args[0].data_type
+    if t == T.NULL:
+        return T.DOUBLE
     if isinstance(t, T.DecimalType):
         return None  # precision/scale rules of round: left unmodelled
     return t if T.is_numeric(t) else None
@@ -101,7 +108,7 @@ _register(
                  null_intolerant=False, min_args=2),
     FunctionSpec("least", _common, nullable=lambda args: all(a.nullable for a in args),
                  null_intolerant=False, min_args=2),
-    FunctionSpec("abs", _same_as_first, may_raise=_abs_raises, min_args=1, max_args=1),
+    FunctionSpec("abs", _numeric_or_double, may_raise=_abs_raises, min_args=1, max_args=1),
     FunctionSpec("upper", _string_result, min_args=1, max_args=1),
     FunctionSpec("lower", _string_result, min_args=1, max_args=1),
     FunctionSpec("ucase", _string_result, min_args=1, max_args=1),

@@ -460,14 +460,12 @@ def binary_arithmetic_type(op: str, a: DataType, b: DataType,
     `x_literal_decimal` is the decimal an integral *literal* widens to (Spark uses the
     literal's own precision, so `d + 1` is decimal(p+1,...), not the int's decimal(10,0))."""
     if op == "div":
-        if a == NULL and b == NULL:
-            return LONG
-        if (is_integral(a) or a == NULL) and (is_integral(b) or b == NULL):
-            return LONG
-        if is_numeric(a) and is_numeric(b):
+        if (is_numeric(a) or a == NULL) and (is_numeric(b) or b == NULL):
             return LONG
         return None
     if op == "/":
+        if a == NULL and isinstance(b, DecimalType):
+            return DOUBLE  # as read off Spark 4: NULL / d is double, d / NULL is decimal
         decs = _decimal_operands(a, b, a_literal_decimal, b_literal_decimal)
         if decs is not None:
             p1, s1, p2, s2 = decs

@@ -68,3 +68,25 @@ def test_window_over_aggregate_name(spark, tables):
     sql = "SELECT s, sum(sum(x)) OVER () FROM t GROUP BY s"
     expected = [f.name for f in spark.sql(sql).schema.fields]
     assert [a.name for a in optimize(sql, tables, rules=[]).analyzed.output] == expected
+
+
+TYPED = EXPRESSIONS + [
+    "NULL + d", "NULL * d", "NULL / d", "NULL % d", "d / NULL", "d - NULL", "NULL div d", "-NULL",
+    "abs(NULL)", "NULL + 1.5", "NULL / 1", "num / NULL", "NULL / NULL", "NULL % num", "b * NULL",
+    "x * NULL", "NULL div NULL", "NULL % NULL", "-(NULL + 1)", "coalesce(NULL, d)", "round(NULL)",
+    "d * 2", "d / 3", "d % 2", "d + b", "d + x", "num + 1.5", "b / d", "coalesce(num, 1.5)",
+    "CASE WHEN p THEN num ELSE 'x' END", "IF(p, d, 1.5)", "greatest(num, x)",
+]
+
+
+@pytest.mark.parametrize("expr", TYPED)
+def test_result_type_matches_spark(spark, tables, expr):
+    sql = f"SELECT {expr} FROM t"
+    expected = [f.dataType.simpleString() for f in spark.sql(sql).schema.fields]
+    result = optimize(sql, tables, rules=[])
+    if result.passthrough:
+        pytest.fail(f"not modelled: {result.passthrough}")
+    ours = [a.data_type.simple_string() for a in result.analyzed.output]
+    # an unmodelled expression's type may be unknown to us, never wrong
+    assert [o if o == "unknown" else o for o in ours] == [e if o != "unknown" else "unknown"
+                                                         for o, e in zip(ours, expected)]

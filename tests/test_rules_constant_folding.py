@@ -200,6 +200,11 @@ def test_decimal_division_by_folded_int_keeps_its_scale_on_spark(spark, tables):
         assert_same_result(spark, sql, result.sql)
 
 
-def test_expression_over_negated_null_is_not_folded():
-    # -(NULL) + 1 is a double in Spark; the type model says int: no literal of that type
-    assert_unchanged(CF, E.Add(E.Negate(null()), lit(1)))
+def test_expression_over_negated_null_folds_to_a_double_null(spark, tables):
+    # -(NULL) + 1 is a double in Spark (the NULL is cast to double first)
+    assert_rewrites(CF, E.Add(E.Negate(null()), lit(1)), null(T.DOUBLE))
+    from optimizer import optimize
+    from tests.spark_check import assert_same_result
+
+    sql = "SELECT -(NULL) + 1 AS v, -(NULL + 1) AS w FROM t"
+    assert_same_result(spark, sql, optimize(sql, tables).sql)

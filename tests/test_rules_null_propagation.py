@@ -259,7 +259,7 @@ def test_where_num_equals_null_becomes_false():
     assert plan.condition == E.FALSE
 
 
-def test_negate_of_null_is_kept_where_spark_types_it_double():
-    # Spark types -(NULL) as double (the type model says void): no literal of the wrong type
-    assert_unchanged(NP, E.Negate(null()))
-    assert_unchanged(NP, E.Divide(null(), col("d", T.DecimalType(10, 2))))
+def test_negate_of_null_is_a_double_null():
+    # Spark types -(NULL) and NULL / decimal as double: the folded NULL has that type
+    assert_rewrites(NP, E.Negate(null()), null(T.DOUBLE))
+    assert_rewrites(NP, E.Divide(null(), col("d", T.DecimalType(10, 2))), null(T.DOUBLE))
