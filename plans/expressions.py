@@ -80,7 +80,7 @@ class id_scope:
 
 
 class Expr(Node):
-    __slots__ = ("data_type", "nullable", "deterministic", "foldable", "may_raise", "deep_mask")
+    __slots__ = ("data_type", "nullable", "deterministic", "foldable", "may_raise", "deep_mask", "memo")
     null_intolerant = False
 
     def _derive(self) -> None:

@@ -24,7 +24,9 @@ JOIN_TYPES = (INNER, CROSS, LEFT_OUTER, RIGHT_OUTER, FULL_OUTER, LEFT_SEMI, LEFT
 
 
 class Plan(Node):
-    __slots__ = ("output", "deterministic")
+    # `memo`: a per-node cache for facts rules derive lazily (constraints), so that
+    # sharing a subtree shares them and no global table is needed
+    __slots__ = ("output", "deterministic", "memo")
 
     def _derive(self) -> None:
         s = object.__setattr__

@@ -60,9 +60,14 @@ def mask_of(*classes: type) -> int:
     return m
 
 
+_PLAIN_TYPES = frozenset({str, int, bool, type(None)})
+
+
 def _data_key(v: Any):
     """A hashable key for plain data that equates what Spark treats as the same literal:
     NaN with NaN, but keeps -0.0 apart from 0.0 (they print differently)."""
+    if type(v) in _PLAIN_TYPES:
+        return v
     if isinstance(v, float):
         if math.isnan(v):
             return ("nan",)
@@ -79,7 +84,7 @@ def _data_key(v: Any):
 class Node:
     """Base of expressions and logical plans."""
 
-    __slots__ = ("_hash", "mask", "_cache")
+    __slots__ = ("_hash", "mask", "_cache", "_kids", "_extra")
     _child_spec: ClassVar[tuple] = ()
     _extra_spec: ClassVar[tuple] = ()
     # Whether the kinds inside `extra` nodes count in this node's mask.  A subquery
@@ -91,13 +96,16 @@ class Node:
     bit: ClassVar[int] = 0
 
     def __post_init__(self) -> None:
-        kids = self.children
+        s = object.__setattr__
+        kids = self._flatten(self._child_spec)
+        extra = self._flatten(self._extra_spec) if self._extra_spec else ()
+        s(self, "_kids", kids)
+        s(self, "_extra", extra)
         m = self.bit
         hs = []
         for k in kids:
             m |= k.mask
             hs.append(k._hash)
-        extra = self._extra_nodes()
         for k in extra:
             m |= k.mask
             hs.append(k._hash)
@@ -106,10 +114,11 @@ class Node:
             for k in kids:
                 m |= k.mask
         data = tuple(_data_key(getattr(self, n)) for n in self._data_names)
-        s = object.__setattr__
         s(self, "_hash", hash((type(self).__name__, data, tuple(hs))))
         s(self, "mask", m)
         s(self, "_cache", None)
+        if hasattr(type(self), "memo"):
+            s(self, "memo", None)
         self._derive()
 
     # -- overridable -------------------------------------------------------
@@ -118,12 +127,12 @@ class Node:
 
     def _extra_nodes(self) -> tuple:
         """Nodes held in `extra` fields (a plan's expressions, a subquery's plan)."""
-        return self._flatten(self._extra_spec)
+        return self._extra
 
     # -- structure ---------------------------------------------------------
     @property
     def children(self) -> tuple:
-        return self._flatten(self._child_spec)
+        return self._kids
 
     def _flatten(self, spec) -> tuple:
         out: list = []
@@ -144,7 +153,14 @@ class Node:
 
     def with_children(self, new_children) -> "Node":
         """A copy with the given children (in `children` order); self if all identical."""
-        return self._rebuild(self._child_spec, self.children, new_children)
+        old = self._kids
+        if len(old) == len(new_children):
+            for a, b in zip(old, new_children):
+                if a is not b:
+                    break
+            else:
+                return self
+        return self._rebuild(self._child_spec, old, new_children)
 
     def with_extra(self, new_nodes) -> "Node":
         """A copy with the given `extra` nodes (in `_extra_nodes()` order)."""

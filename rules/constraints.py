@@ -40,7 +40,7 @@ import networkx as nx
 from plans import expressions as E
 from plans import logical as L
 from plans import types as T
-from plans.tree import transform_up
+from plans.tree import _data_key, fold, transform_up
 
 Constraints = dict  # canonical key -> predicate, insertion ordered; treat as read-only
 
@@ -57,37 +57,69 @@ _MAX_CLASS_FOR_EQUALITIES = 4  # equalities inside a bigger class are not re-der
 _COMMUTATIVE = (E.EqualTo, E.EqualNullSafe, E.Add, E.Multiply, E.And, E.Or)
 
 
-def _canon_node(n: E.Expr) -> E.Expr:
+class Key:
+    """A canonical key: a tuple with its hash computed once, compared hash first."""
+
+    __slots__ = ("h", "t")
+
+    def __init__(self, t: tuple):
+        self.t = t
+        self.h = hash(t)
+
+    def __hash__(self) -> int:
+        return self.h
+
+    def __eq__(self, other) -> bool:
+        return self is other or (isinstance(other, Key) and self.h == other.h and self.t == other.t)
+
+
+def _canon_node(n: E.Expr, kids: list) -> Key:
     match n:
         case E.Attribute():
-            return E.Attribute("", n.data_type, True, n.expr_id)
-        case E.Cast(c, to, try_, False):
-            return E.Cast(c, to, try_, True)
+            return Key(("attr", n.expr_id))
+        case E.Opaque():
+            return Key(("opaque", n))
+        case E.Cast(c, to, try_, _):
+            return Key(("Cast", (to, try_), kids[0]))
         case E.GreaterThan(l, r) if not (l.may_raise or r.may_raise):
-            return E.LessThan(r, l)
+            return Key(("LessThan", (), kids[1], kids[0]))
         case E.GreaterThanOrEqual(l, r) if not (l.may_raise or r.may_raise):
-            return E.LessThanOrEqual(r, l)
-        case _ if isinstance(n, _COMMUTATIVE) and n.left._hash > n.right._hash \
-                and not (n.left.may_raise or n.right.may_raise):
+            return Key(("LessThanOrEqual", (), kids[1], kids[0]))
+        case _ if isinstance(n, _COMMUTATIVE) and not (n.left.may_raise or n.right.may_raise):
             # operand order matters only for errors (the left side is evaluated first)
-            return type(n)(n.right, n.left)
+            a, b = kids
+            return Key((type(n).__name__, (), *((a, b) if a.h <= b.h else (b, a))))
         case _:
-            return n
+            data = tuple(_data_key(getattr(n, f)) for f in n._data_names)
+            return Key((type(n).__name__, data, *kids))
 
 
-_canon_memo: dict[int, tuple[E.Expr, E.Expr]] = {}
+def canon(e: E.Expr) -> Key:
+    """The canonical key of e: equal for predicates that are the same up to attribute
+    names and nullability, operand order of commutative operators and > / < flips
+    (cached on the expression: constraints are shared upwards)."""
+    memo = e.memo
+    if memo is not None and "canon" in memo:
+        return memo["canon"]
+
+    def node(n: E.Expr, kids: list) -> Key:
+        m = n.memo
+        if m is not None and "canon" in m:
+            return m["canon"]
+        return _remember(n, "canon", _canon_node(n, kids))
+
+    return fold(e, node, children=lambda n: () if isinstance(n, E.Opaque) or
+                (n.memo is not None and "canon" in n.memo) else n.children)
 
 
-def canon(e: E.Expr) -> E.Expr:
-    """The canonical key of e (memoized by identity: constraints are shared upwards)."""
-    hit = _canon_memo.get(id(e))
-    if hit is not None and hit[0] is e:
-        return hit[1]
-    if len(_canon_memo) > 200_000:
-        _canon_memo.clear()
-    key = transform_up(e, _canon_node, opaque=(E.Opaque,))
-    _canon_memo[id(e)] = (e, key)
-    return key
+def _remember(node, name: str, value):
+    """Cache a derived fact on an immutable node (a benign race: same value)."""
+    memo = node.memo
+    if memo is None:
+        memo = {}
+        object.__setattr__(node, "memo", memo)
+    memo[name] = value
+    return value
 
 
 # ---------------------------------------------------------------------------
@@ -272,38 +304,37 @@ def _substitutions(e: E.Expr, classes) -> list[E.Expr]:
 # Per operator
 # ---------------------------------------------------------------------------
 
-_memo: dict[int, tuple[L.Plan, Constraints]] = {}
+def _cached(p: L.Plan):
+    memo = p.memo
+    return None if memo is None else memo.get("constraints")
 
 
 def constraints(plan: L.Plan) -> Constraints:
-    """The constraints of `plan` (memoized by identity; iterative over the plan)."""
-    hit = _memo.get(id(plan))
-    if hit is not None and hit[0] is plan:
-        return hit[1]
-    if len(_memo) > 100_000:
-        _memo.clear()
-
-    def known(p):
-        h = _memo.get(id(p))
-        return h is not None and h[0] is p
-
+    """The constraints of `plan` (cached on each operator; iterative over the plan)."""
+    hit = _cached(plan)
+    if hit is not None:
+        return hit
     stack: list[tuple[L.Plan, bool]] = [(plan, False)]
     while stack:
         p, ready = stack.pop()
-        if known(p):
+        if _cached(p) is not None:
             continue
         if not ready:
             stack.append((p, True))
-            stack.extend((c, False) for c in p.children if not known(c))
+            stack.extend((c, False) for c in p.children if _cached(c) is None)
         else:
-            _memo[id(p)] = (p, _compute(p))
-    return _memo[id(plan)][1]
+            _remember(p, "constraints", _compute(p))
+    return _cached(plan)
 
 
 def not_null_ids(plan: L.Plan) -> frozenset[int]:
     """Ids of the output attributes proven never NULL."""
-    return frozenset(e.child.expr_id for e in constraints(plan).values()
-                     if isinstance(e, E.IsNotNull) and isinstance(e.child, E.Attribute))
+    memo = plan.memo
+    if memo is not None and "not_null" in memo:
+        return memo["not_null"]
+    ids = frozenset(e.child.expr_id for e in constraints(plan).values()
+                    if isinstance(e, E.IsNotNull) and isinstance(e.child, E.Attribute))
+    return _remember(plan, "not_null", ids)
 
 
 def _compute(p: L.Plan) -> Constraints:
