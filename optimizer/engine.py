@@ -107,6 +107,10 @@ def execute(plan: L.Plan, batches: Iterable[Batch], ctx: RuleContext | None = No
     trace = trace if trace is not None else Trace()
     ensure_ids_above(L.max_expr_id(plan))
     skip = {e.lower() for e in excluded}
+    # A rule is a pure function of the plan: once it left a plan unchanged it would leave
+    # that very plan unchanged again, so it is not rerun until something changed it
+    # (the last, confirming iteration of a fixed point costs almost nothing).
+    unchanged_by: dict[str, L.Plan] = {}
     for batch in batches:
         rules = [r for r in batch.rules if r.name.lower() not in skip]
         if not rules:
@@ -119,21 +123,22 @@ def execute(plan: L.Plan, batches: Iterable[Batch], ctx: RuleContext | None = No
             iteration += 1
             last = plan
             for rule in rules:
+                if unchanged_by.get(rule.name) is plan:
+                    continue
                 t0 = time.perf_counter()
                 new = rule.apply(plan, ctx)
                 dt = time.perf_counter() - t0
                 stats = trace.rules.setdefault(rule.name, RuleStats())
                 stats.runs += 1
                 stats.seconds += dt
-                if new is not plan:
-                    if new == plan:
-                        # rebuilt but structurally equal: not a rewrite
-                        new = plan
-                        continue
-                    check_schema(plan, new, rule.name)
-                    stats.effective += 1
-                    trace.rewrites.append(Rewrite(batch.name, iteration, rule.name, plan, new, dt))
-                    plan = new
+                if new is plan or new == plan:
+                    # (rebuilt but structurally equal is not a rewrite either)
+                    unchanged_by[rule.name] = plan
+                    continue
+                check_schema(plan, new, rule.name)
+                stats.effective += 1
+                trace.rewrites.append(Rewrite(batch.name, iteration, rule.name, plan, new, dt))
+                plan = new
             if plan is last:
                 break
             if iteration >= limit:

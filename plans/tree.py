@@ -253,6 +253,8 @@ def transform_up(root: Node, fn: Callable[[Node], Node], mask: int = -1,
     """Apply `fn` bottom-up (children first).  Subtrees whose kind mask has no bit in
     `mask` are skipped whole (fn is not called in them), and so are the children of
     nodes of the `opaque` classes.  Returns `root` itself when nothing changed."""
+    if not (root.mask & mask):
+        return root
     memo: dict[int, Node] = {}
     # frames: (node, expanded?)
     stack: list = [(root, False)]

@@ -80,6 +80,8 @@ def transform_up_typed(root: E.Expr, fn: Callable[[E.Expr], E.Expr], mask: int =
     for a decimal d) and `d + (0 + 1)` after int's decimal(10,0), fixed at analysis.
     Where rewritten operands would change an operator's type, the operator keeps its
     original operands (their rewrites are undone there), so no type drifts unseen."""
+    if not (root.mask & mask):
+        return root
     memo: dict[int, E.Expr] = {}
     stack: list = [(root, False)]
     results: list = []

@@ -328,13 +328,78 @@ def constraints(plan: L.Plan) -> Constraints:
 
 
 def not_null_ids(plan: L.Plan) -> frozenset[int]:
-    """Ids of the output attributes proven never NULL."""
+    """Ids of the output attributes proven never NULL.
+
+    Computed directly per operator (cached on each): what the full constraint closure
+    proves about NULLs follows from null-intolerant conjuncts, join conditions and
+    non-nullable expressions alone, without the equivalence-class substitutions."""
     memo = plan.memo
     if memo is not None and "not_null" in memo:
         return memo["not_null"]
-    ids = frozenset(e.child.expr_id for e in constraints(plan).values()
-                    if isinstance(e, E.IsNotNull) and isinstance(e.child, E.Attribute))
-    return _remember(plan, "not_null", ids)
+    stack: list[tuple[L.Plan, bool]] = [(plan, False)]
+    while stack:
+        p, ready = stack.pop()
+        if p.memo is not None and "not_null" in p.memo:
+            continue
+        if not ready:
+            stack.append((p, True))
+            stack.extend((c, False) for c in p.children)
+        else:
+            _remember(p, "not_null", frozenset(_not_null(p)) & p.output_ids)
+    return plan.memo["not_null"]
+
+
+def _from_conjuncts(cond: E.Expr | None) -> set[int]:
+    ids: set[int] = set()
+    if cond is not None:
+        for c in E.split_conjuncts(cond):
+            if c.deterministic or isinstance(c, E.IsNotNull):
+                ids.update(a.expr_id for a in non_null_attributes(c))
+    return ids
+
+
+def _not_null(p: L.Plan) -> set[int]:
+    declared = {a.expr_id for a in p.output if not a.nullable}
+    kids = [c.memo["not_null"] for c in p.children]
+    match p:
+        case L.Filter(cond, _):
+            return declared | kids[0] | _from_conjuncts(cond)
+        case L.Project(projections, _) | L.Aggregate(_, projections, _):
+            inherited = kids[0] if not isinstance(p, L.Aggregate) or p.grouping else set()
+            out = set(declared)
+            for n in projections:
+                if isinstance(n, E.Attribute) and n.expr_id in inherited:
+                    out.add(n.expr_id)
+                elif isinstance(n, E.Alias) and isinstance(n.child, E.Attribute) \
+                        and n.child.expr_id in inherited:
+                    out.add(n.expr_id)
+            return out
+        case L.Join(_, _, jt, cond):
+            left, right = kids
+            if jt in (L.INNER, L.CROSS):
+                return declared | left | right | _from_conjuncts(cond)
+            if jt == L.LEFT_SEMI:
+                return declared | left | _from_conjuncts(cond)
+            if jt in (L.LEFT_OUTER, L.LEFT_ANTI):
+                return declared | left
+            if jt == L.RIGHT_OUTER:
+                return declared | right
+            return declared
+        case L.Union(inputs):
+            out = set(declared)
+            for i, a in enumerate(p.output):
+                if all(inp.output[i].expr_id in k for inp, k in zip(inputs, kids)):
+                    out.add(a.expr_id)
+            return out
+        case L.Intersect() | L.Except():
+            mapping = {b.expr_id: a.expr_id for a, b in zip(p.output, p.left.output)}
+            return declared | {mapping[i] for i in kids[0] if i in mapping}
+        case L.Sort() | L.Limit() | L.Offset() | L.Distinct() | L.SubqueryAlias():
+            return declared | kids[0]
+        case L.LocalRelation(output, rows) if rows:
+            return declared | {a.expr_id for i, a in enumerate(output) if all(r[i] is not None for r in rows)}
+        case _:
+            return declared
 
 
 def _compute(p: L.Plan) -> Constraints:
