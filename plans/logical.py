@@ -205,8 +205,8 @@ class SubqueryAlias(Plan):
     child: Plan
 
     def _output(self):
-        q = (self.alias,)
-        return [a.with_qualifier(q) for a in self.child.output]
+        # the alias qualifies names in scope (plans.scope), not the attributes themselves
+        return self.child.output
 
 
 # ---------------------------------------------------------------------------

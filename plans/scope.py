@@ -79,12 +79,12 @@ class Scope:
                 found.extend(c for c in en.columns if column_name(c).lower() == rest[0])
             found = _dedupe(found)
             if len(found) > 1:
-                raise AmbiguousReferenceError(display, [_describe(c) for c in found])
+                raise AmbiguousReferenceError(display, [self._describe(c) for c in found])
             if found:
                 return found[0], list(parts[qlen + 1:])
         found = _dedupe([c for c in self.star if column_name(c).lower() == lowered[0]])
         if len(found) > 1:
-            raise AmbiguousReferenceError(display, [_describe(c) for c in found])
+            raise AmbiguousReferenceError(display, [self._describe(c) for c in found])
         if found:
             return found[0], list(parts[1:])
         return None, []
@@ -99,6 +99,9 @@ class Scope:
                 return found, rest, depth
             scope, depth = scope.parent, depth + 1
         raise UnknownColumnError(display, self.visible_names(), position)
+
+    def _describe(self, c) -> str:
+        return _describe_in(self.entries, c)
 
     def visible_names(self) -> list[str]:
         names = []
@@ -131,7 +134,10 @@ def _dedupe(items):
     return out
 
 
-def _describe(c) -> str:
-    if isinstance(c, E.Attribute) and c.qualifier:
-        return ".".join(c.qualifier) + "." + c.name
+def _describe_in(entries, c) -> str:
+    for en in entries:
+        if any(x is c for x in en.columns):
+            q = en.display or ".".join(en.qualifier)
+            if q:
+                return f"{q}.{column_name(c)}"
     return column_name(c)

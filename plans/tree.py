@@ -66,8 +66,11 @@ _PLAIN_TYPES = frozenset({str, int, bool, type(None)})
 def _data_key(v: Any):
     """A hashable key for plain data that equates what Spark treats as the same literal:
     NaN with NaN, but keeps -0.0 apart from 0.0 (they print differently)."""
-    if type(v) in _PLAIN_TYPES:
+    t = type(v)
+    if t in _PLAIN_TYPES:
         return v
+    if t is not float and t is not Decimal and t is not tuple and not isinstance(v, (float, Node)):
+        return v  # data types, enums and other hashable values
     if isinstance(v, float):
         if math.isnan(v):
             return ("nan",)
