@@ -14,6 +14,7 @@ plan says (an `AS` is left out only when Spark would generate that very name).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -174,6 +175,8 @@ class ExprWriter:
         ref = self.refs.get(a.expr_id)
         if ref is None:
             raise InternalError(f"no reference for {a.name}#{a.expr_id} while writing SQL")
+        if type(ref) is tuple:  # a column of a FROM item, built when first written
+            return column_ref(*ref)
         return ref.copy()
 
     def _node(self, e: E.Expr, args: list[exp.Expression]) -> exp.Expression:
@@ -350,8 +353,7 @@ class SqlGenerator:
             table.set("alias", exp.TableAlias(this=exp.to_identifier(name, quoted=_needs_quotes(name))))
         refs = dict(outer)
         for a in rel.output:
-            refs[a.expr_id] = exp.column(a.name, table=name, quoted=None)
-        _quote_refs(refs, rel.output)
+            refs[a.expr_id] = (a.name, name)
         return Block(list(rel.output), refs, from_=table)
 
     def _SubqueryAlias(self, plan: L.SubqueryAlias, outer) -> Block:
@@ -384,8 +386,7 @@ class SqlGenerator:
             this=exp.to_identifier(name, quoted=_needs_quotes(name)), columns=[exp.to_identifier(n, quoted=_needs_quotes(n)) for n in names]))
         refs = dict(outer)
         for a, n in zip(output, names):
-            refs[a.expr_id] = exp.column(n, table=name, quoted=None)
-        _quote_refs(refs, output, names)
+            refs[a.expr_id] = (n, name)
         return Block(list(output), refs, from_=values)
 
     def _OneRowRelation(self, plan, outer) -> Block:
@@ -660,8 +661,7 @@ class SqlGenerator:
         sub = exp.Subquery(this=query, alias=exp.TableAlias(this=exp.to_identifier(name, quoted=_needs_quotes(name))))
         refs = dict(outer)
         for a, n in zip(out, names):
-            refs[a.expr_id] = exp.column(n, table=name, quoted=None)
-        _quote_refs(refs, out, names)
+            refs[a.expr_id] = (n, name)
         return Block(list(out), refs, from_=sub)
 
     def finish(self, b: Block, exact_names: bool) -> tuple[exp.Expression, list[str]]:
@@ -790,20 +790,15 @@ _RESERVED = {"select", "from", "where", "group", "by", "order", "having", "limit
              "set", "rollup", "cube", "grouping", "sets", "qualify", "pivot", "unpivot"}
 
 
+@functools.lru_cache(maxsize=8192)
 def _needs_quotes(name: str) -> bool:
     return not _PLAIN.match(name) or name.lower() in _RESERVED or name.lower().startswith(ARG_PREFIX)
 
 
-def _quote_refs(refs, attrs, names=None) -> None:
-    """Quote column and table identifiers that need it (spaces, reserved words)."""
-    for i, a in enumerate(attrs):
-        col = refs.get(a.expr_id)
-        if isinstance(col, exp.Column):
-            name = names[i] if names is not None else a.name
-            col.set("this", exp.to_identifier(name, quoted=_needs_quotes(name)))
-            table = col.args.get("table")
-            if isinstance(table, exp.Identifier):
-                col.set("table", exp.to_identifier(table.name, quoted=_needs_quotes(table.name)))
+def column_ref(name: str, table: str) -> exp.Column:
+    """`table.name`, each part quoted when it needs to be."""
+    return exp.Column(this=exp.Identifier(this=name, quoted=_needs_quotes(name)),
+                      table=exp.Identifier(this=table, quoted=_needs_quotes(table)))
 
 
 def plan_to_ast(plan: L.Plan) -> exp.Expression:
