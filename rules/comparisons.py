@@ -65,6 +65,7 @@ def _never_null_boolean(x: E.Expr) -> bool:
 
 
 @plan_rule("SimplifyBinaryComparison",
+           needs=(EqualNullSafe, EqualTo, GreaterThan, GreaterThanOrEqual, LessThan, LessThanOrEqual),
            catalyst="org.apache.spark.sql.catalyst.optimizer.SimplifyBinaryComparison")
 def simplify_binary_comparison(plan: L.Plan, ctx) -> L.Plan:
     """Reflexive comparisons and comparisons with boolean literals."""

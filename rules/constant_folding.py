@@ -26,7 +26,9 @@ from plans.evaluate import (CannotEvaluate, EvaluationError, fold_to_literal, im
 from .base import expression_rule
 
 
-@expression_rule("ConstantFolding", catalyst="org.apache.spark.sql.catalyst.optimizer.ConstantFolding")
+# Every case needs a literal below it (a foldable expression is built from literals).
+@expression_rule("ConstantFolding", needs=(E.Literal,),
+                 catalyst="org.apache.spark.sql.catalyst.optimizer.ConstantFolding")
 def constant_folding(e: E.Expr, ctx) -> E.Expr:
     """Evaluate deterministic literal-only expressions that cannot fail."""
     match e:

@@ -69,7 +69,9 @@ def _pad(keep: L.Plan, padded: L.Plan, join: L.Join, keep_left: bool) -> L.Plan:
     return L.Project(tuple(kept + nulls if keep_left else nulls + kept), keep)
 
 
-@plan_rule("PropagateEmptyRelation", catalyst="PropagateEmptyRelation")
+# every case involves an empty or one-row relation, a LIMIT 0 or a literal FALSE condition
+@plan_rule("PropagateEmptyRelation", needs=(L.LocalRelation, L.OneRowRelation, L.Limit, E.Literal),
+           catalyst="PropagateEmptyRelation")
 def propagate_empty_relation(p: L.Plan, ctx) -> L.Plan:
     """Operators over an empty relation become empty (or the non-empty side, padded)."""
     match p:

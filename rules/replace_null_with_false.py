@@ -30,6 +30,7 @@ _KEEP = object()
 
 
 @plan_rule("ReplaceNullWithFalseInPredicate",
+           needs=(L.Filter, L.Join, If, CaseWhen, EqualNullSafe, E.Agg),
            catalyst="org.apache.spark.sql.catalyst.optimizer.ReplaceNullWithFalseInPredicate")
 def replace_null_with_false(plan: L.Plan, ctx) -> L.Plan:
     """NULL -> FALSE in filter and join conditions, IF predicates and CASE conditions."""
