@@ -24,7 +24,8 @@ from .base import plan_rule
 from .constraints import non_null_attributes
 
 
-def _rejected_by(conjuncts) -> set[int]:
+def rejected_by(conjuncts) -> set[int]:
+    """Ids of the attributes some conjunct (other than an IS NOT NULL) is NULL for."""
     ids: set[int] = set()
     for c in conjuncts:
         if isinstance(c, E.IsNotNull):
@@ -64,13 +65,13 @@ def remove_redundant_is_not_null(p: L.Plan, ctx) -> L.Plan:
             conjuncts = E.split_conjuncts(cond)
             if not any(isinstance(c, E.IsNotNull) for c in conjuncts):
                 return p
-            kept = _drop_is_not_null(conjuncts, _rejected_by(conjuncts))
+            kept = _drop_is_not_null(conjuncts, rejected_by(conjuncts))
             if len(kept) == len(conjuncts):
                 return p
             return L.Filter(E.conjunction(kept), child)
         case L.Join(left, right, jt, cond) if cond is not None:
             prune_left, prune_right = _PRUNABLE_SIDES[jt]
-            rejected = _rejected_by(E.split_conjuncts(cond))
+            rejected = rejected_by(E.split_conjuncts(cond))
             new_left = _prune_side(left, rejected) if prune_left else left
             new_right = _prune_side(right, rejected) if prune_right else right
             if new_left is left and new_right is right:

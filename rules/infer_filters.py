@@ -24,6 +24,7 @@ from plans import expressions as E
 from plans import logical as L
 
 from .base import plan_rule
+from .cleanup import rejected_by
 from .constraints import Constraints, canon, close, constraints, substitute
 
 
@@ -36,11 +37,18 @@ def _bind(e: E.Expr, plan: L.Plan) -> E.Expr:
     return substitute(e, {a.expr_id: a for a in plan.output})
 
 
-def _new_for(side: L.Plan, known: Constraints) -> list[E.Expr]:
+def _implied(e: E.Expr, rejected: set[int]) -> bool:
+    """`x IS NOT NULL` that a stated predicate already implies (it rejects NULL x): the
+    narrowing it would bring comes from that predicate too, and in the SQL it is noise
+    (RemoveRedundantIsNotNull would drop it again)."""
+    return isinstance(e, E.IsNotNull) and isinstance(e.child, E.Attribute) and e.child.expr_id in rejected
+
+
+def _new_for(side: L.Plan, known: Constraints, implied: set[int]) -> list[E.Expr]:
     ids = side.output_ids
     have = constraints(side)
     return [_bind(e, side) for k, e in known.items()
-            if e.references <= ids and k not in have and _addable(e)]
+            if e.references <= ids and k not in have and _addable(e) and not _implied(e, implied)]
 
 
 def _with_filter(side: L.Plan, preds: list[E.Expr]) -> L.Plan:
@@ -53,18 +61,22 @@ def infer_filters_from_constraints(p: L.Plan, ctx) -> L.Plan:
     """Add the IS NOT NULL and equality-implied predicates constraints give."""
     match p:
         case L.Filter(cond, child):
-            stated = {canon(c) for c in E.split_conjuncts(cond)}
+            conjuncts = E.split_conjuncts(cond)
+            stated = {canon(c) for c in conjuncts}
             have = constraints(child)
+            implied = rejected_by(conjuncts)
             new = [_bind(e, child) for k, e in constraints(p).items()
-                   if k not in have and k not in stated and _addable(e)]
+                   if k not in have and k not in stated and _addable(e) and not _implied(e, implied)]
             return L.Filter(E.conjunction([cond, *new]), child) if new else p
         case L.Join(left, right, jt, cond) if jt != L.FULL_OUTER:
             conj = E.split_conjuncts(cond) if cond is not None else []
             both = close([*constraints(left).values(), *constraints(right).values(), *conj],
                          (*left.output, *right.output))
-            to_left = _new_for(left, both) if jt in (L.INNER, L.CROSS, L.LEFT_SEMI, L.RIGHT_OUTER) else []
-            to_right = _new_for(right, both) if jt in (L.INNER, L.CROSS, L.LEFT_SEMI, L.LEFT_OUTER,
-                                                      L.LEFT_ANTI) else []
+            implied = rejected_by(conj)
+            to_left = _new_for(left, both, implied) if jt in (L.INNER, L.CROSS, L.LEFT_SEMI,
+                                                              L.RIGHT_OUTER) else []
+            to_right = _new_for(right, both, implied) if jt in (L.INNER, L.CROSS, L.LEFT_SEMI,
+                                                                L.LEFT_OUTER, L.LEFT_ANTI) else []
             if not to_left and not to_right:
                 return p
             return p.copy(left=_with_filter(left, to_left), right=_with_filter(right, to_right))
