@@ -40,7 +40,7 @@ from . import types as T
 from .errors import InternalError
 from .parse import DIALECT, deep_stack
 from .to_sql import ExprWriter, SqlGenerator, literal_sql, plan_to_sql
-from .tree import fold
+from .tree import fold, transform_down
 
 # Nesting depth of one Python expression before a sub-expression is hoisted into its own
 # variable (CPython's parser allows 200 nested parentheses).
@@ -519,7 +519,11 @@ class Lowering:
                 return var, True, 1
             return code, atomic, depth
 
-        code, atomic, _ = fold(e, node)
+        if _too_big(e) and not (scope.outer is not None and e.references & set(scope.outer.ids)):
+            # thousands of Column calls are slow (each records its Python call site) and a
+            # deep Column tree overflows the JVM's stack: one F.expr of the SQL text instead
+            return self.sql_expr(e, scope)
+        code, atomic, _ = fold(_balanced(e), node)
         return f"({code})" if receiver and not atomic else code
 
     def _ref(self, a: E.Attribute, scope: Scope) -> str:
@@ -623,6 +627,45 @@ _OPERATORS = {
     E.GreaterThan: ">", E.GreaterThanOrEqual: ">=", E.Add: "+", E.Subtract: "-",
     E.Multiply: "*", E.Divide: "/", E.Remainder: "%",
 }
+
+
+_BIG = 400  # expression nodes
+
+
+def _too_big(e: E.Expr) -> bool:
+    n = 0
+    for _ in e.walk():
+        n += 1
+        if n > _BIG:
+            return True
+    return False
+
+
+_CHAIN_MASK = E.And.bit | E.Or.bit
+_LONG_CHAIN = 32
+
+
+def _balanced(e: E.Expr) -> E.Expr:
+    """Long AND / OR chains as balanced trees, as Spark's SQL parser builds them: a
+    10,000-term chain nested 10,000 deep overflows the JVM's stack when a classic session
+    converts the Column.  AND and OR are associative, evaluation order included."""
+    if not (e.deep_mask & _CHAIN_MASK):
+        return e
+
+    def build(cls, parts):
+        while len(parts) > 1:
+            parts = [cls(parts[i], parts[i + 1]) if i + 1 < len(parts) else parts[i]
+                     for i in range(0, len(parts), 2)]
+        return parts[0]
+
+    def fn(x):
+        if isinstance(x, (E.And, E.Or)):
+            parts = E.split_conjuncts(x) if isinstance(x, E.And) else E.split_disjuncts(x)
+            if len(parts) > _LONG_CHAIN:
+                return build(type(x), parts)
+        return x
+
+    return transform_down(e, fn, opaque=(E.Opaque,))
 
 
 def _plain_literal(e: E.Expr) -> str | None:

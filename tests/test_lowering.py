@@ -227,10 +227,37 @@ def test_passthrough_query_is_one_sql_call(spark, tables):
     assert df.count() == 20
 
 
-def test_deep_expression_is_split_into_variables(spark, tables):
-    n = 300
-    sql = "SELECT num FROM t WHERE " + " OR ".join(f"num = {i}" for i in range(n))
-    result = optimize(sql, tables, rules=[], always_regenerate=True)
-    code = plan_to_pyspark_code(result.optimized)
-    assert max(line.count("(") for line in code.splitlines()) < 200
+def _paren_depth(code: str) -> int:
+    depth = deepest = 0
+    for ch in code:
+        depth += ch == "("
+        depth -= ch == ")"
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def test_long_or_chain_is_balanced(spark, tables):
+    # left-deep in the plan; as a balanced tree, as Spark's parser builds it
+    sql = "SELECT num FROM t WHERE " + " OR ".join(f"num = {i}" for i in range(60))
+    code = to_pyspark_code(optimize(sql, tables, rules=[], always_regenerate=True))
+    assert "F.expr" not in code and _paren_depth(code) < 15
     assert sorted(r[0] for r in run_code(code, spark).collect()) == list(range(1, 11))
+
+
+def test_huge_expression_goes_through_sql_text(spark, tables):
+    # 3,000 Column calls would take long (each records its call site); a 3,000-deep
+    # Column tree overflows the JVM's stack
+    sql = "SELECT num FROM t WHERE " + " OR ".join(f"num = {i}" for i in range(3000))
+    code = to_pyspark_code(optimize(sql, tables, rules=[], always_regenerate=True))
+    assert ".filter(F.expr(" in code
+    assert sorted(r[0] for r in run_code(code, spark).collect()) == list(range(1, 11))
+
+
+def test_deeply_nested_expression_is_split_into_variables(spark, tables):
+    body = "num - 5"
+    for _ in range(60):
+        body = f"abs({body})"
+    result = optimize(f"SELECT {body} AS a FROM t", tables, rules=[], always_regenerate=True)
+    code = plan_to_pyspark_code(result.optimized)
+    assert "c1 = " in code and _paren_depth(code) <= 45
+    assert sorted(r[0] for r in run_code(code, spark).collect()) == sorted(abs(i - 5) for i in range(1, 11))

@@ -20,12 +20,14 @@ from rules.base import Rule, transform_expressions, transform_plan
 @pytest.fixture(scope="module", autouse=True)
 def fast_small_jobs(spark, tables):
     """Tiny data: interpreted evaluation, one shuffle partition and cached tables (the
-    views are Python-made RDDs, which every scan would convert again) run much faster."""
+    views are Python-made RDDs, which every scan would convert again) run much faster.
+    Cached batches are not pruned by their column statistics: Spark 4.3 prunes wrongly
+    for NaN (`x = 'NaN'` on a cached table loses the NaN rows)."""
     from tests.test_verify_random import register_extra_tables
 
     names = list(tables) + list(register_extra_tables(spark))
     keys = {"spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN",
-            "spark.sql.shuffle.partitions": "1"}
+            "spark.sql.shuffle.partitions": "1", "spark.sql.inMemoryColumnarStorage.partitionPruning": "false"}
     old = {k: spark.conf.get(k, None) for k in keys}
     for k, v in keys.items():
         spark.conf.set(k, v)
@@ -193,6 +195,11 @@ def test_excluded_rules_are_set_for_the_reference_and_restored(spark, tables):
         assert spark.conf.get(EXCLUDED_RULES_KEY) == "org.apache.spark.sql.catalyst.optimizer.LikeSimplification"
     finally:
         spark.conf.unset(EXCLUDED_RULES_KEY)
+
+
+def test_cached_tables_are_not_pruned_by_column_statistics(spark):
+    # the fixture's guard: with pruning, Spark 4.3 drops NaN rows of a cached table
+    assert spark.sql("SELECT count(*) FROM t WHERE x = 'NaN'").collect()[0][0] == 2
 
 
 def test_catalyst_class_names():
