@@ -195,7 +195,11 @@ def test_case_typed_else_null_widening_the_type_is_kept():
     assert_unchanged(SC, E.CaseWhen(((cond(), lit(1)),), null(T.LONG)))
 
 
-def test_case_with_a_branch_spark_types_differently_is_kept():
-    # -(NULL) is double in Spark (void in the type model): dropping it would retype the CASE
-    before = E.CaseWhen(((E.FALSE, E.Negate(null())),), E.Add(col("num"), lit(2)))
-    assert_unchanged(SC, before)
+def test_case_with_a_branch_spark_types_as_double_keeps_double(spark, tables):
+    # -(NULL) is double in Spark: pruning the dead branch must keep the CASE a double
+    num_plus_2 = E.Add(col("num"), lit(2))
+    before = E.CaseWhen(((E.FALSE, E.Negate(null())),), num_plus_2)
+    assert before.data_type == T.DOUBLE
+    assert_rewrites(SC, before, E.Cast(num_plus_2, T.DOUBLE, user=False))
+    assert_sql_rewrite(spark, tables, "SELECT CASE WHEN FALSE THEN -(NULL) ELSE num + 2 END FROM t",
+                       "SimplifyConditionals")
