@@ -180,6 +180,8 @@ def _schema_text(schema) -> str:
 
 
 def _side_summary(s: Side) -> str:
+    if s.method == "same text as the original":
+        return "not run: the same text as the original"
     if s.error:
         return f"raised {s.error}: {(s.error_message or '').splitlines()[0][:200] if s.error_message else ''}"
     rows = "?" if s.rows is None else s.rows
@@ -240,16 +242,17 @@ _MASK32 = 0xFFFFFFFF
 
 def _normalized(c: str, data_type) -> str:
     """SQL for a column whose value is equal for values Spark's equality (and our
-    tolerance) treats as equal: NaN canonical, -0.0 as 0.0, doubles rounded to 9
-    significant digits; maps as JSON (they cannot be hashed)."""
+    tolerance) treats as equal: doubles rounded to 9 significant digits with rint (Spark's
+    round() goes through BigDecimal, many times slower), -0.0 as 0.0 (`+ 0.0`), NaN and
+    the infinities kept (the exponent is capped before floor(), which raises on an infinite
+    input under ANSI, so x * p stays x for them); maps as
+    JSON (they cannot be hashed).  No CASE: Spark computes the repeated scale once."""
     from pyspark.sql import types as ST
 
     if isinstance(data_type, (ST.DoubleType, ST.FloatType)):
-        x = f"CAST({c} AS DOUBLE)"
-        p = f"power(10.0D, floor(log10(abs({x}))))"
-        return (f"CASE WHEN isnan({x}) THEN CAST('NaN' AS DOUBLE) WHEN {x} = 0.0D THEN 0.0D "
-                f"WHEN abs({x}) = CAST('Infinity' AS DOUBLE) OR abs({x}) < CAST('1e-300' AS DOUBLE) "
-                f"THEN {x} ELSE round({x} / {p}, 8) * {p} END")
+        x = c if isinstance(data_type, ST.DoubleType) else f"CAST({c} AS DOUBLE)"
+        p = f"power(10.0D, 8 - floor(least(log10(abs({x}) + 1e-300D), 300.0D)))"
+        return f"(rint({x} * {p}) / {p} + 0.0D)"
     if isinstance(data_type, ST.MapType):
         return f"to_json({c})"
     return c
@@ -260,25 +263,34 @@ def positional(df):
     return df.toDF(*[f"_c{i}" for i in range(len(df.columns))])
 
 
+def _null_flags(fields) -> list[str]:
+    """Which nullable columns are NULL, as bitmasks (hashing skips NULLs: without them
+    (NULL, 1) and (1, NULL) would hash alike)."""
+    nullable = [i for i, f in enumerate(fields) if f.nullable]
+    out = []
+    for start in range(0, len(nullable), 62):
+        bits = [f"IF(_c{i} IS NULL, {1 << k}L, 0L)" for k, i in enumerate(nullable[start:start + 62])]
+        out.append("(" + " + ".join(bits) + ")")
+    return out
+
+
 def _hashed(df, tag: int, order: "Ordering | None" = None):
-    """Per row: the tag, two hashes of the normalized row and, with an order whose keys
-    are output columns, 1 when the row sorts before its predecessor (else 0).  Written
-    as SQL text: one call builds it (fast on classic sessions, one message on Connect)."""
+    """Per row: the tag, a 64-bit hash of the normalized row and, with an order whose
+    keys are output columns, 1 when the row sorts before its predecessor (else 0).
+    Written as SQL text: one call builds it (fast on classic sessions, one message on
+    Connect)."""
     from pyspark.sql import functions as F
 
     fields = df.schema.fields
     d = positional(df)
-    args = []
-    for i, f in enumerate(fields):
-        args += [_normalized(f"_c{i}", f.dataType), f"_c{i} IS NULL"]
+    args = [_normalized(f"_c{i}", f.dataType) for i, f in enumerate(fields)] + _null_flags(fields)
     h1 = f"xxhash64({', '.join(args)})" if args else "0L"
-    h2 = f"CAST(hash({', '.join(args)}) AS BIGINT)" if args else "0L"
     violation = "0"
     if order is not None and order.key_positions:
         # the position in the result: increasing across partitions, then within one
         d = d.withColumn("_pos", F.monotonically_increasing_id())
         violation = f"CASE WHEN {_out_of_order(order)} THEN 1 ELSE 0 END"
-    return d.selectExpr(f"{int(tag)} AS q", f"{h1} AS h1", f"{h2} AS h2", f"{violation} AS v")
+    return d.selectExpr(f"{int(tag)} AS q", f"{h1} AS h1", f"{violation} AS v")
 
 
 def _out_of_order(order: "Ordering") -> str:
@@ -304,21 +316,22 @@ def fingerprint_df(df, order: "Ordering | None" = None):
 
 
 def _aggregate_fingerprints(hashed):
+    """Count, and the sums of the hashes' low and high 32 bits (exact in a bigint up to
+    2^31 rows; a sum, unlike XOR, keeps duplicates apart)."""
     from pyspark.sql import functions as F
 
     return hashed.groupBy("q").agg(F.expr("count(1)").alias("n"),
                                    F.expr(f"sum(h1 & {_MASK32}L)").alias("lo"),
                                    F.expr("sum(shiftrightunsigned(h1, 32))").alias("hi"),
-                                   F.expr(f"sum(h2 & {_MASK32}L)").alias("h"),
                                    F.expr("sum(v)").alias("v"))
 
 
-def fingerprint(df, order: "Ordering | None" = None) -> tuple[int, int, int, int]:
+def fingerprint(df, order: "Ordering | None" = None) -> tuple[int, int, int]:
     rows = fingerprint_df(df, order).collect()
     if not rows:
-        return 0, 0, 0, 0
+        return 0, 0, 0
     r = rows[0]
-    return int(r["n"]), int(r["lo"]), int(r["hi"]), int(r["h"])
+    return int(r["n"]), int(r["lo"]), int(r["hi"])
 
 
 # ---------------------------------------------------------------------------
@@ -451,7 +464,7 @@ def run_fingerprints(spark, sides: list[Side], orders: list[Ordering | None],
     by_tag = {int(r["q"]): r for r in rows}
     for i, (side, _) in enumerate(todo):
         r = by_tag.get(i)
-        side.fingerprint = (int(r["n"]), int(r["lo"]), int(r["hi"]), int(r["h"])) if r else (0, 0, 0, 0)
+        side.fingerprint = (int(r["n"]), int(r["lo"]), int(r["hi"])) if r else (0, 0, 0)
         side.out_of_order = int(r["v"]) if r else 0
         side.rows = side.fingerprint[0]
         side.method = "fingerprint"
@@ -476,6 +489,9 @@ def _collect(side: Side, limit: int) -> list | None:
 def _compare(ref: Side, cand: Side, order: Ordering, spark, exclude: Sequence[str],
              collect_limit: int, sample: int) -> Comparison:
     comp = Comparison(cand.name, False)
+    if cand.method == "same text as the original":
+        return Comparison(cand.name, True, method=cand.method,
+                          detail="the optimized SQL is the original text; not run again")
     if ref.error or cand.error:
         comp.method = "error"
         if ref.error and cand.error:
@@ -655,6 +671,10 @@ def _prepare(result, spark, candidates: Sequence[str], exclude: Sequence[str],
                 continue
         else:
             raise ValueError(f"unknown candidate {name!r}; choose from {CANDIDATES}")
+        if name == "optimized SQL" and text == result.original_sql:
+            # sparkfold returned the query as it came: nothing of ours to run
+            sides.append(Side(name, text, method="same text as the original"))
+            continue
         key = (result.original_sql, name, text)
         side = known.get(key)
         if side is None:
@@ -712,7 +732,7 @@ def verify_many(results: Sequence[Any], spark, tables: Mapping[str, Any] | None 
     sides = []
     for job in jobs:
         for s in job.sides:
-            if id(s) not in seen and s.error is None:
+            if id(s) not in seen and s.error is None and s.df is not None:
                 seen.add(id(s))
                 sides.append((s, job.order))
     _run_all(spark, sides, parallel)

@@ -91,7 +91,8 @@ REVERSE_SORT = Rule("ReverseSort", _reverse_sort)
 
 
 def test_equal_query_gives_a_complete_report(spark, tables):
-    report = optimize("SELECT s, count(*) AS c, sum(x) AS sx FROM t WHERE num > 2 GROUP BY s", tables).verify(spark)
+    report = optimize("SELECT s, count(*) AS c, sum(x) AS sx FROM t WHERE num > 2 GROUP BY s", tables,
+                      always_regenerate=True).verify(spark)
     assert report.equal
     assert [s.name for s in report.candidates] == ["optimized SQL", "DataFrame"]
     assert report.reference.schema == [("s", "string"), ("c", "bigint"), ("sx", "double")]
@@ -131,7 +132,7 @@ def test_not_in_rewritten_as_not_exists_is_caught(spark, tables):
 def test_an_error_is_a_result_both_ways(spark, tables):
     # under ANSI the cast of 'a' to a number raises
     sql = "SELECT num FROM t WHERE s = 1"
-    report = optimize(sql, tables).verify(spark)
+    report = optimize(sql, tables, always_regenerate=True).verify(spark)
     assert report.equal and report.reference.error == "CAST_INVALID_INPUT"
     assert all(s.error == "CAST_INVALID_INPUT" for s in report.candidates)
     wrong = optimize(sql, tables, rules=[DROP_FILTERS]).verify(spark)
@@ -155,9 +156,21 @@ def test_wrong_order_is_caught_on_the_driver_and_in_spark(spark, tables):
 
 
 def test_order_by_result_larger_than_collect_limit_is_checked_in_spark(spark, tables):
-    report = optimize("SELECT num, x FROM t ORDER BY x DESC NULLS FIRST, num", tables).verify(spark, collect_limit=2)
+    report = optimize("SELECT num, x FROM t ORDER BY x DESC NULLS FIRST, num", tables,
+                      always_regenerate=True).verify(spark, collect_limit=2)
     assert report.equal
     assert all(c.method == "fingerprint, in order" for c in report.comparisons)
+
+
+def test_original_text_returned_unchanged_is_not_run_again(spark, tables):
+    result = optimize("SELECT num, s FROM t", tables)
+    assert result.sql == result.original_sql
+    report = result.verify(spark)
+    assert report.equal
+    sql = report.comparison("optimized SQL")
+    assert sql.method == "same text as the original" and report.candidates[0].seconds is None
+    assert report.comparison("DataFrame").method == "fingerprint"
+    assert "not run: the same text as the original" in report.to_text()
 
 
 def test_verify_many_agrees_with_verify(spark, tables):

@@ -328,31 +328,15 @@ def test_random_queries_agree_on_spark(spark, all_tables):
         results.append(optimize(q, all_tables, rules=[], always_regenerate=True))
     reports = verify_many(results, spark, parallel=4)
     disagreements = {"optimized SQL": [], "DataFrame": []}
-    known = []
     for report in reports:
         for comp in report.comparisons:
             if comp.equal:
                 continue
-            if comp.candidate == "optimized SQL" and _known_to_sql_gap(report):
-                known.append(report.original_sql)
-            else:
-                disagreements[comp.candidate].append(report.to_text())
+            disagreements[comp.candidate].append(report.to_text())
     errors = sum(1 for r in reports[::2] if r.reference.error)
     print(f"{len(queries)} random queries (seed {SEED}), {errors} raise on Spark; disagreements: "
-          f"SQL path {len(disagreements['optimized SQL'])} (+{len(known)} known to_sql gap), "
+          f"SQL path {len(disagreements['optimized SQL'])}, "
           f"DataFrame path {len(disagreements['DataFrame'])}")
     bad = disagreements["optimized SQL"] + disagreements["DataFrame"]
     assert not bad, "\n\n".join(bad[:5])
 
-
-def _known_to_sql_gap(report) -> bool:
-    """plans/to_sql.py, when this was written: a GROUP BY with HAVING and ORDER BY is
-    written with the ORDER BY spelling out FROM columns and aggregates, which Spark's
-    analyzer rejects (UNRESOLVED_COLUMN / UNSUPPORTED_EXPR_FOR_OPERATOR).  Only an
-    analysis error of the optimized SQL on such a query counts here; once to_sql is
-    fixed nothing does."""
-    sql = report.original_sql.upper()
-    side = report.candidates[0]
-    return (side.name == "optimized SQL" and side.error in ("UNRESOLVED_COLUMN.WITH_SUGGESTION",
-                                                            "UNSUPPORTED_EXPR_FOR_OPERATOR")
-            and " HAVING " in sql and " ORDER BY " in sql and report.reference.error is None)
