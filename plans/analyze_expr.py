@@ -67,6 +67,10 @@ _INTERVAL_UNITS = {
 _UNARY_FUNCS = (exp.Upper, exp.Lower, exp.Length, exp.Abs, exp.IsNan)
 
 
+def calls_nondeterministic(node: exp.Expression) -> bool:
+    return any(function_name(f) in F.NONDETERMINISTIC_NAMES for f in node.find_all(exp.Func))
+
+
 def function_name(node: exp.Expression) -> str:
     """The function name as the user spelled it, lower-cased."""
     if isinstance(node, exp.Anonymous):
@@ -501,6 +505,8 @@ class ExprAnalyzer:
         agg = self.analyze(node.this, ctx)
         where = node.expression
         cond = where.this if isinstance(where, exp.Where) else where
+        if calls_nondeterministic(cond):
+            raise NotModelled("a non-deterministic aggregate FILTER")  # Spark rejects it
         if isinstance(agg, E.Agg) and agg.filter is None:
             return agg.copy(filter=self.analyze(cond, replace(ctx, allow_aggregates=False)))
         return self.opaque(node, ctx)
@@ -532,6 +538,10 @@ class ExprAnalyzer:
             raise AnalysisError(f"aggregate function {name}() is not allowed in {ctx.clause}")
         if ctx.in_aggregate:
             raise AnalysisError(f"aggregate function {name}() inside another aggregate")
+        if calls_nondeterministic(node):
+            # Spark rejects it (AGGREGATE_FUNCTION_WITH_NONDETERMINISTIC_EXPRESSION); a rule
+            # folding the aggregate (count -> count(1), empty input) would hide that error
+            raise NotModelled(f"a non-deterministic argument of {name}()")
         inner = replace(ctx, in_aggregate=True, allow_windows=False)
         spec = F.AGGREGATE_FUNCTIONS.get(name)
         args = _positional_args(node)

@@ -23,7 +23,8 @@ from sqlglot import exp
 from . import expressions as E
 from . import logical as L
 from . import types as T
-from .analyze_expr import Ctx, ExprAnalyzer, NotModelled, function_name, require_boolean
+from .analyze_expr import (Ctx, ExprAnalyzer, NotModelled, calls_nondeterministic, function_name,
+                           require_boolean)
 from .catalog import Catalog
 from .errors import AnalysisError, UnsupportedError
 from .naming import spark_name
@@ -594,6 +595,10 @@ class Analyzer:
         on = j.args.get("on")
         condition = None
         if on is not None:
+            if calls_nondeterministic(on):
+                # Spark rejects it (INVALID_NON_DETERMINISTIC_EXPRESSIONS); pruning the join
+                # (an empty side) would hide that error
+                raise NotModelled("a non-deterministic JOIN condition")
             condition = require_boolean(self.exprs.analyze(on, Ctx(combined, clause="JOIN ON")), "JOIN ON")
             if join_type == L.CROSS:
                 join_type = L.INNER

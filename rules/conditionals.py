@@ -3,9 +3,11 @@
 A branch Spark does not take is never evaluated, so dropping it is sound even when it
 would raise (it is never folded, though: ConstantFolding leaves it alone).  Dropping a
 *condition* drops its evaluation, so only droppable (deterministic, non-raising)
-conditions go.  `IF(c, TRUE, FALSE)` is c only for a never-NULL c; otherwise it is
-`c <=> TRUE` (SPARK-33845: NULL must become FALSE).  Results keep the expression's
-type: a surviving branch of another type gets the CAST Spark applied to it anyway.
+conditions go, and equal branches merge only when deterministic (`IF(c, rand(7),
+rand(7))` is not `rand(7)`: each branch is its own generator).  `IF(c, TRUE, FALSE)`
+is c only for a never-NULL c; otherwise it is `c <=> TRUE` (SPARK-33845: NULL must
+become FALSE).  Results keep the expression's type: a surviving branch of another type
+gets the CAST Spark applied to it anyway.
 """
 
 from __future__ import annotations
@@ -46,8 +48,9 @@ def _typed(x: E.Expr, original: E.Expr) -> E.Expr:
 def _if_identities(c: E.Expr, then: E.Expr, otherwise: E.Expr, e: E.Expr) -> E.Expr:
     """Identities of IF(c, then, otherwise), shared with a one-branch CASE WHEN."""
     boolean = c.data_type == T.BOOLEAN
-    # IF(c, x, x) -> x, when c is deterministic and cannot raise
-    if then == otherwise and droppable(c):
+    # IF(c, x, x) -> x, when c is deterministic and cannot raise and x is deterministic
+    # (two rand(7) are two generators: each branch's advances only on its own rows)
+    if then == otherwise and then.deterministic and droppable(c):
         return _typed(then, e)
     if not boolean or e.data_type != T.BOOLEAN:
         return e
@@ -75,7 +78,8 @@ def _if_identities(c: E.Expr, then: E.Expr, otherwise: E.Expr, e: E.Expr) -> E.E
 def _same_value(a: E.Expr | None, b: E.Expr | None) -> bool:
     if a is None or b is None:
         return (a is None or is_null_literal(a)) and (b is None or is_null_literal(b))
-    return a == b or (is_null_literal(a) and is_null_literal(b))
+    # equal non-deterministic values are not the same value (each is its own generator)
+    return (a == b and a.deterministic) or (is_null_literal(a) and is_null_literal(b))
 
 
 def _simplify_case(e: CaseWhen) -> E.Expr:
