@@ -1,0 +1,226 @@
+"""The three oracles of issue 6, over cases built by the generators of this package.
+
+1. Differential: the original query (run with the Catalyst rules sparkfold implements
+   excluded) against sparkfold's optimized SQL and lowered DataFrame, on Spark: names,
+   types, rows (as multisets, or in order under a top-level ORDER BY) and raised errors.
+2. Ternary logic partitioning (SQLancer): `Q` against `Q WHERE p UNION ALL Q WHERE NOT p
+   UNION ALL Q WHERE p IS NULL`, each part optimized by sparkfold on its own (also the
+   DISTINCT, HAVING and MIN/MAX/SUM/COUNT variants, see `QueryGen.tlp`).
+3. Idempotence: optimizing the optimized SQL gives it back, and one more run of the
+   batches leaves the optimized plan as it is.
+
+Spark work is batched: `check_cases` optimizes every case in Python, then verifies all
+of them with one `verify_many` call (a fingerprint per side, computed inside Spark).
+
+A query sparkfold rejects (parse or analysis error) is checked against Spark: when
+Spark accepts it, that is a finding too ("rejected"); an internal error is a "crash".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .choices import RandomChooser, ReplayChooser
+from .queries import QueryGen
+from .world import World
+
+DIFF, TLP = "diff", "tlp"
+
+# Tiny data runs fastest interpreted, in one shuffle partition, from cached tables.
+# Cached batches must not be pruned by their column statistics: Spark 4.3 prunes wrongly
+# for NaN (`x = 'NaN'` on a cached table loses the NaN rows; see tests/test_verify.py).
+FAST_CONF = {"spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+             "spark.sql.shuffle.partitions": "1", "spark.sql.inMemoryColumnarStorage.partitionPruning": "false"}
+
+
+@dataclass
+class Case:
+    """One generated test: a query (DIFF) or a TLP family (TLP), and how to replay it."""
+
+    oracle: str
+    world: World
+    record: list[int]
+    sql: str                                   # DIFF: the query; TLP: Q
+    parts: list[str] = field(default_factory=list)  # TLP: the partitions, combined with UNION ALL
+    combine: str = "{}"                        # TLP: how the union of the parts becomes Q's answer
+
+
+def build(oracle: str, world: World, chooser) -> Case:
+    gen = QueryGen(chooser, world, safe=oracle == TLP)
+    if oracle == DIFF:
+        return Case(DIFF, world, chooser.record, gen.query())
+    q, parts, combine = gen.tlp()
+    return Case(TLP, world, chooser.record, q, parts, combine)
+
+
+def replay_case(oracle: str, world: World, record) -> Case:
+    return build(oracle, world, ReplayChooser(record))
+
+
+def make_cases(world: World, seed: int, count: int, oracle: str) -> list[Case]:
+    import random
+
+    rnd = random.Random(f"{oracle}:{seed}")
+    return [build(oracle, world, RandomChooser(rnd.getrandbits(64))) for _ in range(count)]
+
+
+# ---------------------------------------------------------------------------
+# Outcomes
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Finding:
+    kind: str            # "disagreement", "rejected", "crash", "not idempotent"
+    case: Case
+    text: str            # what to print: the query, the optimized SQL, the report
+
+    def __str__(self) -> str:
+        return f"[{self.kind}] ({self.case.oracle}, world {self.case.world.seed})\n{self.text}"
+
+
+@dataclass
+class Stats:
+    queries: int = 0          # queries optimized (a TLP case counts its Q and its parts)
+    analyzed: int = 0
+    passthrough: int = 0
+    rewritten: int = 0
+    raised: int = 0           # references that raise on Spark (an error is a result)
+    rejected: int = 0         # sparkfold and Spark both reject the query
+    cases: dict = field(default_factory=lambda: {DIFF: 0, TLP: 0})
+
+    def add(self, other: "Stats") -> None:
+        for k in ("queries", "analyzed", "passthrough", "rewritten", "raised", "rejected"):
+            setattr(self, k, getattr(self, k) + getattr(other, k))
+        for k, v in other.cases.items():
+            self.cases[k] = self.cases.get(k, 0) + v
+
+    def line(self) -> str:
+        return (f"cases diff={self.cases.get(DIFF, 0)} tlp={self.cases.get(TLP, 0)}; queries {self.queries}: "
+                f"analyzed {self.analyzed}, passthrough {self.passthrough}, rewritten {self.rewritten}, "
+                f"rejected by both {self.rejected}; references raising on Spark {self.raised}")
+
+
+@dataclass
+class _Combined:
+    """A stand-in for an OptimizeResult: the TLP union of optimized parts as the
+    candidate SQL against Q's original text as the reference."""
+
+    original_sql: str
+    sql: str
+    analyzed: Any = None
+    passthrough: Any = None
+
+
+def _optimize(sql: str, catalog):
+    from optimizer import optimize
+    from plans.errors import AnalysisError, InternalError, ParseError, SparkfoldError
+
+    try:
+        return optimize(sql, catalog), None
+    except (ParseError, AnalysisError) as e:
+        return None, ("rejected", e)
+    except InternalError as e:
+        return None, ("crash", e)
+    except SparkfoldError as e:
+        return None, ("rejected", e)
+    except Exception as e:  # noqa: BLE001 - a bug: reported as a crash
+        return None, ("crash", e)
+
+
+def _spark_rejects(spark, sql: str) -> str | None:
+    """Spark's analysis error for `sql`, or None when Spark accepts it."""
+    try:
+        spark.sql(sql).schema
+        return None
+    except Exception as e:  # noqa: BLE001
+        return str(e).splitlines()[0][:300]
+
+
+def idempotence_problem(result, catalog) -> str | None:
+    """None when optimizing again changes nothing, else what changed."""
+    from optimizer import optimize
+    from optimizer.batches import default_batches
+    from optimizer.engine import execute
+    from plans.printer import plan_str
+    from rules.base import RuleContext
+
+    if result.analyzed is None:
+        return None
+    again = optimize(result.sql, catalog)
+    if again.sql != result.sql:
+        return f"second optimize changed the SQL:\n  once:  {result.sql}\n  twice: {again.sql}"
+    plan, _ = execute(result.optimized, default_batches(), RuleContext(ansi=catalog.ansi), ())
+    if plan is not result.optimized and plan_str(plan) != plan_str(result.optimized):
+        return (f"one more run of the batches changed the plan:\n{plan_str(result.optimized)}\n"
+                f"-- became --\n{plan_str(plan)}")
+    return None
+
+
+def check_cases(cases: list[Case], spark, *, parallel: int = 2, dataframe: bool = True,
+                idempotence: bool = True) -> tuple[Stats, list[Finding]]:
+    """Run every oracle on `cases` (all of one world, registered on `spark`)."""
+    from optimizer.verify import verify_many
+
+    stats, findings = Stats(), []
+    jobs: list[tuple[Case, Any]] = []   # (case, result for verify_many)
+    for case in cases:
+        stats.cases[case.oracle] = stats.cases.get(case.oracle, 0) + 1
+        catalog = case.world.catalog
+        texts = [case.sql] + case.parts
+        results = []
+        for sql in texts:
+            stats.queries += 1
+            result, err = _optimize(sql, catalog)
+            if err is not None:
+                kind, e = err
+                spark_says = _spark_rejects(spark, sql)
+                if kind == "rejected" and spark_says is not None:
+                    stats.rejected += 1
+                else:
+                    findings.append(Finding(kind, case, f"query:\n  {sql}\nsparkfold: {type(e).__name__}: {e}\n"
+                                                        f"Spark: {spark_says or 'accepts the query'}"))
+                results.append(None)
+                continue
+            if result.passthrough:
+                stats.passthrough += 1
+            else:
+                stats.analyzed += 1
+                stats.rewritten += result.sql != sql
+            if idempotence:
+                try:
+                    problem = idempotence_problem(result, catalog)
+                except Exception as e:  # noqa: BLE001
+                    problem = f"optimizing again raised {type(e).__name__}: {e}"
+                if problem:
+                    findings.append(Finding("not idempotent", case, f"query:\n  {sql}\n{problem}"))
+            results.append(result)
+        if any(r is None for r in results):
+            continue
+        if case.oracle == DIFF:
+            jobs.append((case, results[0]))
+        else:
+            union = " UNION ALL ".join(f"SELECT * FROM ({r.sql})" for r in results[1:])
+            jobs.append((case, _Combined(case.sql, case.combine.format(union))))
+    if not jobs:
+        return stats, findings
+    diff = [(c, r) for c, r in jobs if c.oracle == DIFF]
+    tlp = [(c, r) for c, r in jobs if c.oracle == TLP]
+    candidates = ("optimized SQL", "DataFrame") if dataframe else ("optimized SQL",)
+    for group, cands in ((diff, candidates), (tlp, ("optimized SQL",))):
+        if not group:
+            continue
+        reports = verify_many([r for _, r in group], spark, candidates=cands, parallel=parallel)
+        for (case, result), report in zip(group, reports):
+            stats.raised += report.reference.error is not None
+            if not report.equal:
+                findings.append(Finding("disagreement", case, _explain(case, result, report)))
+    return stats, findings
+
+
+def _explain(case: Case, result, report) -> str:
+    if case.oracle == DIFF:
+        return f"query:\n  {case.sql}\noptimized SQL:\n  {result.sql}\n{report.to_text()}"
+    return (f"Q:\n  {case.sql}\npartitions:\n" + "".join(f"  {p}\n" for p in case.parts)
+            + f"union of the optimized partitions:\n  {result.sql}\n{report.to_text()}")
