@@ -140,8 +140,9 @@ def _name_node(e: E.Expr, args: list[str]) -> str:
             return text
         case E.Opaque():
             return e.sql_text
-        case E.ScalarSubquery():
-            return "scalarsubquery()"
+        case E.ScalarSubquery(plan):
+            # Spark lists the outer references, every occurrence, in plan order
+            return f"scalarsubquery({', '.join(_outer_names(plan))})"
         case E.Exists():
             return "exists()"
         case E.InSubquery():
@@ -151,6 +152,24 @@ def _name_node(e: E.Expr, args: list[str]) -> str:
             return args[0]
         case _:
             return f"{type(e).__name__.lower()}({', '.join(args)})"
+
+
+def _outer_names(plan) -> list[str]:
+    """The names of the outer references of a subquery plan, each occurrence, operators
+    top-down and expressions left to right (Spark's `outerAttrs`, as in
+    `scalarsubquery(c, b, c)` for `WHERE z.y = a.c AND z.k = a.b AND z.k = a.c`)."""
+    from .logical import outer_references
+
+    outer = outer_references(plan)
+    if not outer:
+        return []
+    names = []
+    for op in plan.walk():
+        for x in op.expressions:
+            for n in x.walk():
+                if isinstance(n, E.Attribute) and n.expr_id in outer:
+                    names.append(n.name)
+    return names
 
 
 def spark_name(e: E.Expr) -> str:
