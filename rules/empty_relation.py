@@ -40,9 +40,8 @@ from plans import expressions as E
 from plans import logical as L
 from plans import types as T
 from plans.functions import EMPTY_INPUT_ZERO
-from plans.tree import transform_up
 
-from .base import plan_rule
+from .base import plan_rule, transform_up_typed
 from .prune_filters import writable
 
 _empty = L.is_empty_relation
@@ -183,8 +182,10 @@ def fold_empty_aggregate(p: L.Plan, ctx) -> L.Plan:
                     return v
                 return e
 
-            folded = [transform_up(a, value, mask=E.Agg.bit, opaque=(E.Opaque,)) for a in aggregates]
-            if failed:
+            # typed: an operator whose type depends on its operands' form keeps them (a
+            # literal 0 for count makes `min(d) * count(k)` decimal(p+2, s), not p+21)
+            folded = [transform_up_typed(a, value, mask=E.Agg.bit, opaque=(E.Opaque,)) for a in aggregates]
+            if failed or any(E.contains_aggregate(a) for a in folded):
                 return p
             return _one_row(p, folded)
         case _:

@@ -7,13 +7,16 @@ plan property the fix is about.
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 
 from optimizer import optimize
 from tests.spark_check import assert_same_result, schema_of
 
 CATALOG = {"fzr_a": {"k": "int", "b": "int", "s": "double"},
-           "fzr_z": {"k": "int", "y": "int", "c": "int"}}
+           "fzr_z": {"k": "int", "y": "int", "c": "int"},
+           "fzr_d": {"k": "int", "d": "decimal(10,2)"}}
 
 
 @pytest.fixture(scope="module")
@@ -22,6 +25,7 @@ def fzr(spark):
 
     register(spark, "fzr_a", CATALOG["fzr_a"], [(1, 2, 1.5), (2, None, 0.0), (None, 3, None)])
     register(spark, "fzr_z", CATALOG["fzr_z"], [(1, 2, 3), (2, 3, 1), (3, None, 2)])
+    register(spark, "fzr_d", CATALOG["fzr_d"], [(1, Decimal("1.25")), (None, None)])
     return CATALOG
 
 
@@ -38,4 +42,18 @@ def test_unaliased_correlated_scalar_subquery_keeps_spark_name(spark, fzr):
     assert expected == ["(scalarsubquery(b, k, b) / s)"]
     assert [a.name for a in r.analyzed.output] == expected
     assert schema_of(spark.sql(r.sql)) == schema_of(spark.sql(sql))
+    assert_same_result(spark, sql, r.sql)
+
+
+def test_fold_empty_aggregate_keeps_decimal_arithmetic_type(spark, fzr):
+    """Found by the fuzzer (an InternalError: FoldEmptyAggregate changed the output
+    schema): over empty input `count(k)` is 0, but Spark types `min(d) * count(k)` as
+    decimal(31,2) and `min(d) * 0` after the literal's one digit, decimal(12,2).  The
+    aggregate is not folded when the literal would change an operator's type."""
+    sql = "SELECT min(d) * count(k) AS x, count(k) AS n FROM fzr_d WHERE k > 5 AND FALSE"
+    r = optimize(sql, fzr)
+    expected = schema_of(spark.sql(sql))
+    assert expected == [("x", "decimal(31,2)"), ("n", "bigint")]
+    assert [(a.name, a.data_type.simple_string()) for a in r.optimized.output] == expected
+    assert schema_of(spark.sql(r.sql)) == expected
     assert_same_result(spark, sql, r.sql)
