@@ -618,6 +618,10 @@ def _positional_args(node: exp.Expression):
         return None if args[1] is None or node.args.get("zero_start") else args
     if isinstance(node, (exp.Nullif, exp.Nanvl)):
         return [node.this, node.expression]
+    if isinstance(node, exp.TsOrDsAdd) and function_name(node) == "date_add" \
+            and str(node.args.get("unit") or "DAY").upper() == "DAY":
+        # date_add(d, n) (sqlglot's TsOrDsAdd with unit DAY): Spark names it `date_add(d, n)`
+        return [node.this, node.expression]
     if isinstance(node, exp.Round):
         if node.args.get("truncate"):
             return None

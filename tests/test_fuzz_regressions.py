@@ -7,6 +7,7 @@ plan property the fix is about.
 
 from __future__ import annotations
 
+import datetime as dt
 from decimal import Decimal
 
 import pytest
@@ -16,7 +17,8 @@ from tests.spark_check import assert_same_result, schema_of
 
 CATALOG = {"fzr_a": {"k": "int", "b": "int", "s": "double"},
            "fzr_z": {"k": "int", "y": "int", "c": "int"},
-           "fzr_d": {"k": "int", "d": "decimal(10,2)"}}
+           "fzr_d": {"k": "int", "d": "decimal(10,2)"},
+           "fzr_t": {"k": "int", "d": "date"}}
 
 
 @pytest.fixture(scope="module")
@@ -26,6 +28,7 @@ def fzr(spark):
     register(spark, "fzr_a", CATALOG["fzr_a"], [(1, 2, 1.5), (2, None, 0.0), (None, 3, None)])
     register(spark, "fzr_z", CATALOG["fzr_z"], [(1, 2, 3), (2, 3, 1), (3, None, 2)])
     register(spark, "fzr_d", CATALOG["fzr_d"], [(1, Decimal("1.25")), (None, None)])
+    register(spark, "fzr_t", CATALOG["fzr_t"], [(1, dt.date(2000, 1, 1)), (2, None), (None, dt.date(2024, 2, 29))])
     return CATALOG
 
 
@@ -57,3 +60,21 @@ def test_fold_empty_aggregate_keeps_decimal_arithmetic_type(spark, fzr):
     assert [(a.name, a.data_type.simple_string()) for a in r.optimized.output] == expected
     assert schema_of(spark.sql(r.sql)) == expected
     assert_same_result(spark, sql, r.sql)
+
+
+def test_unaliased_date_add_keeps_spark_name(spark, fzr):
+    """Found by the fuzzer: `date_add(d, -1)` is unmodelled and was named by sqlglot's
+    text, `DATE_ADD(d, -1)`; Spark says `date_add(d, -1)`.  The optimized SQL's ORDER BY
+    then named a column that does not exist (UNRESOLVED_COLUMN) and the DataFrame path
+    renamed the column."""
+    from optimizer.verify import verify
+
+    sql = ("SELECT date_add(max(d), -1), date_add(IF(NOT (NULL = NULL), max(d), max(d)), 30) FROM fzr_t "
+           "WHERE k IS NOT NULL OR k IS NOT NULL GROUP BY k ORDER BY 1 DESC NULLS FIRST, 2")
+    r = optimize(sql, fzr)
+    assert r.sql != sql
+    expected = spark.sql(sql).columns
+    assert expected == ["date_add(max(d), -1)", "date_add((IF((NOT (NULL = NULL)), max(d), max(d))), 30)"]
+    assert [a.name for a in r.analyzed.output] == expected
+    report = verify(r, spark)
+    assert report.equal, report.to_text()
