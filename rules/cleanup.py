@@ -8,6 +8,8 @@ they are noise, and Spark infers them again anyway.  By then they have done thei
 
 - In a Filter, `IsNotNull(a)` goes when another conjunct is NULL whenever `a` is (a
   null-intolerant path from the conjunct to `a`): that conjunct already rejects the row.
+  Only when the conjuncts after it are droppable: AND short-circuits, so they were never
+  evaluated on the rows the guard stopped (an error or a rand() draw would be new).
 - Under a join, a side's `Filter` loses `IsNotNull(k)` when a conjunct of the join
   condition is NULL whenever `k` is and the side is one whose unmatched rows do not
   reach the output (both sides of inner and semi joins, the right side of left outer
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 from plans import expressions as E
 from plans import logical as L
+from plans.evaluate import droppable
 
 from .base import plan_rule
 from .constraints import non_null_attributes
@@ -35,9 +38,16 @@ def rejected_by(conjuncts) -> set[int]:
 
 
 def _drop_is_not_null(conjuncts, rejected: set[int]) -> list[E.Expr]:
-    return [c for c in conjuncts
-            if not (isinstance(c, E.IsNotNull) and isinstance(c.child, E.Attribute)
-                    and c.child.expr_id in rejected)]
+    """Without the guard, the conjuncts after it are evaluated on the rows it stopped
+    (Spark's AND short-circuits): it goes only when they are droppable (deterministic,
+    cannot raise), or `b IS NOT NULL AND CAST(s AS INT) + b > 0` would start raising."""
+    out = []
+    for i, c in enumerate(conjuncts):
+        if isinstance(c, E.IsNotNull) and isinstance(c.child, E.Attribute) and c.child.expr_id in rejected \
+                and all(droppable(x) for x in conjuncts[i + 1:]):
+            continue
+        out.append(c)
+    return out
 
 
 def _prune_side(side: L.Plan, rejected: set[int]) -> L.Plan:
@@ -69,7 +79,8 @@ def remove_redundant_is_not_null(p: L.Plan, ctx) -> L.Plan:
             if len(kept) == len(conjuncts):
                 return p
             return L.Filter(E.conjunction(kept), child)
-        case L.Join(left, right, jt, cond) if cond is not None:
+        # (rows with a NULL key then reach the join condition: it must be droppable too)
+        case L.Join(left, right, jt, cond) if cond is not None and droppable(cond):
             prune_left, prune_right = _PRUNABLE_SIDES[jt]
             rejected = rejected_by(E.split_conjuncts(cond))
             new_left = _prune_side(left, rejected) if prune_left else left
