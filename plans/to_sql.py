@@ -679,9 +679,16 @@ class SqlGenerator:
                     q.set("limit", exp.Limit(expression=literal_sql(b.limit, T.INT)))
             names = [a.name for a in b.output]
             if not exact_names and len({n.lower() for n in names}) != len(names):
-                # rename through a wrapper select
-                wrapped = self.wrap(b, {})
-                return self.finish(wrapped, exact_names=False)
+                # a set operation takes its first input's names: rename the duplicates
+                # positionally, `SELECT _q.* FROM (<setop>) AS _q(y, c1, y_2)` (wrapping
+                # the block again would meet the same duplicates, forever)
+                unique = _unique_names(names)
+                alias = self.fresh_alias("_q")
+                sub = exp.Subquery(this=q, alias=exp.TableAlias(
+                    this=exp.to_identifier(alias, quoted=_needs_quotes(alias)),
+                    columns=[exp.to_identifier(n, quoted=_needs_quotes(n)) for n in unique]))
+                sel = exp.Select(expressions=[column_ref(n, alias) for n in unique]).from_(sub, copy=False)
+                return sel, unique
             return q, names
         select = b.select
         if select is None:

@@ -78,3 +78,18 @@ def test_unaliased_date_add_keeps_spark_name(spark, fzr):
     assert [a.name for a in r.analyzed.output] == expected
     report = verify(r, spark)
     assert report.equal, report.to_text()
+
+
+def test_set_operation_with_duplicate_names_under_order_by_is_written(spark, fzr):
+    """Found by the fuzzer (an InternalError: RecursionError while writing SQL): a set
+    operation whose first input repeats a column name (`SELECT a.b, a.b ... INTERSECT`)
+    must be renamed to be wrapped under its ORDER BY; wrapping it again met the same
+    duplicates forever.  The names are now made unique positionally, `AS _q(b, b_2)`."""
+    from optimizer.verify import verify
+
+    sql = "SELECT a.b, a.b FROM fzr_a a INTERSECT SELECT z.y, z.c FROM fzr_z z WHERE z.k > 0 AND TRUE ORDER BY 1, 2"
+    r = optimize(sql, fzr)
+    assert r.sql != sql and "AS _q(b, b_2)" in r.sql
+    assert spark.sql(r.sql).columns == spark.sql(sql).columns == ["b", "b"]
+    report = verify(r, spark)
+    assert report.equal, report.to_text()
