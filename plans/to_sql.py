@@ -158,6 +158,23 @@ def _faithful(e: E.Expr) -> bool:
     return True
 
 
+def _names_kept(e: E.Expr, refs) -> bool:
+    """Is every column of e written under its own name?  (A column of a FROM item
+    renamed to be unique, `_q.y_2` for y, makes Spark name `y * a` as `(y_2 * a)`.)"""
+    for n in e.walk():
+        if isinstance(n, E.Attribute):
+            ref = refs.get(n.expr_id)
+            if type(ref) is tuple:
+                if ref[0] != n.name:
+                    return False
+            elif isinstance(ref, exp.Column):
+                if ref.name != n.name:
+                    return False
+            elif ref is not None:
+                return False
+    return True
+
+
 _AGG_CLASSES = {"count": exp.Count}
 
 
@@ -491,7 +508,7 @@ class SqlGenerator:
             return exp.alias_(ref, p.name, quoted=_needs_quotes(p.name))
         assert isinstance(p, E.Alias)
         body = self.expr(p.child, refs)
-        if p.auto and _faithful(p.child) and spark_name(p.child) == p.name:
+        if p.auto and _faithful(p.child) and _names_kept(p.child, refs) and spark_name(p.child) == p.name:
             return body
         if isinstance(body, exp.Column) and body.name == p.name and not isinstance(p.child, E.Opaque):
             return body

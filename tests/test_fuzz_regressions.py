@@ -93,3 +93,19 @@ def test_set_operation_with_duplicate_names_under_order_by_is_written(spark, fzr
     assert spark.sql(r.sql).columns == spark.sql(sql).columns == ["b", "b"]
     report = verify(r, spark)
     assert report.equal, report.to_text()
+
+
+def test_unaliased_item_over_renamed_column_keeps_its_name(spark, fzr):
+    """Found by the fuzzer (the optimized SQL raised UNRESOLVED_COLUMN): after the empty
+    join side became NULL columns, `z.k` is written `_q.k_2` (k is taken), and the
+    unaliased `z.k * z.y` was left unaliased, so Spark named it `(k_2 * y)` while the
+    ORDER BY asked for `(k * y)`.  A select item whose columns are written under other
+    names is aliased with its name."""
+    from optimizer.verify import verify
+
+    sql = "SELECT z.k * z.y, a.b FROM fzr_a a RIGHT JOIN fzr_z z ON a.k = z.k AND FALSE ORDER BY 1, 2"
+    r = optimize(sql, fzr)
+    assert "_q.k_2" in r.sql and "AS `(k * y)`" in r.sql
+    assert spark.sql(r.sql).columns == spark.sql(sql).columns == ["(k * y)", "b"]
+    report = verify(r, spark)
+    assert report.equal, report.to_text()
