@@ -435,11 +435,16 @@ def _build(side: Side, make) -> None:
         side.error, side.error_message = _error_of(e)
 
 
+_UNCLASSIFIED = ("Py4JJavaError", "Py4JError", "Py4JNetworkError")
+
+
 def run_fingerprints(spark, sides: list[Side], orders: list[Ordering | None],
-                     exclude: Sequence[str] = ()) -> None:
+                     exclude: Sequence[str] = (), retried: bool = False) -> None:
     """Fingerprint every side in one Spark job (each side's rows hashed, the union
     aggregated by side).  When the job fails, the sides are split in halves until the
-    failing ones are alone: a side's error is its result.  A side run alone is timed."""
+    failing ones are alone: a side's error is its result.  A side run alone is timed.
+    An error with no Spark error class (a JVM or py4j failure, such as a timeout on a
+    loaded machine, not the query's own error) gets one more run before it counts."""
     from functools import reduce
 
     todo = [(s, o) for s, o in zip(sides, orders) if s.error is None and s.df is not None]
@@ -453,7 +458,11 @@ def run_fingerprints(spark, sides: list[Side], orders: list[Ordering | None],
     except Exception as e:  # some side raised: find which
         if len(todo) == 1:
             side = todo[0][0]
-            side.error, side.error_message = _error_of(e)
+            error, message = _error_of(e)
+            if error in _UNCLASSIFIED and not retried:
+                run_fingerprints(spark, [side], [todo[0][1]], exclude, retried=True)
+                return
+            side.error, side.error_message = error, message
             side.seconds = time.perf_counter() - t0
             return
         mid = len(todo) // 2

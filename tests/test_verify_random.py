@@ -332,7 +332,9 @@ def test_random_queries_agree_on_spark(spark, all_tables):
         for comp in report.comparisons:
             if comp.equal:
                 continue
-            disagreements[comp.candidate].append(report.to_text())
+            errors = "".join(f"\n  {s.name} raised: {(s.error_message or '')[:1500]}"
+                             for s in report.candidates if s.error)
+            disagreements[comp.candidate].append(f"{report.original_sql}\n{report.to_text()}{errors}")
     errors = sum(1 for r in reports[::2] if r.reference.error)
     print(f"{len(queries)} random queries (seed {SEED}), {errors} raise on Spark; disagreements: "
           f"SQL path {len(disagreements['optimized SQL'])}, "

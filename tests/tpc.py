@@ -51,6 +51,9 @@ def register_empty(spark, corpus: str) -> dict:
     return sch
 
 
+KEY_RANGE = int(os.environ.get("SPARKFOLD_TPC_KEY_RANGE", "12"))
+
+
 def register_random(spark, corpus: str, rows: int = 150, seed: int = 7) -> dict:
     """Random rows full of NULLs; strings and numbers drawn from the literals the queries
     use, so filters and joins select something."""
@@ -70,7 +73,9 @@ def register_random(spark, corpus: str, rows: int = 150, seed: int = 7) -> dict:
                 if rnd.random() < 0.2:
                     row.append(None)
                 elif typ in ("bigint", "int"):
-                    row.append(rnd.randint(1, 6))
+                    # keys drawn from a wider range than other numbers: joins of 8 tables
+                    # (q08) stay small enough to run in seconds, yet still match rows
+                    row.append(rnd.randint(1, KEY_RANGE if name.endswith("key") else 6))
                 elif typ == "double":
                     # mostly distinct values, so ORDER BY ... LIMIT has no ties at the cut
                     row.append(rnd.choice([0.0, 0.05, 0.07, round(rnd.uniform(0, 1000), 3)]))
