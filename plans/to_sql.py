@@ -593,9 +593,10 @@ class SqlGenerator:
         for a, item in b.select:
             if isinstance(item, exp.Column) and a.expr_id in b.refs:
                 continue  # a plain column: its FROM reference works in ORDER BY
-            # Spark resolves aggregate expressions in ORDER BY, except past a HAVING
-            # (UNRESOLVED_COLUMN): there the select alias is used.
-            if a.expr_id in b.definitions and b.definitions[a.expr_id].deterministic and not b.having:
+            # Spark resolves aggregate expressions in ORDER BY, except past a HAVING or a
+            # DISTINCT (UNRESOLVED_COLUMN): there the select alias is used.
+            if a.expr_id in b.definitions and b.definitions[a.expr_id].deterministic and not b.having \
+                    and not b.distinct:
                 refs[a.expr_id] = self._definition_refs(b)[a.expr_id]
             elif names.count(a.name.lower()) == 1:
                 refs[a.expr_id] = exp.column(a.name, quoted=_needs_quotes(a.name))

@@ -109,3 +109,18 @@ def test_unaliased_item_over_renamed_column_keeps_its_name(spark, fzr):
     assert spark.sql(r.sql).columns == spark.sql(sql).columns == ["(k * y)", "b"]
     report = verify(r, spark)
     assert report.equal, report.to_text()
+
+
+def test_order_by_over_distinct_aggregate_uses_select_names(spark, fzr):
+    """Found by the fuzzer (the optimized SQL raised UNRESOLVED_COLUMN): EXCEPT of an
+    empty relation becomes SELECT DISTINCT, and the ORDER BY above wrote the aggregate
+    expressions again (`greatest(a.k, avg(a.b))`), which Spark cannot resolve over a
+    DISTINCT.  Past a DISTINCT the ORDER BY uses the select names."""
+    from optimizer.verify import verify
+
+    sql = ("SELECT a.k, greatest(a.k, avg(a.b)) AS c1, max(a.s), count(a.b) AS c3 FROM fzr_a a GROUP BY a.s, a.k "
+           "EXCEPT SELECT z.k, z.y, z.c, z.k FROM fzr_z z WHERE FALSE ORDER BY 1 NULLS FIRST, 2 DESC, 3, 4")
+    r = optimize(sql, fzr)
+    assert r.sql.startswith("SELECT DISTINCT") and "ORDER BY a.k, c1 DESC, `max(s)`, c3" in r.sql
+    report = verify(r, spark)
+    assert report.equal, report.to_text()
