@@ -262,6 +262,18 @@ def test_doubles_within_relative_tolerance_are_equal(spark):
     assert not compare_dataframes(ref, far, spark).equal
 
 
+def test_large_results_with_doubles_off_in_the_last_bits_match_rounded_in_spark(spark):
+    # more rows than may be collected, every double a little off (as a sum over partitions
+    # in another order is): the exact fingerprints differ, the rounded ones agree
+    ref = spark.range(3000).selectExpr("id", "id * 0.1D AS x")
+    close = spark.range(3000).selectExpr("id", "id * 0.1D * (1.0D + 1e-13D) AS x")
+    comp = compare_dataframes(ref, close, spark, collect_limit=100)
+    assert comp.equal and comp.method == "fingerprint, doubles to 9 digits"
+    far = spark.range(3000).selectExpr("id", "IF(id = 2999, 0.5D, id * 0.1D) AS x")
+    comp = compare_dataframes(ref, far, spark, collect_limit=100)
+    assert not comp.equal and comp.only_in_reference == [(2999, 299.90000000000003)]
+
+
 def test_decimals_and_duplicates(spark):
     ref = spark.createDataFrame([(Decimal("1.50"),), (Decimal("1.50"),), (None,)], "d DECIMAL(5,2)")
     once = spark.createDataFrame([(Decimal("1.50"),), (None,)], "d DECIMAL(5,2)")
