@@ -315,8 +315,8 @@ class ExprAnalyzer:
 
     def _Not(self, node: exp.Not, ctx):
         inner = node.this
-        while isinstance(inner, exp.Paren) and isinstance(inner.this, exp.Is):
-            inner = inner.this
+        # `x IS NOT NULL` (sqlglot: NOT over IS); `NOT (x IS NULL)` is the same predicate
+        # but Spark names it `(NOT (x IS NULL))`, so it stays a NOT
         if isinstance(inner, exp.Is) and isinstance(inner.expression, exp.Null):
             return E.IsNotNull(self.analyze(inner.this, ctx))
         return E.Not(require_boolean(self.analyze(node.this, ctx), "NOT", allow_void=True))

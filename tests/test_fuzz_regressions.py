@@ -124,3 +124,19 @@ def test_order_by_over_distinct_aggregate_uses_select_names(spark, fzr):
     assert r.sql.startswith("SELECT DISTINCT") and "ORDER BY a.k, c1 DESC, `max(s)`, c3" in r.sql
     report = verify(r, spark)
     assert report.equal, report.to_text()
+
+
+def test_not_of_parenthesized_is_null_keeps_spark_name(spark, fzr):
+    """Found by the fuzzer (column names differed): `NOT (k IS NULL)` was read as
+    `k IS NOT NULL`, the same predicate, but Spark names it `(NOT (k IS NULL))`; a
+    rewritten select item then carried the other name."""
+    from optimizer.verify import verify
+
+    sql = "SELECT IF(NOT (k IS NULL), k, 0), NOT (k IS NULL), k IS NOT NULL FROM fzr_a WHERE b > 1 OR b > 1"
+    r = optimize(sql, fzr)
+    assert r.sql != sql
+    expected = spark.sql(sql).columns
+    assert expected == ["(IF((NOT (k IS NULL)), k, 0))", "(NOT (k IS NULL))", "(k IS NOT NULL)"]
+    assert [a.name for a in r.analyzed.output] == expected
+    report = verify(r, spark)
+    assert report.equal, report.to_text()
