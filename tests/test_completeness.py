@@ -96,3 +96,13 @@ def test_sparkfold_reads_no_table_for_95_percent(outcomes):
     print(f"\nsparkfold reads no table for {share:.1%} of the {len(catalyst)} queries Catalyst "
           f"empties; missed: {missed}")
     assert share >= 0.95, missed
+
+
+def test_optimizing_the_optimized_sql_changes_nothing(tables):
+    # issue 3's idempotence: optimize(optimize(q).sql).sql == optimize(q).sql
+    changed = []
+    for sql in QUERIES:
+        once = optimize(sql, tables).sql
+        if optimize(once, tables).sql != once:
+            changed.append(sql)
+    assert not changed, changed[:5]
