@@ -248,6 +248,9 @@ class ExprAnalyzer:
     def _binary(self, node, ctx, cls):
         return cls(self.analyze(node.this, ctx), self.analyze(node.expression, ctx))
 
+    def _ordering(self, node, ctx, cls):
+        return integral_decimal_literal(self._binary(node, ctx, cls))
+
     def _EQ(self, node, ctx):
         return self._binary(node, ctx, E.EqualTo)
 
@@ -261,16 +264,16 @@ class ExprAnalyzer:
         return E.Not(self._binary(node, ctx, E.EqualTo))
 
     def _LT(self, node, ctx):
-        return self._binary(node, ctx, E.LessThan)
+        return self._ordering(node, ctx, E.LessThan)
 
     def _LTE(self, node, ctx):
-        return self._binary(node, ctx, E.LessThanOrEqual)
+        return self._ordering(node, ctx, E.LessThanOrEqual)
 
     def _GT(self, node, ctx):
-        return self._binary(node, ctx, E.GreaterThan)
+        return self._ordering(node, ctx, E.GreaterThan)
 
     def _GTE(self, node, ctx):
-        return self._binary(node, ctx, E.GreaterThanOrEqual)
+        return self._ordering(node, ctx, E.GreaterThanOrEqual)
 
     def _And(self, node, ctx):
         return self._chain(node, ctx, exp.And, E.And)
@@ -729,3 +732,43 @@ def _opaque_name(node: exp.Expression, args) -> str:
     from .parse import DIALECT
 
     return node.sql(dialect=DIALECT, normalize_functions=False)
+
+
+_LONG_MIN, _LONG_MAX = -(2 ** 63), 2 ** 63 - 1
+
+
+def integral_decimal_literal(e: E.Expr) -> E.Expr:
+    """Spark's analyzer (DecimalPrecision.integralAndDecimalLiteral) rewrites an ordering
+    comparison of an integral expression with a decimal literal to a bigint literal:
+    `k <= 1.5` is `k <= 1` (floor), `k < 1.5` is `k < 2` (ceil), `1.5 > k` is `2 > k`,
+    and a literal past the bigint range makes the comparison a boolean literal (`TRUE`
+    even for a NULL k).  The name, and that NULL case, follow the rewritten form."""
+    import math
+
+    left, right = e.left, e.right
+    if T.is_integral(left.data_type) and _decimal_value(right) is not None:
+        v, lit_left = _decimal_value(right), False
+    elif T.is_integral(right.data_type) and _decimal_value(left) is not None:
+        v, lit_left = _decimal_value(left), True
+    else:
+        return e
+    # (rounding, literal below the bigint range, above it) with the integral side on the left
+    rounding, below, above = {
+        E.GreaterThan: (math.floor, True, False), E.GreaterThanOrEqual: (math.ceil, True, False),
+        E.LessThan: (math.ceil, False, True), E.LessThanOrEqual: (math.floor, False, True),
+    }[type(e)] if not lit_left else {
+        E.GreaterThan: (math.ceil, False, True), E.GreaterThanOrEqual: (math.floor, False, True),
+        E.LessThan: (math.floor, True, False), E.LessThanOrEqual: (math.ceil, True, False),
+    }[type(e)]
+    if v < _LONG_MIN:
+        return E.TRUE if below else E.FALSE
+    if v > _LONG_MAX:
+        return E.TRUE if above else E.FALSE
+    bound = E.Literal(int(rounding(v)), T.LONG)
+    return type(e)(bound, right) if lit_left else type(e)(left, bound)
+
+
+def _decimal_value(e: E.Expr) -> Decimal | None:
+    if isinstance(e, E.Literal) and isinstance(e.data_type, T.DecimalType) and isinstance(e.value, Decimal):
+        return e.value
+    return None

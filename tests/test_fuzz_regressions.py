@@ -140,3 +140,21 @@ def test_not_of_parenthesized_is_null_keeps_spark_name(spark, fzr):
     assert [a.name for a in r.analyzed.output] == expected
     report = verify(r, spark)
     assert report.equal, report.to_text()
+
+
+def test_integral_compared_with_decimal_literal_is_named_after_bigint_bound(spark, fzr):
+    """Found by the fuzzer: Spark's analyzer rewrites `k <= 1.5` for an integral k to
+    `k <= 1` (floor; `<` and `>=` take the ceiling), and a literal past the bigint range
+    to TRUE/FALSE, so the column is named `(k <= 1)`; the model said `(k <= 1.5)` and
+    the optimized SQL renamed the column.  The TRUE form holds for a NULL k too."""
+    sql = ("SELECT k <= 1.5, k < 1.5, 1.5 > k, 1.5 <= b, b > -1.5, b >= -1.5, (k + 0) <= 1.0, "
+           "k = 1.5, k <= 10000000000000000000000.5, b > 10000000000000000000000.5, s <= 1.5 "
+           "FROM fzr_a WHERE NOT (k IS NULL AND FALSE)")
+    r = optimize(sql, fzr)
+    assert r.sql != sql
+    assert spark.sql(sql).count() == 3  # the NULL k row too
+    expected = spark.sql(sql).columns
+    assert expected[:3] == ["(k <= 1)", "(k < 2)", "(2 > k)"] and expected[8:10] == ["true", "false"]
+    assert [a.name for a in r.analyzed.output] == expected
+    assert schema_of(spark.sql(r.sql)) == schema_of(spark.sql(sql))
+    assert_same_result(spark, sql, r.sql)
