@@ -752,8 +752,11 @@ class SqlGenerator:
 
 
 def _not_ordinal(node: exp.Expression, e: E.Expr) -> exp.Expression:
-    """An INT literal in GROUP BY / ORDER BY is read as a column position: cast it."""
-    if isinstance(e, E.Literal) and e.data_type == T.INT and e.value is not None:
+    """An INT literal in GROUP BY / ORDER BY is read as a column position: cast it.
+    Checked on the written SQL too: a key that refers to a select item may be written
+    as the item's expression (`ORDER BY max(k), -1` for `SELECT max(k), -1 ... ORDER BY
+    1, 2`), and Spark reads that `-1` as position -1 (ORDER_BY_POS_OUT_OF_RANGE)."""
+    if (isinstance(e, E.Literal) and e.data_type == T.INT and e.value is not None) or _ordinal_sql(node):
         target = node.this if isinstance(node, exp.Ordered) else node
         cast = exp.Cast(this=target.copy(), to=data_type_sql(T.INT))
         if isinstance(node, exp.Ordered):
@@ -761,6 +764,22 @@ def _not_ordinal(node: exp.Expression, e: E.Expr) -> exp.Expression:
             return node
         return cast
     return node
+
+
+def _ordinal_sql(node: exp.Expression) -> bool:
+    """Whether Spark's parser reads `node` as an INT literal (an ordinal in GROUP BY /
+    ORDER BY): digits in the INT range, parenthesized or not, `-` folded into the literal
+    (`-(1)` is a negation, not a literal)."""
+    if isinstance(node, exp.Ordered):
+        node = node.this
+    while isinstance(node, exp.Paren):
+        node = node.this
+    sign = 1
+    if isinstance(node, exp.Neg):
+        node, sign = node.this, -1
+    if not (isinstance(node, exp.Literal) and not node.is_string and node.this.isdigit()):
+        return False
+    return -(2 ** 31) <= sign * int(node.this) < 2 ** 31
 
 
 def _conjoin(parts: list[exp.Expression]) -> exp.Expression:

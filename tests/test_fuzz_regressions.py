@@ -158,3 +158,21 @@ def test_integral_compared_with_decimal_literal_is_named_after_bigint_bound(spar
     assert [a.name for a in r.analyzed.output] == expected
     assert schema_of(spark.sql(r.sql)) == schema_of(spark.sql(sql))
     assert_same_result(spark, sql, r.sql)
+
+
+def test_order_by_select_item_written_as_negative_int_literal_is_not_a_position(spark, fzr):
+    """Found by the fuzzer: `SELECT max(k), -1 ... GROUP BY b ORDER BY 1, 2` was written
+    `ORDER BY max(k), -1` (aggregate select items are repeated in ORDER BY), and Spark
+    reads the `-1` as position -1 (ORDER_BY_POS_OUT_OF_RANGE).  An INT literal written
+    as a sort or grouping key, negative or parenthesized too, is cast."""
+    sql = ("SELECT max(k), -1, (2) FROM fzr_a WHERE k > 0 OR k > 0 GROUP BY b "
+           "ORDER BY 1, 2 DESC NULLS FIRST, 3 LIMIT 5 OFFSET 1")
+    r = optimize(sql, fzr)
+    assert r.sql != sql
+    assert "ORDER BY max(fzr_a.k), CAST(-1 AS INT) DESC NULLS FIRST, CAST(2 AS INT)" in r.sql
+    assert_same_result(spark, sql, r.sql, ordered=True)
+    # the negative literal in GROUP BY is a position too
+    grouped = "SELECT -1 AS c, count(*) FROM fzr_a WHERE k > 0 OR k > 0 GROUP BY 1"
+    r = optimize(grouped, fzr)
+    assert r.sql != grouped
+    assert_same_result(spark, grouped, r.sql)
