@@ -465,6 +465,8 @@ class ExprAnalyzer:
                 precision = max(len(digits), scale, 1)
                 if precision > T.MAX_PRECISION:
                     return None
+                if d == 0:
+                    d = abs(d)  # Spark's decimals have no negative zero: -0.0 is 0.0
                 return E.Literal(d, T.DecimalType(precision, scale))
         except (ValueError, InvalidOperation, OverflowError):
             return None

@@ -530,7 +530,7 @@ def cast_value(v, src: T.DataType, dst: T.DataType, ansi: bool = True):
             return _to_precision(Decimal(double_text(v)), dst, ansi)
     if isinstance(src, T.DecimalType):
         if dst == T.DOUBLE:
-            return float(v)
+            return float(v) if v != 0 else 0.0  # no negative zero: CAST(-0.0 AS DOUBLE) is 0.0
         if dst == T.LONG:
             return _cast_overflow(int(v), dst, ansi)  # truncation toward zero
         if T.is_integral(dst):

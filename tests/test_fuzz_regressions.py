@@ -176,3 +176,16 @@ def test_order_by_select_item_written_as_negative_int_literal_is_not_a_position(
     r = optimize(grouped, fzr)
     assert r.sql != grouped
     assert_same_result(spark, grouped, r.sql)
+
+
+def test_decimal_minus_zero_cast_to_double_is_positive_zero(spark, fzr):
+    """Found by the fuzzer: the decimal literal `-0.0` is 0.0 in Spark (a BigDecimal has
+    no negative zero), so `CAST(-0.0 AS DOUBLE)` is 0.0 and its string '0.0' (length 3);
+    the model kept Python's Decimal('-0.0') and folded the cast to -0.0D (length 4)."""
+    sql = ("SELECT length(CAST(CAST(-0.0 AS DOUBLE) AS STRING)) AS n, CAST(CAST(-0.0 AS DOUBLE) AS STRING) AS s, "
+           "CAST(-0.0 * 1.5D AS STRING) AS m, CAST(CAST(-(0.0) AS DOUBLE) AS STRING) AS g, d FROM fzr_d")
+    r = optimize(sql, fzr)
+    assert r.sql != sql
+    assert "3 AS n" in r.sql and "'0.0' AS s" in r.sql
+    assert spark.sql(sql).first()["n"] == 3
+    assert_same_result(spark, sql, r.sql)
