@@ -20,6 +20,7 @@ from typing import Callable
 
 from plans import expressions as E
 from plans import logical as L
+from plans import types as T
 from plans.tree import mask_of, transform_up
 
 
@@ -102,13 +103,27 @@ def transform_up_typed(root: E.Expr, fn: Callable[[E.Expr], E.Expr], mask: int =
         count = len(n.children)
         rebuilt = n
         if count:
-            rebuilt = n.with_children(results[-count:])
+            kids = results[-count:]
             del results[-count:]
+            if n.data_type == T.UNKNOWN:
+                kids = [old if _becomes_integral_literal(old, new) else new for old, new in zip(n.children, kids)]
+            rebuilt = n.with_children(kids)
             if rebuilt is not n and rebuilt.data_type != n.data_type:
                 rebuilt = n
         memo[id(n)] = out = fn(rebuilt)
         results.append(out)
     return results[0]
+
+
+def _becomes_integral_literal(old: E.Expr, new: E.Expr) -> bool:
+    """Whether a rewrite turned an integral expression into an integral literal.  Under
+    an operator whose type is not modelled (UNKNOWN, so the type check above cannot see
+    a change), that may change Spark's type: decimal arithmetic types an integral
+    literal after its own digits (`round(1.25, 0) + 1` is decimal(3,0)) and any other
+    integral expression as decimal(10,0) or (20,0) (`round(1.25, 0) + length('a')` is
+    decimal(11,0)).  Such an operand keeps its unrewritten form."""
+    return (new is not old and isinstance(new, E.Literal) and new.value is not None
+            and T.is_integral(new.data_type) and not isinstance(old, E.Literal))
 
 
 def expression_rule(name: str, needs=(), catalyst: str = "", description: str = ""):

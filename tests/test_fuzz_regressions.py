@@ -189,3 +189,20 @@ def test_decimal_minus_zero_cast_to_double_is_positive_zero(spark, fzr):
     assert "3 AS n" in r.sql and "'0.0' AS s" in r.sql
     assert spark.sql(sql).first()["n"] == 3
     assert_same_result(spark, sql, r.sql)
+
+
+def test_constant_folding_keeps_int_operand_of_unmodelled_decimal_arithmetic(spark, fzr):
+    """Found by the fuzzer: `round(1.25, 0) + length('a')` is decimal(11,0) on Spark (the
+    int expression widens to decimal(10,0)), but after folding `length('a')` to 1 Spark
+    types `round(1.25, 0) + 1` after the literal's one digit, decimal(3,0).  The type of
+    `round` on a decimal is not modelled (UNKNOWN), so the typed transform could not see
+    the change; an integral operand under such an operator is no longer made a literal."""
+    sql = ("SELECT -((round(1.25, 0) + length('a'))) AS c0, round(d, 1) * (2 - 1) AS c1, "
+           "length('ab') + 1 AS c2, k FROM fzr_d WHERE k > 0 OR k > 0")
+    r = optimize(sql, fzr)
+    assert r.sql != sql
+    assert "length('a')" in r.sql and "(2 - 1)" in r.sql and "3 AS c2" in r.sql
+    expected = schema_of(spark.sql(sql))
+    assert expected[:2] == [("c0", "decimal(11,0)"), ("c1", "decimal(21,1)")]
+    assert schema_of(spark.sql(r.sql)) == expected
+    assert_same_result(spark, sql, r.sql)
