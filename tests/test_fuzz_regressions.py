@@ -206,3 +206,24 @@ def test_constant_folding_keeps_int_operand_of_unmodelled_decimal_arithmetic(spa
     assert expected[:2] == [("c0", "decimal(11,0)"), ("c1", "decimal(21,1)")]
     assert schema_of(spark.sql(r.sql)) == expected
     assert_same_result(spark, sql, r.sql)
+
+
+def test_rewrite_does_not_take_a_grouping_expression_apart(spark, fzr):
+    """Found by the fuzzer (MISSING_AGGREGATION): with GROUP BY NOT (b >= b), the select
+    item `(NOT (b >= b)) <=> NULL` was simplified to `b IS NULL`, equal in value but
+    no longer over the grouping expression, so Spark rejected the optimized SQL.  An
+    Aggregate keeps a rewrite only when its select list still uses the grouping
+    expressions whole."""
+    from rules.base import aggregate_is_grouped
+
+    sql = ("SELECT ((NOT (b >= b)) <=> CAST(NULL AS BOOLEAN) AND (count(*) < 2) = (count(*) < 2)) AS x, "
+           "count(*) AS n FROM fzr_a WHERE k > 0 OR k IS NULL OR k IS NULL GROUP BY (NOT (b >= b)), (s IS NOT NULL)")
+    r = optimize(sql, fzr)
+    assert r.sql != sql
+
+    def aggregates(p):
+        from plans import logical as L
+        return [op for op in p.walk() if isinstance(op, L.Aggregate)]
+
+    assert all(aggregate_is_grouped(a) for a in aggregates(r.optimized))
+    assert_same_result(spark, sql, r.sql)
