@@ -227,3 +227,30 @@ def test_rewrite_does_not_take_a_grouping_expression_apart(spark, fzr):
 
     assert all(aggregate_is_grouped(a) for a in aggregates(r.optimized))
     assert_same_result(spark, sql, r.sql)
+
+
+def test_engine_drops_a_plan_rule_rewrite_that_ungroups_an_aggregate(fzr):
+    """The backstop for plan rules: a rewrite that leaves a select-list column outside the
+    grouping expressions (Spark's MISSING_AGGREGATION) is not kept, with a trace warning."""
+    from dataclasses import replace
+
+    from optimizer.engine import Batch, Once, execute, ungrouped_aggregates
+    from plans import expressions as E
+    from plans import logical as L
+    from rules.base import Rule, transform_plan
+
+    r = optimize("SELECT NOT (b >= b) AS x FROM fzr_a GROUP BY NOT (b >= b)", fzr)
+
+    def ungroup(plan, ctx):
+        def fn(p):
+            if not isinstance(p, L.Aggregate):
+                return p
+            b = next(a for a in p.child.output if a.name == "b")
+            return replace(p, aggregates=(E.Alias(E.IsNull(b), "x", p.aggregates[0].expr_id),))
+        return transform_plan(plan, fn)
+
+    assert ungrouped_aggregates(r.analyzed) == 0
+    assert ungrouped_aggregates(ungroup(r.analyzed, None)) == 1
+    plan, trace = execute(r.analyzed, [Batch("b", Once(), (Rule("Ungroup", ungroup),))])
+    assert plan is r.analyzed
+    assert any("Ungroup" in w and "MISSING_AGGREGATION" in w for w in trace.warnings)
