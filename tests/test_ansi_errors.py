@@ -15,6 +15,7 @@ from contextlib import contextmanager
 import pytest
 
 from optimizer import optimize
+from optimizer.verify import excluded_rules
 from plans import logical as L
 from plans.catalog import Catalog
 from tests.data import STANDARD_SCHEMA as S
@@ -34,12 +35,8 @@ ConstantPropagation NullDownPropagation""".split())
 
 @contextmanager
 def literal_spark(spark):
-    old = spark.conf.get("spark.sql.optimizer.excludedRules", "")
-    spark.conf.set("spark.sql.optimizer.excludedRules", CATALYST_FOLDING)
-    try:
+    with excluded_rules(spark, CATALYST_FOLDING.split(",")):
         yield spark
-    finally:
-        spark.conf.set("spark.sql.optimizer.excludedRules", old or "")
 
 
 def outcomes(spark, r):

@@ -16,6 +16,7 @@ from collections import Counter
 import pytest
 
 from optimizer import optimize
+from optimizer.verify import excluded_rules
 from plans import expressions as E
 from plans import logical as L
 from plans.functions import NONDETERMINISTIC_NAMES
@@ -230,12 +231,8 @@ def test_is_not_null_guard_before_a_random_predicate_is_kept(spark, tables):
     # the guard matters on Spark once Catalyst does not put it back itself (its
     # InferFiltersFromConstraints prepends isnotnull(b), even to a non-deterministic filter)
     rule = "org.apache.spark.sql.catalyst.optimizer.InferFiltersFromConstraints"
-    old = spark.conf.get("spark.sql.optimizer.excludedRules", "")
-    spark.conf.set("spark.sql.optimizer.excludedRules", rule)
-    try:
+    with excluded_rules(spark, [rule]):
         a = run(spark, sql)[1]
         b = run(spark, "SELECT num FROM t WHERE rand(7) < 0.5 + b * 0")[1]
         assert sorted(a) != sorted(b)
         assert_same_result(spark, sql, r.sql)
-    finally:
-        spark.conf.set("spark.sql.optimizer.excludedRules", old or "")

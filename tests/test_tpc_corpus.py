@@ -8,7 +8,7 @@ import pytest
 
 from optimizer import optimize
 from tests import tpc
-from tests.spark_check import assert_same_result, is_ordered, schema_of
+from tests.spark_check import schema_of
 
 pytestmark = pytest.mark.skipif(not tpc.available(), reason="../shared/bench is not present")
 
@@ -32,6 +32,13 @@ def test_corpus_is_mostly_modelled():
 
 @pytest.mark.parametrize("name,sql", TPCH, ids=[n for n, _ in TPCH])
 def test_tpch_rows_match_on_random_data(spark, name, sql):
+    # through the verifier: the random data has ties on ORDER BY keys at a LIMIT's cut
+    # (q18), where any of the tied rows may be kept; verify compares such results by
+    # their keys, and everything else exactly
+    from optimizer.verify import verify_many
+
     catalog = tpc.use(spark, "tpch", "random")
-    for result in (optimize(sql, catalog), optimize(sql, catalog, rules=[], always_regenerate=True)):
-        assert_same_result(spark, sql, result.sql, ordered=is_ordered(result.analyzed), context=name)
+    results = [optimize(sql, catalog), optimize(sql, catalog, rules=[], always_regenerate=True)]
+    for report in verify_many(results, spark, candidates=("optimized SQL",)):
+        assert report.equal, f"{name}\n{report.to_text()}"
+        assert report.reference.error is None, f"{name}: {report.reference.error_message}"
