@@ -291,7 +291,7 @@ import os  # noqa: E402
 import pytest  # noqa: E402
 
 LONG = os.environ.get("SPARKFOLD_LONG") == "1"
-COUNT = int(os.environ.get("SPARKFOLD_RANDOM_QUERIES", "2000" if LONG else "150"))
+COUNT = int(os.environ.get("SPARKFOLD_RANDOM_QUERIES", "2000" if LONG else "100"))
 SEED = int(os.environ.get("SPARKFOLD_RANDOM_SEED", "20261122"))
 
 
