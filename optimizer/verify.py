@@ -23,6 +23,7 @@ must both raise or both not raise.
 
 from __future__ import annotations
 
+import re
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -398,6 +399,9 @@ def ordering_of(plan: L.Plan | None) -> Ordering:
 # ---------------------------------------------------------------------------
 
 
+_WRAPPED_ERROR = re.compile(r"org\.apache\.spark\.\w+Exception: \[([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)\]")
+
+
 def _error_of(e: BaseException) -> tuple[str, str]:
     cond = None
     for attr in ("getCondition", "getErrorClass"):
@@ -409,7 +413,13 @@ def _error_of(e: BaseException) -> tuple[str, str]:
                 cond = None
             if cond:
                 break
-    return cond or type(e).__name__, str(e).strip()
+    text = str(e).strip()
+    if not cond:
+        # a Spark error wrapped in a JVM one (an ExecutionException from a broadcast):
+        # its class is in the message, `SparkArithmeticException: [DIVIDE_BY_ZERO] ...`
+        m = _WRAPPED_ERROR.search(text)
+        cond = m.group(1) if m else None
+    return cond or type(e).__name__, text
 
 
 def _schema(df) -> list[tuple[str, str]]:

@@ -111,6 +111,11 @@ class ExprAnalyzer:
 
     # ------------------------------------------------------------------
     def analyze(self, node: exp.Expression, ctx: Ctx) -> E.Expr:
+        while isinstance(node, exp.Paren):
+            # parentheses are only grouping: an opaque made here would carry them (and
+            # the qualifiers inside) into the column name, `(- (round(t1.b, -1)))`
+            # where Spark says `(- round(b, -1))`
+            node = node.this
         method = getattr(self, "_" + type(node).__name__, None)
         if method is not None:
             out = method(node, ctx)

@@ -254,3 +254,16 @@ def test_engine_drops_a_plan_rule_rewrite_that_ungroups_an_aggregate(fzr):
     plan, trace = execute(r.analyzed, [Batch("b", Once(), (Rule("Ungroup", ungroup),))])
     assert plan is r.analyzed
     assert any("Ungroup" in w and "MISSING_AGGREGATION" in w for w in trace.warnings)
+
+
+def test_negated_parenthesized_unmodelled_call_keeps_spark_name(spark, fzr):
+    """Found by the fuzzer: in `-(round(t1.d, -1))` the parentheses made the call an opaque
+    whose text, `(round(t1.d, -1))`, went into the name; Spark says `(- round(d, -1))`.
+    Parentheses are only grouping now, so the DataFrame path names it as Spark does."""
+    from tests.spark_check import schema_of
+
+    sql = "SELECT -(round(t1.d, -1)), abs((round(t1.d, -1))) FROM fzr_d t1"
+    r = optimize(sql, fzr)
+    names = [n for n, _ in schema_of(spark.sql(sql))]
+    assert [a.name for a in r.optimized.output] == names == ["(- round(d, -1))", "abs(round(d, -1))"]
+    assert schema_of(r.to_dataframe(spark)) == schema_of(spark.sql(sql))

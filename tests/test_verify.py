@@ -305,3 +305,14 @@ def test_large_difference_is_computed_in_spark_with_a_sample(spark):
     assert comp.only_in_reference == [(0,)] and comp.only_in_candidate == [(100,)]
     comp = compare_dataframes(spark.range(100), spark.range(99, -1, -1), spark, collect_limit=5)
     assert comp.equal and comp.method == "fingerprint"
+
+
+def test_a_spark_error_wrapped_in_a_jvm_one_keeps_its_class():
+    # a DIVIDE_BY_ZERO raised inside a broadcast reaches Python as an ExecutionException
+    from optimizer.verify import _error_of
+
+    wrapped = Exception("An error occurred while calling o1.collectToPython.\n: java.util.concurrent."
+                        "ExecutionException: org.apache.spark.SparkArithmeticException: [DIVIDE_BY_ZERO] "
+                        "Division by zero.")
+    assert _error_of(wrapped)[0] == "DIVIDE_BY_ZERO"
+    assert _error_of(Exception("no class here"))[0] == "Exception"
