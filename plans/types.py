@@ -330,9 +330,14 @@ def adjust_precision_scale(precision: int, scale: int) -> DecimalType:
 
 
 def wider_decimal(a: DecimalType, b: DecimalType) -> DecimalType:
+    """DecimalPrecision.widerDecimalType; Spark 4 bounds it preferring integral digits
+    (DecimalType.boundedPreferIntegralDigits): past 38 digits the fraction gives up digits,
+    so decimal(30,20) and decimal(25,0) widen to decimal(38,13), not decimal(38,20)."""
     scale = max(a.scale, b.scale)
-    int_digits = max(a.precision - a.scale, b.precision - b.scale)
-    return bounded_decimal(int_digits + scale, scale)
+    precision = max(a.precision - a.scale, b.precision - b.scale) + scale
+    if precision <= MAX_PRECISION:
+        return DecimalType(precision, scale)
+    return DecimalType(MAX_PRECISION, max(0, scale - (precision - MAX_PRECISION)))
 
 
 def tightest_common_type(a: DataType, b: DataType) -> DataType | None:
