@@ -27,6 +27,10 @@ EXPRESSIONS = [
     "sum(DISTINCT num)", "avg(d)", "min(x)", "max(s)", "stddev_samp(x)", "pmod(num, 2)",
     "count(*) FILTER (WHERE x > 0)", "(num + 1) * 2", "num - (1 - 2)", "1 + 2 + num",
     "isnull(num)", "isnotnull(s)",
+    # a void side compared with a string is named NULL (Spark's string coercion)
+    "min(NULL) = 'a'", "'a' < max(NULL)", "min(NULL) = min(s)", "min(NULL) = 1", "min(NULL) IN ('a')",
+    "CASE min(NULL) WHEN 'NaN' THEN min(s) END", "NOT (first(NULL) = 'x')", "min(NULL) = NULL",
+    "IF(p, NULL, NULL) = s", "coalesce(NULL, NULL) <=> s", "CASE WHEN p THEN NULL END >= concat(s, s)",
     # window expressions: Spark spells out the frame
     "sum(x) OVER ()", "sum(x) OVER (PARTITION BY s)", "sum(x) OVER (ORDER BY num)",
     "rank() OVER (ORDER BY num)", "row_number() OVER (PARTITION BY s ORDER BY num DESC)",
