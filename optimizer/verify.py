@@ -419,7 +419,23 @@ def _error_of(e: BaseException) -> tuple[str, str]:
         # its class is in the message, `SparkArithmeticException: [DIVIDE_BY_ZERO] ...`
         m = _WRAPPED_ERROR.search(text)
         cond = m.group(1) if m else None
+    if not cond:
+        # a JVM exception with no Spark error class (py4j's first line only names the
+        # call): name it by its Java class, `java.util.NoSuchElementException: key not found`
+        java = getattr(e, "java_exception", None)
+        try:
+            cond, message = java.getClass().getName(), java.getMessage()
+            text = str(message) if message else text
+        except Exception:  # noqa: BLE001 - no JVM object: keep the Python error
+            pass
     return cond or type(e).__name__, text
+
+
+def spark_internal_failure(error: str | None) -> bool:
+    """Whether a side's error is Spark failing inside itself (an INTERNAL_ERROR or a bare
+    JVM exception such as `java.util.NoSuchElementException`), not an error of the query."""
+    return bool(error) and (error.startswith(("INTERNAL_ERROR", "java.", "scala."))
+                            or error in _UNCLASSIFIED)
 
 
 def _schema(df) -> list[tuple[str, str]]:
@@ -475,7 +491,7 @@ def run_fingerprints(spark, sides: list[Side], orders: list[Ordering | None],
         if len(todo) == 1:
             side = todo[0][0]
             error, message = _error_of(e)
-            if error in _UNCLASSIFIED and not retried:
+            if spark_internal_failure(error) and not error.startswith("INTERNAL_ERROR") and not retried:
                 run_fingerprints(spark, [side], [todo[0][1]], exclude, retried=True, rounded=rounded)
                 return
             side.error, side.error_message = error, message
@@ -526,6 +542,10 @@ def _compare(ref: Side, cand: Side, order: Ordering, spark, exclude: Sequence[st
             return comp
         comp.detail = (f"the reference raises {ref.error} but the candidate does not" if ref.error
                        else f"the candidate raises {cand.error} but the reference does not")
+        failed = ref if ref.error else cand
+        if spark_internal_failure(failed.error):
+            comp.detail += (f" ({'the original' if ref.error else 'the candidate'} fails inside Spark, a Spark "
+                            f"bug rather than an error of the query)")
         return comp
     comp.schema_equal = ref.schema == cand.schema
     if ref.schema is None or cand.schema is None or len(ref.schema) != len(cand.schema):

@@ -471,6 +471,11 @@ class Lowering:
         if not isinstance(sub, (E.Exists, E.InSubquery)):
             return None
         plan = sub.plan
+        if negated and L.is_empty_relation(plan):
+            # an anti join with an empty side keeps every row, and Spark drops it unevaluated
+            # (PropagateEmptyRelation) when it runs the SQL; as a DataFrame join it also trips
+            # a Spark bug (`key not found` under a correlated scalar subquery and INTERSECT ALL)
+            return lambda left: left
         corr_ids = L.outer_references(plan)
         if not corr_ids <= set(frame.ids):
             return None

@@ -316,3 +316,17 @@ def test_a_spark_error_wrapped_in_a_jvm_one_keeps_its_class():
                         "Division by zero.")
     assert _error_of(wrapped)[0] == "DIVIDE_BY_ZERO"
     assert _error_of(Exception("no class here"))[0] == "Exception"
+
+
+def test_a_jvm_failure_without_an_error_class_is_named_by_its_java_class(spark):
+    # found by the fuzzer: Spark failing inside itself (`key not found`) reached the report as
+    # "Py4JJavaError: An error occurred while calling o18765.collectToPython."
+    from optimizer.verify import _error_of, spark_internal_failure
+
+    with pytest.raises(Exception) as info:
+        spark.sparkContext._jvm.java.util.ArrayList().get(5)
+    error, message = _error_of(info.value)
+    assert error == "java.lang.IndexOutOfBoundsException"
+    assert "5" in message and "An error occurred while calling" not in message
+    assert spark_internal_failure(error) and spark_internal_failure("INTERNAL_ERROR_ATTRIBUTE_NOT_SUPPORTED")
+    assert not spark_internal_failure("DIVIDE_BY_ZERO") and not spark_internal_failure(None)

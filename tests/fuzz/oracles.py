@@ -101,11 +101,14 @@ class Stats:
     plan_idempotent_once: int = 0  # ... whose optimized plan one more run of the batches keeps
     order_dependent_errors: int = 0  # raise or not depends on Spark's plan (see _spark_decides_the_error)
     errors_dropped_empty: int = 0    # an error never evaluated past an empty relation (allowed)
+    errors_spark_drops: int = 0      # an error still in our SQL that Spark's optimizer drops (see _error_kept)
+    originals_failing_in_spark: int = 0  # the original hits a Spark bug (an internal JVM error)
     cases: dict = field(default_factory=lambda: {DIFF: 0, TLP: 0})
 
     def add(self, other: "Stats") -> None:
         for k in ("queries", "analyzed", "passthrough", "rewritten", "raised", "rejected", "idempotent_once",
-                  "plan_idempotent_once", "order_dependent_errors", "errors_dropped_empty"):
+                  "plan_idempotent_once", "order_dependent_errors", "errors_dropped_empty",
+                  "errors_spark_drops", "originals_failing_in_spark"):
             setattr(self, k, getattr(self, k) + getattr(other, k))
         for k, v in other.cases.items():
             self.cases[k] = self.cases.get(k, 0) + v
@@ -117,7 +120,8 @@ class Stats:
                 f"optimized SQL optimizing to itself {self.idempotent_once}/{self.analyzed}, plans kept by "
                 f"the batches {self.plan_idempotent_once}/{self.analyzed}; errors that "
                 f"Spark's plan decides {self.order_dependent_errors}, errors dropped with an empty relation "
-                f"{self.errors_dropped_empty}")
+                f"{self.errors_dropped_empty}, errors kept in our SQL that Spark's optimizer drops "
+                f"{self.errors_spark_drops}, originals failing inside Spark {self.originals_failing_in_spark}")
 
 
 @dataclass
@@ -260,6 +264,10 @@ def check_cases(cases: list[Case], spark, *, parallel: int = 2, dataframe: bool 
                 stats.order_dependent_errors += 1
             elif _error_dropped_with_empty_relation(result, report):
                 stats.errors_dropped_empty += 1
+            elif _original_fails_inside_spark(report):
+                stats.originals_failing_in_spark += 1
+            elif _error_kept(result, report, spark):
+                stats.errors_spark_drops += 1
             else:
                 findings.append(Finding("disagreement", case, _explain(case, result, report)))
     return stats, findings
@@ -290,6 +298,45 @@ def _error_dropped_with_empty_relation(result, report) -> bool:
         return False
     trace = getattr(result, "trace", None)
     return bool(trace) and "PropagateEmptyRelation" in trace.effective_rules
+
+
+def _original_fails_inside_spark(report) -> bool:
+    """The original fails inside Spark, with Spark's whole optimizer too (else
+    `_spark_decides_the_error` took it), on a JVM exception that is no error of the query
+    (seen: `java.util.NoSuchElementException: key not found` from a correlated scalar
+    subquery under a null-aware anti join), and no candidate raises: there is nothing to
+    compare with.  Counted apart; the verifier's report says so too."""
+    from optimizer.verify import spark_internal_failure
+
+    return spark_internal_failure(report.reference.error) and not any(
+        s.error is not None for s in report.candidates)
+
+
+def _error_kept(result, report, spark) -> bool:
+    """The reference raises and a candidate does not, but that candidate raises the same
+    error once run with the same Catalyst rules excluded as the reference: the raising
+    expression is still in our SQL and evaluated by its semantics, and Spark's own
+    optimizer drops it (its NullPropagation folds `x = NULL` without evaluating x, its
+    PropagateEmptyRelation skips a scalar subquery) after our rewrite made a NULL or an
+    empty input visible to it.  A rewrite that dropped the error itself fails this test."""
+    from optimizer.verify import Side, _build, catalyst_rule_classes, run_fingerprints
+
+    error = report.reference.error
+    if error is None:
+        return False
+    for side, comp in zip(report.candidates, report.comparisons):
+        if comp.equal:
+            continue
+        if side.error is not None:
+            return False
+        again = Side(side.name)
+        _build(again, (lambda: result.to_dataframe(spark)) if side.name == "DataFrame"
+               else (lambda: spark.sql(result.sql)))
+        if again.error is None:
+            run_fingerprints(spark, [again], [None], catalyst_rule_classes())
+        if again.error != error:
+            return False
+    return True
 
 
 def _explain(case: Case, result, report) -> str:
