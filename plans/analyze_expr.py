@@ -93,12 +93,22 @@ def _position(sql: str, node: exp.Expression) -> str:
     return ""
 
 
+# Conditions Spark accepts of a non-boolean type by casting it (checked on Spark 4.3):
+# NOT / AND / OR a STRING, HAVING anything but a datetime.  Not modelled: passed through.
+_CAST_TO_BOOLEAN = {"NOT": (T.STRING,), "AND": (T.STRING,), "OR": (T.STRING,)}
+
+
 def require_boolean(e: E.Expr, where: str, allow_void: bool = False) -> E.Expr:
-    """Spark's type check of a condition: WHERE / ON / CASE WHEN need a BOOLEAN (an
-    untyped NULL fails there); NOT / AND / OR / IF / HAVING coerce an untyped NULL."""
+    """Spark's type check of a condition: WHERE / ON / CASE WHEN / IF need a BOOLEAN (an
+    untyped NULL fails in WHERE / ON / CASE WHEN); NOT / AND / OR / IF / HAVING coerce an
+    untyped NULL."""
     t = e.data_type
     if t == T.BOOLEAN or t == T.UNKNOWN or (allow_void and t == T.NULL):
         return e
+    if t in _CAST_TO_BOOLEAN.get(where, ()) or (where == "HAVING" and t not in (T.DATE, T.TIMESTAMP,
+                                                                                T.TIMESTAMP_NTZ)):
+        raise NotModelled(f"{where} over a condition of type {t.simple_string().upper()} (Spark casts it "
+                               f"to BOOLEAN): {_expr_name(e)}")
     raise AnalysisError(f"{where} needs a BOOLEAN condition, not {t.simple_string().upper()}: "
                         f"{_expr_name(e)}")
 
@@ -580,9 +590,11 @@ class ExprAnalyzer:
         if kind == "aggregate":
             sub_ctx = replace(ctx, in_aggregate=True, allow_windows=False)
 
+        unit = _unit_argument(template)
+
         def is_value(v) -> bool:
             return isinstance(v, (exp.Condition, exp.Interval, exp.Subquery)) and not \
-                isinstance(v, exp.Star)
+                isinstance(v, exp.Star) and v is not unit
 
         def visit(n: exp.Expression, this_is_structure: bool):
             # Replace each value sub-expression by a placeholder column and analyze it;
@@ -615,6 +627,25 @@ class ExprAnalyzer:
 # ---------------------------------------------------------------------------
 # Helpers
 # ---------------------------------------------------------------------------
+
+
+# functions whose first argument may be a datetime unit keyword: timestampadd(DAY, 1, ts)
+_UNIT_FIRST = frozenset({"timestampadd", "timestampdiff", "dateadd", "datediff", "date_diff", "date_add",
+                         "timestamp_add", "timestamp_diff"})
+_DATETIME_UNITS = frozenset({"YEAR", "YEARS", "QUARTER", "QUARTERS", "MONTH", "MONTHS", "WEEK", "WEEKS", "DAY",
+                             "DAYS", "DAYOFYEAR", "HOUR", "HOURS", "MINUTE", "MINUTES", "SECOND", "SECONDS",
+                             "MILLISECOND", "MILLISECONDS", "MICROSECOND", "MICROSECONDS"})
+
+
+def _unit_argument(node: exp.Expression) -> exp.Expression | None:
+    """The unit keyword of a call written as `timestampadd(DAY, 1, ts)` (a structure
+    argument, not a column), or None."""
+    if isinstance(node, exp.Anonymous) and function_name(node) in _UNIT_FIRST and node.expressions:
+        first = node.expressions[0]
+        if isinstance(first, (exp.Column, exp.Var)) and not (isinstance(first, exp.Column) and first.table) \
+                and first.name.upper() in _DATETIME_UNITS:
+            return first
+    return None
 
 
 def _positional_args(node: exp.Expression):
@@ -732,6 +763,11 @@ def _opaque_name(node: exp.Expression, args) -> str:
     argument names, or its SQL text."""
     from .naming import spark_name
 
+    if _unit_argument(node) is not None:
+        # `datediff(DAY, a, b)` is Spark's timestampdiff, `dateadd(DAY, n, d)` its timestampadd
+        name = "timestampdiff" if "diff" in function_name(node) else "timestampadd"
+        unit = node.expressions[0].name  # as written
+        return f"{name}({unit}, {', '.join(spark_name(a) for a in args)})"
     if isinstance(node, (exp.Anonymous, exp.Func)) and not isinstance(node, exp.Window):
         positional = _positional_args(node)
         if positional is not None and len(positional) == len(args):

@@ -135,6 +135,9 @@ def _name_node(e: E.Expr, args: list[str]) -> str:
             return f"({args[0]} IN ({', '.join(args[1:])}))"
         case E.Func("like"):
             return f"{args[0]} LIKE {args[1]}"
+        case E.Func("date_add" | "date_sub" as name, fargs):
+            # their input types are concrete: Spark puts a NULL literal in place of a void argument
+            return f"{name}({', '.join('NULL' if a.data_type == T.NULL else n for a, n in zip(fargs, args))})"
         case E.Func(name):
             return f"{name}({', '.join(args)})"
         case E.Agg(name, fargs, distinct, flt):

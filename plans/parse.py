@@ -119,6 +119,38 @@ def _spanning(method):
     return parse
 
 
+# Functions whose sqlglot node the analyzer models (by class or by name, with Spark's
+# name for the column), aggregates and window functions: parsed by sqlglot's builders.
+# Of the modelled ones, these are kept as written, since sqlglot's node spells them
+# differently (`ltrim` is a TRIM(LEADING ...), `year(d)` is `year(TO_DATE(d))`).
+_MODELLED_AS_WRITTEN = frozenset({"LTRIM", "RTRIM", "DATE_SUB", "DATEDIFF", "YEAR", "MONTH", "DAYOFMONTH"})
+# Special-syntax parsers for calls that have none in Spark (`initcap(s)` became `initcap(s, ' ')`)
+_AS_WRITTEN_SYNTAX = frozenset({"INITCAP", "CEIL", "FLOOR", "CHAR", "CHR", "DECODE"})
+
+
+def _typed_call(name: str, build) -> bool:
+    from .functions import AGGREGATE_FUNCTIONS, KNOWN_AGGREGATE_NAMES, SCALAR_FUNCTIONS, WINDOW_ONLY_NAMES
+
+    low = name.lower()
+    if name in _MODELLED_AS_WRITTEN:
+        return False
+    if low in SCALAR_FUNCTIONS or low in AGGREGATE_FUNCTIONS or low in KNOWN_AGGREGATE_NAMES \
+            or low in WINDOW_ONLY_NAMES or name in _TYPED_EXTRA:
+        return True
+    cls = getattr(build, "__self__", None)
+    return isinstance(cls, type) and issubclass(cls, exp.AggFunc)
+
+
+# modelled by their sqlglot class: coalesce / nvl / ifnull, if, count, and the window
+# functions sqlglot builds with IGNORE NULLS
+_TYPED_EXTRA = frozenset({"COALESCE", "NVL", "IFNULL", "IF", "IIF", "COUNT", "FIRST", "LAST", "FIRST_VALUE",
+                          "LAST_VALUE", "COLLECT_LIST", "ANY_VALUE", "NULLIF", "NANVL", "ROUND", "GREATEST",
+                          "LEAST", "CONCAT", "DATE_ADD", "ISNAN", "ISNULL", "ISNOTNULL",
+                          # `double(x)` is Spark's CAST(x AS DOUBLE), named like one
+                          "BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL",
+                          "STRING", "DATE", "TIMESTAMP", "BINARY"})
+
+
 class SparkSQL(Spark):
     """Spark dialect that remembers how each function was spelled (`substr` or
     `substring`: Spark names columns after the spelling) and prints the typed-literal
@@ -127,6 +159,15 @@ class SparkSQL(Spark):
     ORIGINAL_NAME_META_KEY = "name"
 
     class Parser(Spark.Parser):
+        # Calls of functions the optimizer does not model stay as written (exp.Anonymous,
+        # printed back as `name(args)`): sqlglot's builders rewrite them into other
+        # functions, which changes values (`to_char(d, '999')` became `CAST(d AS STRING)`),
+        # validity (`timestampadd(DAY, 1, ts)` became `DATE_ADD(DAY, 1, ts)`) or Spark's
+        # column names (`date_sub(dt, 1)` became `DATE_ADD(dt, 1 * -1)`).
+        FUNCTIONS = {name: build for name, build in Spark.Parser.FUNCTIONS.items() if _typed_call(name, build)}
+        FUNCTION_PARSERS = {name: parse for name, parse in Spark.Parser.FUNCTION_PARSERS.items()
+                            if name not in _AS_WRITTEN_SYNTAX}
+
         # Source spans for the linter (optimizer.findings): see `_spanning`.
         _parse_range = _spanning(Spark.Parser._parse_range)
         _parse_unary = _spanning(Spark.Parser._parse_unary)
@@ -212,6 +253,12 @@ def _fix_tokens(tokens: list[Token], sql: str) -> list[Token]:
                         mk(TokenType.L_PAREN, "("), t, mk(TokenType.R_PAREN, ")")])
             i += 3
             continue
+        if t.token_type == TokenType.BETWEEN and i + 1 < n and tokens[i + 1].token_type == TokenType.L_PAREN \
+                and not _ends_operand(out):
+            # `between(v, lo, hi)`, Spark's function form of BETWEEN: an ordinary call
+            out.append(Token(TokenType.VAR, t.text, t.line, t.col, t.start, t.end, t.comments))
+            i += 1
+            continue
         if t.token_type == TokenType.STRING:
             text, end, j = t.text, t.end, i + 1
             while j < n and tokens[j].token_type == TokenType.STRING:
@@ -230,6 +277,25 @@ def _fix_tokens(tokens: list[Token], sql: str) -> list[Token]:
         out.append(t)
         i += 1
     return out
+
+
+_OPERAND_END = frozenset({TokenType.VAR, TokenType.IDENTIFIER, TokenType.NUMBER, TokenType.STRING,
+                          TokenType.R_PAREN, TokenType.R_BRACKET, TokenType.NULL, TokenType.TRUE,
+                          TokenType.FALSE})
+
+
+def _ends_operand(out: list[Token]) -> bool:
+    """Whether the tokens so far end with an operand (so a BETWEEN next is infix),
+    looking past a NOT (`v NOT BETWEEN ...`)."""
+    k = len(out) - 1
+    if k >= 0 and out[k].token_type == TokenType.NOT:
+        k -= 1
+    return k >= 0 and out[k].token_type in _OPERAND_END and out[k].text.upper() not in _NOT_OPERANDS
+
+
+# keywords that end no operand (a BETWEEN after them is the function)
+_NOT_OPERANDS = frozenset({"SELECT", "WHERE", "AND", "OR", "NOT", "ON", "HAVING", "WHEN", "THEN", "ELSE",
+                           "CASE", "DISTINCT", "BY", "IF", "RETURN"})
 
 
 def _line_col(sql: str, offset: int) -> tuple[int, int]:
