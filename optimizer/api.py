@@ -144,6 +144,11 @@ def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regener
         try:
             changed = optimized is not analyzed and not _same_but_nullability(analyzed, optimized)
             regenerated = _sql_of(optimized, pretty) if (changed or always_regenerate) else None
+            if changed and not always_regenerate and regenerated == _sql_of(analyzed, pretty):
+                # the rewrites do not show in SQL (a `CAST(NULL AS BIGINT)` folded to the
+                # typed NULL the writer prints as that very cast): the original text stays,
+                # so that optimizing the output again reaches a fixed point
+                regenerated = None
         except SparkfoldError:
             raise
         except Exception as e:  # a bug in the generator

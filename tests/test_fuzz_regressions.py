@@ -304,3 +304,19 @@ def test_not_in_over_an_empty_subquery_lowers_to_no_anti_join(spark, fzr):
     sql2 = "SELECT k FROM fzr_a WHERE NOT ((k + 1) IN (SELECT z.k FROM fzr_z z WHERE FALSE))"
     r2 = optimize(sql2, fzr)
     assert sorted(map(repr, r2.to_dataframe(spark).collect())) == sorted(map(repr, spark.sql(sql2).collect()))
+
+
+def test_rewrite_invisible_in_sql_keeps_the_text_and_a_fixed_point(fzr):
+    """Found by the long fuzz run (worlds 5001, 5008, 5017, 5019, 5024, 5025): NullPropagation
+    folds `CAST(NULL AS BIGINT)` next to a raising aggregate into the typed NULL that the
+    writer prints as that same cast, so every round "changed" the plan and wrote the query
+    again; over a set operation with duplicate column names each writing wrapped it in two
+    more subqueries, without end.  A rewrite that does not show in SQL keeps the text."""
+    sql = ("SELECT a.k, a.k, CAST(NULL AS BIGINT) + count(DISTINCT -(a.k + a.k)) AS c FROM fzr_a a "
+           "WHERE a.k = a.k GROUP BY a.k INTERSECT SELECT b, b, b FROM fzr_a UNION ALL SELECT s, s, s FROM fzr_a")
+    once = optimize(sql, fzr)
+    assert "NullPropagation" in once.trace.effective_rules
+    assert once.sql == sql
+    assert optimize(once.sql, fzr).sql == once.sql
+    single = "SELECT CAST(NULL AS BIGINT) + count(DISTINCT -(k + k)) AS c FROM fzr_a"
+    assert optimize(single, fzr).sql == single
