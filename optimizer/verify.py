@@ -432,9 +432,11 @@ def _error_of(e: BaseException) -> tuple[str, str]:
 
 
 def spark_internal_failure(error: str | None) -> bool:
-    """Whether a side's error is Spark failing inside itself (an INTERNAL_ERROR or a bare
-    JVM exception such as `java.util.NoSuchElementException`), not an error of the query."""
-    return bool(error) and (error.startswith(("INTERNAL_ERROR", "java.", "scala."))
+    """Whether a side's error is Spark failing inside itself (an INTERNAL_ERROR, a bare
+    JVM exception such as `java.util.NoSuchElementException`, or its analyzer losing an
+    attribute it resolved, MISSING_ATTRIBUTES.RESOLVED_ATTRIBUTE_APPEAR_IN_OPERATION, which
+    SQL text cannot cause), not an error of the query."""
+    return bool(error) and (error.startswith(("INTERNAL_ERROR", "java.", "scala.", "MISSING_ATTRIBUTES."))
                             or error in _UNCLASSIFIED)
 
 
@@ -491,7 +493,8 @@ def run_fingerprints(spark, sides: list[Side], orders: list[Ordering | None],
         if len(todo) == 1:
             side = todo[0][0]
             error, message = _error_of(e)
-            if spark_internal_failure(error) and not error.startswith("INTERNAL_ERROR") and not retried:
+            if spark_internal_failure(error) and not error.startswith(("INTERNAL_ERROR", "MISSING_ATTRIBUTES.")) \
+                    and not retried:
                 run_fingerprints(spark, [side], [todo[0][1]], exclude, retried=True, rounded=rounded)
                 return
             side.error, side.error_message = error, message

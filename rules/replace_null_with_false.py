@@ -104,12 +104,23 @@ def _leaf(n: E.Expr, ctx: bool) -> E.Expr | None:
     # NULL -> FALSE (or TRUE under NOT)
     if is_null_literal(n) and n.data_type in (T.BOOLEAN, T.NULL):
         return E.TRUE if ctx is AS_TRUE else E.FALSE
+    # a AND NOT a is FALSE or NULL, so FALSE here; a OR NOT a is TRUE or NULL, so TRUE under
+    # NOT (BooleanSimplification leaves them to a nullable a, SPARK-25402)
+    if isinstance(n, And if ctx is AS_FALSE else Or) and _complements(n.left, n.right) \
+            and droppable(n.left) and droppable(n.right):
+        return E.FALSE if ctx is AS_FALSE else E.TRUE
     # x IN (.., NULL, ..) and NULL IN (..) are TRUE or NULL, never FALSE: TRUE where NULL
     # counts as TRUE (so NOT (x IN (1, NULL)) in a WHERE is FALSE, SPARK-34692)
     if ctx is AS_TRUE and isinstance(n, In) and n.items and droppable(n) and \
             any(is_null_literal(c) for c in n.children):
         return E.TRUE
     return None
+
+
+def _complements(a: E.Expr, b: E.Expr) -> bool:
+    from .boolean_simplification import negation
+
+    return a.data_type == T.BOOLEAN and (b == negation(a) or a == negation(b))
 
 
 def _child_contexts(n: E.Expr, ctx: bool):

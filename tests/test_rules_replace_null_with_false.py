@@ -141,6 +141,21 @@ def test_long_or_chain_in_filter():
     assert out.condition.right == E.FALSE
 
 
+def test_a_and_not_a_is_false_in_filter():
+    # FALSE or NULL: FALSE where NULL counts as FALSE (found by the long fuzz run, world 5008:
+    # Spark simplified the written `c IN (..) AND NOT c IN (..)` in a correlated count
+    # subquery itself and then failed inside its optimizer, `key not found`)
+    x = E.In(col("s", T.STRING), (lit("a"), lit("b")))
+    assert_rewrites(RN, E.And(x, E.Not(x)), E.FALSE, where=True)
+    assert_rewrites(RN, E.Not(E.Or(x, E.Not(x))), E.FALSE, where=True)
+
+
+def test_a_and_not_a_is_kept_in_a_value_or_when_a_raises():
+    x = E.In(col("s", T.STRING), (lit("a"),))
+    assert_unchanged(RN, E.And(x, E.Not(x)), where=False)
+    assert_unchanged(RN, E.And(raising(), E.Not(raising())), where=True)
+
+
 # -- on Spark --------------------------------------------------------------------------------
 
 SQL_CASES = [
@@ -155,6 +170,9 @@ SQL_CASES = [
     "SELECT IF(x > 1 AND NULL, 5, 1), CASE WHEN p OR NULL THEN 'y' ELSE 'n' END FROM t",
     "SELECT s, count(*) FROM t GROUP BY s HAVING count(*) > 1 OR NULL",
     "SELECT count(num) FILTER (WHERE x > 1 OR NULL) FROM t",
+    "SELECT num FROM t WHERE s IN ('a', 'b') AND NOT (s IN ('a', 'b'))",
+    "SELECT num FROM t WHERE NOT (x > 1 OR NOT (x > 1))",
+    "SELECT u.num, (SELECT count(*) FROM t WHERE t.num = u.num AND (t.s IN ('a') AND NOT t.s IN ('a'))) FROM u",
 ]
 
 

@@ -329,4 +329,5 @@ def test_a_jvm_failure_without_an_error_class_is_named_by_its_java_class(spark):
     assert error == "java.lang.IndexOutOfBoundsException"
     assert "5" in message and "An error occurred while calling" not in message
     assert spark_internal_failure(error) and spark_internal_failure("INTERNAL_ERROR_ATTRIBUTE_NOT_SUPPORTED")
+    assert spark_internal_failure("MISSING_ATTRIBUTES.RESOLVED_ATTRIBUTE_APPEAR_IN_OPERATION")
     assert not spark_internal_failure("DIVIDE_BY_ZERO") and not spark_internal_failure(None)
