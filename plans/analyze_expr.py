@@ -451,6 +451,11 @@ class ExprAnalyzer:
             lit = self._typed_literal(node)
             if lit is not None:
                 return lit
+        if name in ("tinyint", "smallint", "bigint", "binary") and len(node.expressions) == 1:
+            # bigint(x) is CAST(x AS BIGINT), named like double(x) (sqlglot builds no cast for these)
+            cast = exp.Cast(this=node.expressions[0].copy(), to=exp.DataType.build(name.upper()))
+            cast.meta["name"] = name
+            return self._Cast(cast, ctx)
         return self._function_or_opaque(node, ctx)
 
     def _typed_literal(self, node: exp.Anonymous, negate: bool = False):
@@ -758,20 +763,30 @@ def _expr_name(e: E.Expr) -> str:
     return spark_name(e)
 
 
+# unmodelled operators and Spark's names for them (checked on Spark 4.3)
+_OPERATOR_NAMES = {exp.BitwiseAnd: "({} & {})", exp.BitwiseOr: "({} | {})", exp.BitwiseXor: "({} ^ {})",
+                   exp.RegexpLike: "RLIKE({}, {})", exp.ILike: "ilike({}, {})"}
+
+
 def _opaque_name(node: exp.Expression, args) -> str:
     """Best-effort Spark name for an unmodelled expression: `name(arg, ...)` with the
     argument names, or its SQL text."""
     from .naming import spark_name
+
+    from .naming import call_name
 
     if _unit_argument(node) is not None:
         # `datediff(DAY, a, b)` is Spark's timestampdiff, `dateadd(DAY, n, d)` its timestampadd
         name = "timestampdiff" if "diff" in function_name(node) else "timestampadd"
         unit = node.expressions[0].name  # as written
         return f"{name}({unit}, {', '.join(spark_name(a) for a in args)})"
+    if len(args) == 2 and type(node) in _OPERATOR_NAMES:
+        text = _OPERATOR_NAMES[type(node)].format(*(spark_name(a) for a in args))
+        return f"(NOT {text})" if node.args.get("negate") else text
     if isinstance(node, (exp.Anonymous, exp.Func)) and not isinstance(node, exp.Window):
         positional = _positional_args(node)
         if positional is not None and len(positional) == len(args):
-            return f"{function_name(node)}({', '.join(spark_name(a) for a in args)})"
+            return call_name(function_name(node), [spark_name(a) for a in args])
     from .parse import DIALECT
 
     return node.sql(dialect=DIALECT, normalize_functions=False)

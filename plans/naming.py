@@ -139,7 +139,7 @@ def _name_node(e: E.Expr, args: list[str]) -> str:
             # their input types are concrete: Spark puts a NULL literal in place of a void argument
             return f"{name}({', '.join('NULL' if a.data_type == T.NULL else n for a, n in zip(fargs, args))})"
         case E.Func(name):
-            return f"{name}({', '.join(args)})"
+            return call_name(name, args)
         case E.Agg(name, fargs, distinct, flt):
             n = len(fargs)
             text = f"{name}({'DISTINCT ' if distinct else ''}{', '.join(args[:n])})"
@@ -160,6 +160,31 @@ def _name_node(e: E.Expr, args: list[str]) -> str:
             return args[0]
         case _:
             return f"{type(e).__name__.lower()}({', '.join(args)})"
+
+
+# Spark's pretty names that differ from the call as written (checked on Spark 4.3): math
+# functions named in upper case, and arguments Spark fills in with their defaults.
+_UPPER_CASE_NAMES = frozenset("""sqrt cbrt exp expm1 log10 log2 log1p ceil floor signum power e pi sin cos
+    tan asin acos atan sinh cosh tanh degrees radians atan2 hypot cot rlike""".split())
+_DEFAULT_ARGS = {  # name: (number of arguments written, the defaults Spark appends)
+    "round": (1, ["0"]), "bround": (1, ["0"]), "substring": (2, ["2147483647"]), "substr": (2, ["2147483647"]),
+    "locate": (2, ["1"]), "position": (2, ["1"]), "split": (2, ["-1"]), "regexp_replace": (3, ["1"]),
+    "months_between": (2, ["true"]), "unix_timestamp": (1, ["yyyy-MM-dd HH:mm:ss"]),
+    "from_unixtime": (1, ["yyyy-MM-dd HH:mm:ss"]),
+}
+_RENAMED = {"dateadd": "date_add"}
+
+
+def call_name(name: str, args: list[str]) -> str:
+    """Spark's name for the call `name(args)`, given its arguments' names."""
+    low = name.lower()
+    if low == "log" and len(args) in (1, 2):
+        return f"LOG({', '.join((['E()'] if len(args) == 1 else []) + args)})"
+    written, defaults = _DEFAULT_ARGS.get(low, (None, []))
+    if len(args) == written:
+        args = args + defaults
+    shown = low.upper() if low in _UPPER_CASE_NAMES else _RENAMED.get(low, name)
+    return f"{shown}({', '.join(args)})"
 
 
 def _outer_names(plan) -> list[str]:

@@ -107,6 +107,12 @@ FUNCTION_CALLS = [
     "element_at(array(num), 1)", "to_char(x, '999')", "timestampadd(DAY, 1, dt)", "datediff(DAY, dt, dt)",
     "dateadd(HOUR, 1, dt)", "timestampdiff(MONTH, dt, dt)", "date_diff(day, dt, dt)",
     "date_add(min(NULL), 1)", "date_sub(DATE '2024-01-01', min(NULL))", "string(num)", "double(s)",
+    # upper-case math names, default arguments Spark fills in, unmodelled operators
+    "sqrt(x)", "log(x)", "log(2, x)", "ceil(x)", "power(x, 2)", "pi()", "atan2(x, x)", "round(x)", "bround(x)",
+    "substring(s, 1)", "substr(s, 2)", "locate('a', s)", "split(s, 'a')", "regexp_replace(s, 'a', 'b')",
+    "months_between(dt, dt)", "from_unixtime(num)", "dateadd(dt, 1)", "num & 1", "(num | 2) ^ 3", "s RLIKE 'a'",
+    "s NOT ILIKE 'a'", "rlike(s, 'a')",
+    "bigint(num)", "tinyint(num + 1)", "smallint(s)",
     "between(num, 1, 2)", "NOT between(num, 1, 2)", "CASE WHEN between(s, s, s) THEN 1 END", "num NOT BETWEEN (1) AND 2",
 ]
 
