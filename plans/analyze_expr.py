@@ -780,6 +780,14 @@ def _opaque_name(node: exp.Expression, args) -> str:
         name = "timestampdiff" if "diff" in function_name(node) else "timestampadd"
         unit = node.expressions[0].name  # as written
         return f"{name}({unit}, {', '.join(spark_name(a) for a in args)})"
+    if isinstance(node, exp.Extract) and len(args) == 1 and isinstance(node.this, (exp.Var, exp.Column)):
+        return f"extract({node.this.name} FROM {spark_name(args[0])})"
+    if isinstance(node, exp.Trim) and 1 <= len(args) <= 2 and not node.args.get("collation"):
+        position = str(node.args.get("position") or "BOTH").upper()
+        names = [spark_name(a) for a in args]
+        if len(args) == 1:
+            return {"LEADING": "ltrim", "TRAILING": "rtrim"}.get(position, "trim") + f"({names[0]})"
+        return f"TRIM({position} {names[1]} FROM {names[0]})"
     if len(args) == 2 and type(node) in _OPERATOR_NAMES:
         text = _OPERATOR_NAMES[type(node)].format(*(spark_name(a) for a in args))
         return f"(NOT {text})" if node.args.get("negate") else text
