@@ -436,7 +436,8 @@ def spark_internal_failure(error: str | None) -> bool:
     JVM exception such as `java.util.NoSuchElementException`, or its analyzer losing an
     attribute it resolved, MISSING_ATTRIBUTES.RESOLVED_ATTRIBUTE_APPEAR_IN_OPERATION, which
     SQL text cannot cause), not an error of the query."""
-    return bool(error) and (error.startswith(("INTERNAL_ERROR", "java.", "scala.", "MISSING_ATTRIBUTES."))
+    return bool(error) and (error.startswith(("INTERNAL_ERROR", "java.", "scala.", "MISSING_ATTRIBUTES.",
+                                              "PLAN_VALIDATION_FAILED"))
                             or error in _UNCLASSIFIED)
 
 
@@ -446,7 +447,7 @@ def _schema(df) -> list[tuple[str, str]]:
 
 def _internal_error(side: Side) -> bool:
     text = f"{side.error or ''} {side.error_message or ''}"
-    return "INTERNAL_ERROR" in text
+    return "INTERNAL_ERROR" in text or "PLAN_VALIDATION_FAILED" in text
 
 
 def _retry_references(spark, refs: list[Side], sql_of: dict[int, str]) -> None:
@@ -493,7 +494,8 @@ def run_fingerprints(spark, sides: list[Side], orders: list[Ordering | None],
         if len(todo) == 1:
             side = todo[0][0]
             error, message = _error_of(e)
-            if spark_internal_failure(error) and not error.startswith(("INTERNAL_ERROR", "MISSING_ATTRIBUTES.")) \
+            if spark_internal_failure(error) and not error.startswith(("INTERNAL_ERROR", "MISSING_ATTRIBUTES.",
+                                                                        "PLAN_VALIDATION_FAILED")) \
                     and not retried:
                 run_fingerprints(spark, [side], [todo[0][1]], exclude, retried=True, rounded=rounded)
                 return

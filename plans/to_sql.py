@@ -160,8 +160,9 @@ def _faithful(e: E.Expr) -> bool:
 
 def _names_kept(e: E.Expr, refs) -> bool:
     """Is every column of e written under its own name?  (A column of a FROM item
-    renamed to be unique, `_q.y_2` for y, makes Spark name `y * a` as `(y_2 * a)`.)"""
-    for n in e.walk():
+    renamed to be unique, `_q.y_2` for y, makes Spark name `y * a` as `(y_2 * a)`, and a
+    subquery after its outer references, `scalarsubquery(k_2)`.)"""
+    for n in _with_outer_references(e):
         if isinstance(n, E.Attribute):
             ref = refs.get(n.expr_id)
             if type(ref) is tuple:
@@ -173,6 +174,20 @@ def _names_kept(e: E.Expr, refs) -> bool:
             elif ref is not None:
                 return False
     return True
+
+
+def _with_outer_references(e: E.Expr):
+    """The nodes of e, and the outer references inside its subqueries' plans."""
+    from .logical import outer_references
+
+    for n in e.walk():
+        yield n
+        if isinstance(n, E.SubqueryExpr):
+            outer = outer_references(n.plan)
+            if outer:
+                for op in n.plan.walk():
+                    for x in op.expressions:
+                        yield from (a for a in x.walk() if isinstance(a, E.Attribute) and a.expr_id in outer)
 
 
 _AGG_CLASSES = {"count": exp.Count}
