@@ -178,6 +178,8 @@ _RENAMED = {"dateadd": "date_add"}
 def call_name(name: str, args: list[str]) -> str:
     """Spark's name for the call `name(args)`, given its arguments' names."""
     low = name.lower()
+    if low == "positive" and len(args) == 1:
+        return f"(+ {args[0]})"
     if low == "log" and len(args) in (1, 2):
         return f"LOG({', '.join((['E()'] if len(args) == 1 else []) + args)})"
     written, defaults = _DEFAULT_ARGS.get(low, (None, []))

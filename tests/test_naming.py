@@ -111,7 +111,7 @@ FUNCTION_CALLS = [
     "sqrt(x)", "log(x)", "log(2, x)", "ceil(x)", "power(x, 2)", "pi()", "atan2(x, x)", "round(x)", "bround(x)",
     "substring(s, 1)", "substr(s, 2)", "locate('a', s)", "split(s, 'a')", "regexp_replace(s, 'a', 'b')",
     "months_between(dt, dt)", "from_unixtime(num)", "dateadd(dt, 1)", "num & 1", "(num | 2) ^ 3", "s RLIKE 'a'",
-    "s NOT ILIKE 'a'", "rlike(s, 'a')", "bigint(num)", "tinyint(num + 1)", "smallint(s)",
+    "s NOT ILIKE 'a'", "rlike(s, 'a')", "bigint(num)", "tinyint(num + 1)", "smallint(s)", "positive(num)",
     "extract(YEAR FROM dt)", "trim(BOTH 'a' FROM s)", "trim(LEADING FROM s)",
     "trim(TRAILING 'x' FROM s)", "trim('a' FROM s)",
     "between(num, 1, 2)", "NOT between(num, 1, 2)", "CASE WHEN between(s, s, s) THEN 1 END",
