@@ -11,6 +11,7 @@ optimizer does not model is passed through unchanged (`result.passthrough` says 
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
@@ -88,12 +89,18 @@ def _with_comments(text: str, tree) -> str:
     return "\n".join(lines) + "\n" + text
 
 
+_TYPED_NULL = re.compile(r"cast\(null as [^()]*(?:\([^()]*\))?\)")
+
+
 def _same_but_nullability(a: L.Plan, b: L.Plan) -> bool:
-    """Did the rules only narrow nullability?  Then the SQL text is the same query and
-    the original text is returned.  (The plan printer does not show nullability.)"""
+    """Did the rules only narrow nullability, or fold `CAST(NULL AS T)` into the typed NULL
+    that the writer prints as that same cast?  Then the SQL text is the same query and the
+    original text is returned, so that optimizing the output again reaches a fixed point.
+    (The plan printer does not show nullability.)"""
     from plans.printer import plan_str
 
-    return plan_str(a) == plan_str(b)
+    sa, sb = plan_str(a), plan_str(b)
+    return sa == sb or _TYPED_NULL.sub("null", sa) == _TYPED_NULL.sub("null", sb)
 
 
 def _sql_of(plan: L.Plan, pretty: bool) -> str:
@@ -145,9 +152,9 @@ def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regener
             changed = optimized is not analyzed and not _same_but_nullability(analyzed, optimized)
             regenerated = _sql_of(optimized, pretty) if (changed or always_regenerate) else None
             if changed and not always_regenerate and regenerated == _sql_of(analyzed, pretty):
-                # the rewrites do not show in SQL (a `CAST(NULL AS BIGINT)` folded to the
-                # typed NULL the writer prints as that very cast): the original text stays,
-                # so that optimizing the output again reaches a fixed point
+                # the rewrites do not show in SQL (a NULL of a type folded one way, an IN list
+                # or a cast written back the same): the original text stays, so that
+                # optimizing the output again reaches a fixed point
                 regenerated = None
         except SparkfoldError:
             raise
