@@ -279,23 +279,21 @@ def _fix_tokens(tokens: list[Token], sql: str) -> list[Token]:
     return out
 
 
-_OPERAND_END = frozenset({TokenType.VAR, TokenType.IDENTIFIER, TokenType.NUMBER, TokenType.STRING,
-                          TokenType.R_PAREN, TokenType.R_BRACKET, TokenType.NULL, TokenType.TRUE,
-                          TokenType.FALSE})
-
-
 def _ends_operand(out: list[Token]) -> bool:
-    """Whether the tokens so far end with an operand (so a BETWEEN next is infix),
-    looking past a NOT (`v NOT BETWEEN ...`)."""
+    """Whether the tokens so far end with an operand (so a BETWEEN next is infix, as in
+    `CASE ... END NOT BETWEEN (1) AND 2`), looking past a NOT: anything but a token that
+    starts an expression (`(`, `,`, an operator, SELECT, WHERE, AND, WHEN, ...) ends one."""
     k = len(out) - 1
     if k >= 0 and out[k].token_type == TokenType.NOT:
         k -= 1
-    return k >= 0 and out[k].token_type in _OPERAND_END and out[k].text.upper() not in _NOT_OPERANDS
+    return k >= 0 and out[k].token_type not in _STARTS and out[k].text.upper() not in _STARTING_WORDS
 
 
-# keywords that end no operand (a BETWEEN after them is the function)
-_NOT_OPERANDS = frozenset({"SELECT", "WHERE", "AND", "OR", "NOT", "ON", "HAVING", "WHEN", "THEN", "ELSE",
-                           "CASE", "DISTINCT", "BY", "IF", "RETURN"})
+_STARTS = frozenset({TokenType.L_PAREN, TokenType.COMMA, TokenType.EQ, TokenType.NEQ, TokenType.LT,
+                     TokenType.LTE, TokenType.GT, TokenType.GTE, TokenType.PLUS, TokenType.DASH, TokenType.STAR,
+                     TokenType.SLASH, TokenType.MOD, TokenType.DPIPE, TokenType.NULLSAFE_EQ, TokenType.NOT})
+_STARTING_WORDS = frozenset({"SELECT", "WHERE", "AND", "OR", "NOT", "ON", "HAVING", "WHEN", "THEN", "ELSE",
+                             "CASE", "DISTINCT", "BY", "IF", "RETURN", "ALL"})
 
 
 def _line_col(sql: str, offset: int) -> tuple[int, int]:

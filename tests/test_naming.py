@@ -115,7 +115,8 @@ FUNCTION_CALLS = [
     "extract(YEAR FROM dt)", "trim(BOTH 'a' FROM s)", "trim(LEADING FROM s)",
     "trim(TRAILING 'x' FROM s)", "trim('a' FROM s)",
     "between(num, 1, 2)", "NOT between(num, 1, 2)", "CASE WHEN between(s, s, s) THEN 1 END",
-    "num NOT BETWEEN (1) AND 2",
+    "num NOT BETWEEN (1) AND 2", "CASE WHEN num > 1 THEN num END NOT BETWEEN (num + 1) AND num",
+    "dt BETWEEN (DATE '2020-01-01') AND DATE '2021-01-01'", "(num) BETWEEN (1) AND (2)",
 ]
 
 
