@@ -108,6 +108,11 @@ def _name_node(e: E.Expr, args: list[str]) -> str:
             return f"{args[0]} {e.symbol} {args[1]}"  # Spark writes these without parentheses
         case E.Subtract(left, right) if left.data_type == T.DATE and T.is_integral(right.data_type):
             return f"date_sub({args[0]}, {args[1]})"
+        case E.Add() | E.Subtract() | E.Multiply() | E.Remainder() | E.IntegralDivide() \
+                if e.left.data_type == T.NULL and e.right.data_type == T.NULL:
+            # both sides void: Spark's arithmetic coercion puts typed NULL literals there,
+            # `c * NULL` is `(NULL * NULL)` (not `/`: `(c / NULL)`)
+            return f"(NULL {e.symbol} NULL)"
         case E.Comparison() if {e.left.data_type, e.right.data_type} == {T.NULL, T.STRING}:
             # Spark's string coercion puts a NULL literal in place of the void side, so
             # `min(NULL) = 'a'` is named `(NULL = a)` (and a void `raise_error` there never runs)

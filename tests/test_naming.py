@@ -31,6 +31,8 @@ EXPRESSIONS = [
     "min(NULL) = 'a'", "'a' < max(NULL)", "min(NULL) = min(s)", "min(NULL) = 1", "min(NULL) IN ('a')",
     "CASE min(NULL) WHEN 'NaN' THEN min(s) END", "NOT (first(NULL) = 'x')", "min(NULL) = NULL",
     "IF(p, NULL, NULL) = s", "coalesce(NULL, NULL) <=> s", "CASE WHEN p THEN NULL END >= concat(s, s)",
+    "min(NULL) * NULL", "max(NULL) + min(NULL)", "min(NULL) % NULL", "min(NULL) div NULL",
+    "min(NULL) / NULL", "min(NULL) - 1", "CAST(min(NULL) * NULL AS STRING)",
     # window expressions: Spark spells out the frame
     "sum(x) OVER ()", "sum(x) OVER (PARTITION BY s)", "sum(x) OVER (ORDER BY num)",
     "rank() OVER (ORDER BY num)", "row_number() OVER (PARTITION BY s ORDER BY num DESC)",
