@@ -108,7 +108,7 @@ def require_boolean(e: E.Expr, where: str, allow_void: bool = False) -> E.Expr:
     if t in _CAST_TO_BOOLEAN.get(where, ()) or (where == "HAVING" and t not in (T.DATE, T.TIMESTAMP,
                                                                                 T.TIMESTAMP_NTZ)):
         raise NotModelled(f"{where} over a condition of type {t.simple_string().upper()} (Spark casts it "
-                               f"to BOOLEAN): {_expr_name(e)}")
+                          f"to BOOLEAN): {_expr_name(e)}")
     raise AnalysisError(f"{where} needs a BOOLEAN condition, not {t.simple_string().upper()}: "
                         f"{_expr_name(e)}")
 
@@ -771,9 +771,7 @@ _OPERATOR_NAMES = {exp.BitwiseAnd: "({} & {})", exp.BitwiseOr: "({} | {})", exp.
 def _opaque_name(node: exp.Expression, args) -> str:
     """Best-effort Spark name for an unmodelled expression: `name(arg, ...)` with the
     argument names, or its SQL text."""
-    from .naming import spark_name
-
-    from .naming import call_name
+    from .naming import call_name, spark_name
 
     if _unit_argument(node) is not None:
         # `datediff(DAY, a, b)` is Spark's timestampdiff, `dateadd(DAY, n, d)` its timestampadd

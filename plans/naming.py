@@ -173,7 +173,7 @@ _UPPER_CASE_NAMES = frozenset("""sqrt cbrt exp expm1 log10 log2 log1p ceil floor
     tan asin acos atan sinh cosh tanh degrees radians atan2 hypot cot rlike""".split())
 _DEFAULT_ARGS = {  # name: (number of arguments written, the defaults Spark appends)
     "round": (1, ["0"]), "bround": (1, ["0"]), "substring": (2, ["2147483647"]), "substr": (2, ["2147483647"]),
-    "locate": (2, ["1"]), "position": (2, ["1"]), "split": (2, ["-1"]), "regexp_replace": (3, ["1"]),
+    "locate": (2, ["1"]), "split": (2, ["-1"]), "regexp_replace": (3, ["1"]),
     "months_between": (2, ["true"]), "unix_timestamp": (1, ["yyyy-MM-dd HH:mm:ss"]),
     "from_unixtime": (1, ["yyyy-MM-dd HH:mm:ss"]),
 }

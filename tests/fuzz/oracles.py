@@ -288,13 +288,17 @@ def _spark_decides_the_error(result, report, spark, candidates) -> bool:
     excluded, may raise where Spark's whole optimizer does not, or the reverse.  When
     the only difference is raising or not, the original runs again with Spark's whole
     optimizer; if it then agrees with every candidate, the user sees no difference."""
-    from optimizer.verify import verify_many
-
     raised = report.reference.error is not None
     if not all(c.equal or (s.error is not None) != raised for c, s in zip(report.comparisons, report.candidates)):
         return False  # some candidate differs in rows or names, not in raising
-    again = verify_many([result], spark, candidates=candidates, exclude_rules=[])[0]
-    return again.equal
+    return _whole_optimizer_equal(result, spark, candidates)
+
+
+def _whole_optimizer_equal(result, spark, candidates) -> bool:
+    """Does the original, run with Spark's whole optimizer, agree with every candidate?"""
+    from optimizer.verify import verify_many
+
+    return verify_many([result], spark, candidates=candidates, exclude_rules=[])[0].equal
 
 
 def _error_dropped_with_empty_relation(result, report) -> bool:
@@ -355,12 +359,9 @@ def _whole_optimizer_agrees(result, report, spark, candidates) -> bool:
     as for a FALSE condition (12 rows, not 36) once those rules are excluded, and the right
     ones with them.  The user, who runs the original with the whole optimizer, sees no
     difference; a rewrite of ours that is wrong where Spark's own rule is right fails here."""
-    from optimizer.verify import verify_many
-
     if report.reference.error is not None or any(s.error is not None for s in report.candidates):
         return False
-    again = verify_many([result], spark, candidates=candidates, exclude_rules=[])[0]
-    return again.equal
+    return _whole_optimizer_equal(result, spark, candidates)
 
 
 def _parts_raise(case: Case, report, spark) -> bool:
