@@ -106,8 +106,8 @@ def stress_shapes(quick: bool):
 
 
 def sparkfold_runner(catalog):
-    from optimizer import optimize
-    from plans.catalog import Catalog
+    from sparkfold.optimizer import optimize
+    from sparkfold.plans.sql_in.catalog import Catalog
 
     cat = Catalog.from_mapping(catalog)
     return lambda q: optimize(q, cat)

@@ -62,8 +62,8 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=2)
     args = ap.parse_args(argv)
 
-    from optimizer import optimize
-    from optimizer.verify import verify
+    from sparkfold.optimizer import optimize
+    from sparkfold.optimizer.verify import verify
 
     spark = session(args.master)
     big = spark.range(args.rows).selectExpr(

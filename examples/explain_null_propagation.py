@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import sys
 
-from optimizer import optimize
+from sparkfold.optimizer import optimize
 
 SCHEMA = {"t": {"num": "int not null"}, "tokens": {"id": "int not null", "word": "string"}}
 

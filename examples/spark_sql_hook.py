@@ -16,8 +16,7 @@ import sys
 from decimal import Decimal
 
 from pyspark.sql import SparkSession
-
-from optimizer.hooks import install
+from sparkfold.optimizer.hooks import install
 
 QUERIES = [
     ("SELECT status, count(id) AS orders FROM orders WHERE amount > :min GROUP BY status",

@@ -15,8 +15,7 @@ import json
 from pathlib import Path
 
 import sqlalchemy as sa
-
-from optimizer.hooks import sql_rewriter
+from sparkfold.optimizer.hooks import sql_rewriter
 
 SCHEMA = json.loads((Path(__file__).parent / "schema.json").read_text())
 

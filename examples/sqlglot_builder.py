@@ -13,8 +13,7 @@ import json
 from pathlib import Path
 
 import sqlglot
-
-from optimizer.hooks import optimize_expression
+from sparkfold.optimizer.hooks import optimize_expression
 
 SCHEMA = json.loads((Path(__file__).parent / "schema.json").read_text())
 

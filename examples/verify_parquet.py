@@ -22,8 +22,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from pyspark.sql import SparkSession
-
-from optimizer import optimize
+from sparkfold.optimizer import optimize
 
 HERE = Path(__file__).parent
 SCHEMA = json.loads((HERE / "schema.json").read_text())

@@ -1,6 +1,6 @@
 """The public entry point: `optimize(sql, catalog)`.
 
-    from optimizer import optimize
+    from sparkfold import optimize
     result = optimize("SELECT count(DISTINCT (num = NULL)) FROM t", {"t": {"num": "int"}})
     result.sql          # optimized Spark SQL
     result.explain()    # plans, every rewrite, findings
@@ -16,17 +16,16 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-from plans import logical as L
-from plans.analyze_expr import NotModelled
-from plans.analyzer import Analyzer
-from plans.catalog import Catalog
-from plans.errors import InternalError, SparkfoldError
-from plans.expressions import id_scope
-from plans.parse import deep_stack, parse_query
-from plans.to_sql import plan_to_ast
-from plans.parse import DIALECT
-from rules.base import Rule, RuleContext
-
+from ..plans.ir import logical as L
+from ..plans.ir.dialect import DIALECT, deep_stack
+from ..plans.ir.errors import InternalError, SparkfoldError
+from ..plans.ir.expressions import id_scope
+from ..plans.sql_in.analyze_expr import NotModelled
+from ..plans.sql_in.analyzer import Analyzer
+from ..plans.sql_in.catalog import Catalog
+from ..plans.sql_in.parse import parse_query
+from ..plans.sql_out.to_sql import plan_to_ast
+from ..rules.base import Rule, RuleContext
 from .engine import Batch, Trace, execute
 from .findings import SourceMap, find_all
 
@@ -54,12 +53,12 @@ class OptimizeResult:
         return explain(self, format=format, **kwargs)
 
     def to_dataframe(self, spark: Any):
-        from plans.to_pyspark import to_dataframe
+        from ..plans.pyspark.to_pyspark import to_dataframe
 
         return to_dataframe(self, spark)
 
     def to_pyspark_code(self, **kwargs) -> str:
-        from plans.to_pyspark import to_pyspark_code
+        from ..plans.pyspark.to_pyspark import to_pyspark_code
 
         return to_pyspark_code(self, **kwargs)
 
@@ -97,7 +96,7 @@ def _same_but_nullability(a: L.Plan, b: L.Plan) -> bool:
     that the writer prints as that same cast?  Then the SQL text is the same query and the
     original text is returned, so that optimizing the output again reaches a fixed point.
     (The plan printer does not show nullability.)"""
-    from plans.printer import plan_str
+    from ..plans.ir.printer import plan_str
 
     sa, sb = plan_str(a), plan_str(b)
     return sa == sb or _TYPED_NULL.sub("null", sa) == _TYPED_NULL.sub("null", sb)

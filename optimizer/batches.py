@@ -1,8 +1,8 @@
 """The default batches, modelled on Catalyst's `Optimizer.defaultBatches`.
 
-Batches are data: a name, a strategy and rule names in order.  Rules register
-themselves by name when their module under `rules/` is imported; `default_batches()`
-resolves the names.  The order, and why:
+Batches are data: a name, a strategy and the rule objects in order, as in Catalyst's
+`Optimizer.defaultBatches`.  `RULES`, every rule by its display name (for exclusion by
+name, `sparkfold rules` and the verifier), is derived from them.  The order, and why:
 
 1. "LocalRelation early" (fixed point): empty relations are propagated before anything
    else, so later batches work on smaller plans (Catalyst runs ConvertToLocalRelation,
@@ -29,74 +29,79 @@ resolves the names.  The order, and why:
    to simplify what inference added (and prune what it made redundant).
 5. "LocalRelation" (fixed point): a last propagation of empty relations, and folding
    of a global aggregate over an empty input into a one-row constant.
-
-Every name that is not registered (yet) is skipped; `default_batches(strict=True)`
-raises instead.
+6. "Cleanup" (once): drop the IS NOT NULL predicates inference added where other
+   predicates already imply them (they have served nullability narrowing; in SQL they
+   are noise).
 """
 
 from __future__ import annotations
 
+from ..rules.base import Rule
+from ..rules.boolean_simplification import boolean_simplification
+from ..rules.cleanup import remove_redundant_is_not_null
+from ..rules.comparisons import simplify_binary_comparison
+from ..rules.conditionals import simplify_conditionals
+from ..rules.constant_folding import constant_folding
+from ..rules.empty_relation import (
+    fold_constant_aggregate,
+    fold_empty_aggregate,
+    propagate_empty_relation,
+)
+from ..rules.infer_filters import infer_filters_from_constraints
+from ..rules.null_down_propagation import null_down_propagation
+from ..rules.null_propagation import null_propagation
+from ..rules.nullability import update_attribute_nullability
+from ..rules.optimize_in import optimize_in
+from ..rules.outer_join import eliminate_outer_join
+from ..rules.prune_filters import prune_filters
+from ..rules.replace_null_with_false import replace_null_with_false
+from ..rules.subqueries import optimize_subqueries
 from .engine import Batch, FixedPoint, Once
 
 FIXED_POINT = FixedPoint(100)
 
-LOCAL_RELATION = ("PropagateEmptyRelation", "FoldEmptyAggregate", "UpdateAttributeNullability")
+LOCAL_RELATION = (propagate_empty_relation, fold_empty_aggregate, update_attribute_nullability)
 
 OPERATOR_OPTIMIZATION = (
-    "EliminateOuterJoin",
-    "NullPropagation",
-    "NullDownPropagation",
-    "OptimizeIn",
-    "ConstantFolding",
-    "BooleanSimplification",
-    "SimplifyConditionals",
-    "SimplifyBinaryComparison",
-    "ReplaceNullWithFalseInPredicate",
-    "PruneFilters",
-    "OptimizeSubqueries",
-    "PropagateEmptyRelation",
-    "FoldEmptyAggregate",
-    "FoldConstantAggregate",
-    "UpdateAttributeNullability",
+    eliminate_outer_join,
+    null_propagation,
+    null_down_propagation,
+    optimize_in,
+    constant_folding,
+    boolean_simplification,
+    simplify_conditionals,
+    simplify_binary_comparison,
+    replace_null_with_false,
+    prune_filters,
+    optimize_subqueries,
+    propagate_empty_relation,
+    fold_empty_aggregate,
+    fold_constant_aggregate,
+    update_attribute_nullability,
 )
 
-INFER_FILTERS = ("InferFiltersFromConstraints",)
-
-LOCAL_RELATION_LATE = ("PropagateEmptyRelation", "FoldEmptyAggregate", "UpdateAttributeNullability")
-
-BATCHES = (
-    ("LocalRelation early", FIXED_POINT, LOCAL_RELATION),
-    ("Operator Optimization before Inferring Filters", FIXED_POINT, OPERATOR_OPTIMIZATION),
-    ("Infer Filters", Once(), INFER_FILTERS),
-    ("Operator Optimization after Inferring Filters", FIXED_POINT, OPERATOR_OPTIMIZATION),
-    ("LocalRelation", FIXED_POINT, LOCAL_RELATION_LATE),
-    # Last, once: drop the IS NOT NULL predicates inference added where other predicates
-    # already imply them (they have served nullability narrowing; in SQL they are noise).
-    ("Cleanup", Once(), ("RemoveRedundantIsNotNull",)),
+BATCHES: tuple[Batch, ...] = (
+    Batch("LocalRelation early", FIXED_POINT, LOCAL_RELATION),
+    Batch("Operator Optimization before Inferring Filters", FIXED_POINT, OPERATOR_OPTIMIZATION),
+    Batch("Infer Filters", Once(), (infer_filters_from_constraints,)),
+    Batch("Operator Optimization after Inferring Filters", FIXED_POINT, OPERATOR_OPTIMIZATION),
+    Batch("LocalRelation", FIXED_POINT, LOCAL_RELATION),
+    Batch("Cleanup", Once(), (remove_redundant_is_not_null,)),
 )
 
 
-def all_rule_names() -> list[str]:
-    seen: list[str] = []
-    for _, _, names in BATCHES:
-        for n in names:
-            if n not in seen:
-                seen.append(n)
-    return seen
+def _rules_by_name(batches: tuple[Batch, ...]) -> dict[str, Rule]:
+    """Every rule of the batches by its display name, in the order they first run."""
+    out: dict[str, Rule] = {}
+    for batch in batches:
+        for rule in batch.rules:
+            if out.setdefault(rule.name, rule) is not rule:
+                raise ValueError(f"two rules named {rule.name}")
+    return out
 
 
-def default_batches(strict: bool = False) -> tuple[Batch, ...]:
-    """The batches with their rules resolved.  Names of rules that are not (yet)
-    registered are skipped, unless `strict`."""
-    from rules.registry import load_all
+RULES: dict[str, Rule] = _rules_by_name(BATCHES)
 
-    registry = load_all()
-    out = []
-    for name, strategy, names in BATCHES:
-        missing = [n for n in names if n not in registry]
-        if missing and strict:
-            raise KeyError(f"batch {name!r} names unknown rules: {missing}")
-        rules = tuple(registry[n] for n in names if n in registry)
-        if rules:
-            out.append(Batch(name, strategy, rules))
-    return tuple(out)
+
+def default_batches() -> tuple[Batch, ...]:
+    return BATCHES

@@ -17,13 +17,25 @@ from typing import Any
 
 import click
 
-from plans.catalog import Catalog
-from plans.errors import InternalError, SparkfoldError, UnknownTableError
-
+from ..plans.ir.errors import InternalError, SparkfoldError, UnknownTableError
+from ..plans.sql_in.catalog import Catalog
 from . import hooks
-from .sources import (Source, Statement, check_rules, finding_lines, gather, load_catalog, located,
-                      parse_table_spec, plan_outputs, register_table, require_statements,
-                      start_session, stop_session, write_output)
+from .sources import (
+    Source,
+    Statement,
+    check_rules,
+    finding_lines,
+    gather,
+    load_catalog,
+    located,
+    parse_table_spec,
+    plan_outputs,
+    register_table,
+    require_statements,
+    start_session,
+    stop_session,
+    write_output,
+)
 
 _debug = False
 
@@ -354,9 +366,6 @@ def rules(fmt):
     if fmt == "markdown":
         click.echo(rules_markdown(rows))
         return
-    if not rows:
-        click.echo("no rules registered")
-        return
     from rich.console import Console
     from rich.table import Table
 
@@ -367,24 +376,16 @@ def rules(fmt):
 
 
 def rule_catalogue() -> list[dict[str, Any]]:
-    """Every registered rule, in the order the default batches first run them."""
-    from rules.registry import load_all
+    """Every rule, in the order the default batches first run them."""
+    from .batches import BATCHES, RULES
 
-    from .batches import BATCHES
-
-    registry = load_all()
-    order: list[str] = []
     where: dict[str, list[str]] = {}
-    for batch, _, names in BATCHES:
-        for n in names:
-            if n in registry:
-                if n not in order:
-                    order.append(n)
-                if batch not in where.setdefault(n, []):
-                    where[n].append(batch)
-    order += sorted(n for n in registry if n not in order)
-    return [{"rule": n, "batches": where.get(n, []), "catalyst": registry[n].catalyst or n,
-             "description": " ".join(registry[n].description.split())} for n in order]
+    for batch in BATCHES:
+        for rule in batch.rules:
+            if batch.name not in where.setdefault(rule.name, []):
+                where[rule.name].append(batch.name)
+    return [{"rule": n, "batches": where[n], "catalyst": r.catalyst or n,
+             "description": " ".join(r.description.split())} for n, r in RULES.items()]
 
 
 def rules_markdown(rows: list[dict[str, Any]]) -> str:

@@ -15,11 +15,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from plans import expressions as E
-from plans import logical as L
-from plans.expressions import ensure_ids_above
-from plans.errors import InternalError
-from rules.base import Rule, RuleContext, aggregate_is_grouped
+from ..plans.ir import logical as L
+from ..plans.ir.errors import InternalError
+from ..plans.ir.expressions import ensure_ids_above
+from ..rules.base import Rule, RuleContext
+from .validate import rejection, schema_error
 
 
 @dataclass(frozen=True)
@@ -92,33 +92,6 @@ class Trace:
         return [name for name, s in self.rules.items() if s.effective]
 
 
-def check_schema(before: L.Plan, after: L.Plan, rule: str) -> None:
-    """A rule may narrow nullability but never change names, types or arity."""
-    a, b = before.output, after.output
-    if len(a) != len(b) or any(x.name != y.name or x.data_type != y.data_type for x, y in zip(a, b)):
-        raise InternalError(
-            f"rule {rule} changed the output schema from "
-            f"{[(x.name, x.data_type.simple_string()) for x in a]} to "
-            f"{[(y.name, y.data_type.simple_string()) for y in b]}; please report this as a bug")
-
-
-_SUBQUERY_MASK = E.ScalarSubquery.bit | E.Exists.bit | E.InSubquery.bit
-
-
-def ungrouped_aggregates(plan: L.Plan) -> int:
-    """How many Aggregates (subquery plans included) Spark would reject with
-    MISSING_AGGREGATION (see rules.base.aggregate_is_grouped)."""
-    count, stack = 0, [plan]
-    while stack:
-        for op in stack.pop().walk():
-            if isinstance(op, L.Aggregate) and not aggregate_is_grouped(op):
-                count += 1
-            for e in op.expressions:
-                if e.deep_mask & _SUBQUERY_MASK:
-                    stack.extend(x.plan for x in e.walk() if isinstance(x, E.SubqueryExpr))
-    return count
-
-
 def execute(plan: L.Plan, batches: Iterable[Batch], ctx: RuleContext | None = None,
             excluded: Iterable[str] = (), trace: Trace | None = None) -> tuple[L.Plan, Trace]:
     ctx = ctx or RuleContext()
@@ -144,7 +117,11 @@ def execute(plan: L.Plan, batches: Iterable[Batch], ctx: RuleContext | None = No
                 if unchanged_by.get(rule.name) is plan:
                     continue
                 t0 = time.perf_counter()
-                new = rule.apply(plan, ctx)
+                try:
+                    new = rule.apply(plan, ctx)
+                except Exception as e:
+                    raise InternalError(f"rule {rule.name} (batch {batch.name}) failed: {type(e).__name__}: "
+                                        f"{e}; please report this as a bug") from e
                 dt = time.perf_counter() - t0
                 stats = trace.rules.setdefault(rule.name, RuleStats())
                 stats.runs += 1
@@ -153,11 +130,14 @@ def execute(plan: L.Plan, batches: Iterable[Batch], ctx: RuleContext | None = No
                     # (rebuilt but structurally equal is not a rewrite either)
                     unchanged_by[rule.name] = plan
                     continue
-                check_schema(plan, new, rule.name)
-                if ungrouped_aggregates(new) > ungrouped_aggregates(plan):
-                    # a backstop for plan rules (expression rules check each Aggregate)
-                    trace.warnings.append(f"rule {rule.name} took a grouping expression apart in a select "
-                                          f"list (Spark's MISSING_AGGREGATION); its rewrite is not kept")
+                broken = schema_error(plan, new)
+                if broken:
+                    raise InternalError(f"rule {rule.name} (batch {batch.name}) {broken}; please report "
+                                        f"this as a bug")
+                reason = rejection(plan, new)
+                if reason:
+                    trace.warnings.append(f"rule {rule.name} (batch {batch.name}) {reason}; its rewrite "
+                                          f"is not kept")
                     unchanged_by[rule.name] = plan
                     continue
                 stats.effective += 1

@@ -61,12 +61,13 @@ import json
 
 from sqlglot import exp
 
-from plans import expressions as E
-from plans import logical as L
-from plans.errors import UnsupportedError
-from plans.parse import deep_stack, parse_query, to_sql
-from plans.printer import expr_str, node_line, plan_str
-from plans.tree import _data_key
+from ..plans.ir import expressions as E
+from ..plans.ir import logical as L
+from ..plans.ir.dialect import deep_stack, to_sql
+from ..plans.ir.errors import UnsupportedError
+from ..plans.ir.printer import expr_str, node_line, plan_str
+from ..plans.ir.tree import _data_key
+from ..plans.sql_in.parse import parse_query
 
 FORMAT_VERSION = 1
 MAX_PLACES = 4  # changed subtrees shown per rewrite

@@ -36,12 +36,12 @@ from typing import Iterable, Sequence
 
 from sqlglot import exp
 
-from plans import expressions as E
-from plans import logical as L
-from plans import types as T
-from plans.parse import node_span
-from plans.tree import transform_up
-from rules.base import RuleContext
+from ..plans.ir import expressions as E
+from ..plans.ir import logical as L
+from ..plans.ir import types as T
+from ..plans.ir.dialect import node_span
+from ..plans.ir.tree import transform_up
+from ..rules.base import RuleContext
 
 ERROR, WARNING, INFO = "error", "warning", "info"
 LINT_TABLE = "__sparkfold_lint__"

@@ -6,7 +6,7 @@ original SQL runs and a warning is logged on the ``sparkfold`` logger):
 - ``install(spark)``: wraps ``spark.sql`` on one session (classic or Spark Connect), so
   every query is optimized before Spark sees it::
 
-      from optimizer.hooks import install
+      from sparkfold.optimizer.hooks import install
       with install(spark) as hook:           # or: hook = install(spark); ...; hook.uninstall()
           df = spark.sql("SELECT count(num) FROM t WHERE num = :v", args={"v": 3})
           print(hook.last.sql, hook.last.findings)
@@ -38,9 +38,8 @@ import re
 import threading
 from typing import Any, Callable, Iterable
 
-from plans.catalog import Catalog
-from plans.errors import InternalError, SparkfoldError
-
+from ..plans.ir.errors import InternalError, SparkfoldError
+from ..plans.sql_in.catalog import Catalog
 from .api import OptimizeResult, optimize
 
 log = logging.getLogger("sparkfold")
@@ -80,7 +79,7 @@ def rewrite(sql: str, catalog: Any, *, exclude: Iterable[str] = (),
 # can check that every one is still there, once, in the same order, and put `?` back.
 
 def _tokens(sql: str):
-    from plans.parse import DIALECT
+    from ..plans.ir.dialect import DIALECT
 
     return DIALECT.tokenize(sql)
 

@@ -21,9 +21,8 @@ from typing import Iterable
 
 import click
 
-from plans.catalog import Catalog
-from plans.errors import ParseError, SparkfoldError, VerificationError
-
+from ..plans.ir.errors import ParseError, SparkfoldError, VerificationError
+from ..plans.sql_in.catalog import Catalog
 from . import hooks
 from .hooks import first_line
 
@@ -103,7 +102,7 @@ def statements(source: Source) -> list[Statement]:
     comments)."""
     from sqlglot.tokens import TokenType
 
-    from plans.parse import DIALECT
+    from ..plans.ir.dialect import DIALECT
 
     text = source.text
     try:
@@ -143,14 +142,13 @@ def load_catalog(schema: Path | None) -> Catalog:
 
 
 def check_rules(names: Iterable[str], option: str) -> tuple[str, ...]:
-    from rules.registry import load_all
+    from .batches import RULES as known
 
-    known = load_all()
     lowered = {n.lower(): n for n in known}
     out = []
     for n in names:
         if n.lower() not in lowered:
-            hint = ", ".join(sorted(known)) or "none registered"
+            hint = ", ".join(sorted(known))
             raise InputError(f"{option}: unknown rule {n!r}; known rules: {hint}")
         out.append(lowered[n.lower()])
     return tuple(out)

@@ -29,9 +29,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from plans import expressions as E
-from plans import logical as L
-
+from ..plans.ir import expressions as E
+from ..plans.ir import logical as L
 from .compare import RowDiff, compare_ordered, compare_rows
 
 CATALYST_PACKAGE = "org.apache.spark.sql.catalyst.optimizer."
@@ -199,12 +198,12 @@ _CLASS_NAME = __import__("re").compile(r"^[A-Za-z_][A-Za-z0-9_$.]*$")
 
 
 def catalyst_rule_classes(names: Iterable[str] | None = None) -> list[str]:
-    """Fully qualified Catalyst class names for sparkfold rules (all registered rules by
+    """Fully qualified Catalyst class names for sparkfold rules (all of the default batches' rules by
     default).  Spark ignores names it does not know and warns about non-excludable ones."""
     if names is None:
-        from rules.registry import load_all
+        from .batches import RULES
 
-        names = [r.catalyst or r.name for r in load_all().values()]
+        names = [r.catalyst or r.name for r in RULES.values()]
     out: list[str] = []
     for n in names:
         for part in str(n).replace(",", " ").split():
@@ -674,7 +673,7 @@ def _nondeterministic(plan: L.Plan) -> bool:
     own flag is also False for anything unmodelled, windows included.)"""
     import re
 
-    from plans.functions import NONDETERMINISTIC_NAMES
+    from ..plans.ir.functions import NONDETERMINISTIC_NAMES
 
     stack = [plan]
     while stack:
@@ -699,7 +698,7 @@ def _prepare(result, spark, candidates: Sequence[str], exclude: Sequence[str],
              references: dict[str, Side], known: dict[tuple, Side]) -> _Job:
     """Build the reference and candidate DataFrames of one result.  A reference (by
     original SQL) or a candidate (by original SQL, kind and text) seen before is shared."""
-    from plans.to_pyspark import run_code, to_pyspark_code
+    from ..plans.pyspark.to_pyspark import run_code, to_pyspark_code
 
     t0 = time.perf_counter()
     order = ordering_of(result.analyzed)
@@ -812,16 +811,6 @@ def _run_all(spark, sides: list[tuple[Side, Ordering | None]], parallel: int) ->
 
     with ThreadPoolExecutor(max_workers=parallel) as pool:
         list(pool.map(one, sides))
-
-
-def verify_sql(sql: str, spark, catalog: Any = None, tables: Mapping[str, Any] | None = None,
-               **kwargs) -> VerifyReport:
-    """Optimize `sql` (against `catalog`, or the session's catalog) and verify it."""
-    from .api import optimize
-
-    register_tables(spark, tables)
-    result = optimize(sql, catalog if catalog is not None else spark)
-    return verify(result, spark, **kwargs)
 
 
 def compare_dataframes(reference, candidate, spark, *, order: Ordering | None = None,

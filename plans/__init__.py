@@ -1,5 +1,10 @@
-"""The typed plan IR and everything that converts to and from it."""
+"""The typed plan IR and everything that converts to and from it.
 
-from .catalog import Catalog
+- `ir/`: the IR itself (tree, types, expressions, logical operators, printing,
+  evaluation, Spark's column names, the sqlglot dialect shared by every layer);
+- `sql_in/`: the frontend (parse, analyze against a catalog);
+- `sql_out/`: the SQL backend (plan -> Spark SQL text);
+- `pyspark/`: the PySpark backend (plan -> DataFrame calls and Python source).
 
-__all__ = ["Catalog"]
+The frontend and the backends are independent of each other; all of them build on `ir`.
+"""

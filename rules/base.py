@@ -18,10 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from plans import expressions as E
-from plans import logical as L
-from plans import types as T
-from plans.tree import mask_of, transform_up
+from ..plans.ir import expressions as E
+from ..plans.ir import logical as L
+from ..plans.ir import types as T
+from ..plans.ir.tree import mask_of, transform_up
 
 
 @dataclass(frozen=True)
@@ -67,38 +67,9 @@ def transform_expressions(plan: L.Plan, fn: Callable[[E.Expr], E.Expr], mask: in
     emask = mask
 
     def per_plan(p: L.Plan) -> L.Plan:
-        new = p.map_expressions(lambda e: transform_up_typed(e, fn, emask, opaque=(E.Opaque,)))
-        if isinstance(p, L.Aggregate) and new is not p and not aggregate_is_grouped(new) and aggregate_is_grouped(p):
-            return p  # the rewrite took a grouping expression apart (see aggregate_is_grouped)
-        return new
+        return p.map_expressions(lambda e: transform_up_typed(e, fn, emask, opaque=(E.Opaque,)))
 
     return transform_plan(plan, per_plan, mask)
-
-
-def aggregate_is_grouped(agg: L.Aggregate) -> bool:
-    """Spark's MISSING_AGGREGATION check on an Aggregate: outside aggregate functions, a
-    column of the input may only appear inside a (whole) grouping expression.  A rewrite
-    may take such a subtree apart: with GROUP BY NOT (c >= c), the select item
-    `(NOT (c >= c)) <=> NULL` simplifies to `c IS NULL`, equal in value but no longer
-    over the grouping expression, and Spark rejects the written SQL.  Equality here is
-    structural (stricter than Spark's canonical form), so in doubt the rewrite is kept out."""
-    local = {a.expr_id for a in agg.child.output}
-    group_set = set(agg.grouping)
-    group_ids = {g.expr_id for g in agg.grouping if isinstance(g, E.Attribute)}
-    for e in agg.aggregates:
-        stack = [e.child if isinstance(e, E.Alias) else e]
-        while stack:
-            x = stack.pop()
-            if x in group_set or isinstance(x, E.Agg) or (isinstance(x, E.Opaque) and x.kind == "aggregate"):
-                continue
-            if isinstance(x, E.Attribute):
-                if x.expr_id in local:
-                    return False
-                continue
-            if isinstance(x, E.SubqueryExpr) and any(r in local and r not in group_ids for r in x.outer_references):
-                return False
-            stack.extend(x.children)
-    return True
 
 
 def transform_up_typed(root: E.Expr, fn: Callable[[E.Expr], E.Expr], mask: int = -1,
@@ -162,7 +133,7 @@ def expression_rule(name: str, needs=(), catalyst: str = "", description: str = 
         def apply(plan: L.Plan, ctx: RuleContext) -> L.Plan:
             return transform_expressions(plan, lambda e: fn(e, ctx), mask)
 
-        return _register(Rule(name, apply, description or (fn.__doc__ or "").strip(), catalyst or name))
+        return Rule(name, apply, description or (fn.__doc__ or "").strip(), catalyst or name)
 
     return deco
 
@@ -174,16 +145,10 @@ def plan_rule(name: str, needs=(), catalyst: str = "", description: str = ""):
         def apply(plan: L.Plan, ctx: RuleContext) -> L.Plan:
             return transform_plan(plan, lambda p: fn(p, ctx), mask)
 
-        return _register(Rule(name, apply, description or (fn.__doc__ or "").strip(), catalyst or name))
+        return Rule(name, apply, description or (fn.__doc__ or "").strip(), catalyst or name)
 
     return deco
 
 
-def _register(rule: Rule) -> Rule:
-    from .registry import register
-
-    return register(rule)
-
-
 __all__ = ["Rule", "RuleContext", "expression_rule", "plan_rule", "transform_plan",
-           "transform_expressions", "transform_up_typed", "aggregate_is_grouped", "field"]
+           "transform_expressions", "transform_up_typed", "field"]

@@ -14,13 +14,12 @@ chains that generated SQL contains stays linear.
 
 from __future__ import annotations
 
-from plans import expressions as E
-from plans import types as T
-from plans.evaluate import droppable, with_type
-from plans.expressions import And, Not, Or
-from plans.tree import fold
-
+from ..plans.ir import expressions as E
+from ..plans.ir import types as T
+from ..plans.ir.expressions import And, Not, Or
+from ..plans.ir.tree import fold
 from .base import expression_rule
+from .predicates import droppable, with_type
 
 _MAX_PARTS = 64
 _FLIP = {E.GreaterThan: E.LessThanOrEqual, E.GreaterThanOrEqual: E.LessThan,

@@ -19,12 +19,11 @@ they are noise, and Spark infers them again anyway.  By then they have done thei
 
 from __future__ import annotations
 
-from plans import expressions as E
-from plans import logical as L
-from plans.evaluate import droppable
-
+from ..plans.ir import expressions as E
+from ..plans.ir import logical as L
 from .base import plan_rule
 from .constraints import non_null_attributes
+from .predicates import droppable
 
 
 def rejected_by(conjuncts) -> set[int]:

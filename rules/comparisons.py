@@ -8,15 +8,21 @@ anyway, and a top-level conjunct that turns NULL into TRUE changes no short-circ
 
 from __future__ import annotations
 
-from plans import expressions as E
-from plans import logical as L
-from plans import types as T
-from plans.evaluate import droppable
-from plans.expressions import (EqualNullSafe, EqualTo, GreaterThan, GreaterThanOrEqual, LessThan,
-                               LessThanOrEqual, Not)
-from plans.tree import mask_of
-
+from ..plans.ir import expressions as E
+from ..plans.ir import logical as L
+from ..plans.ir import types as T
+from ..plans.ir.expressions import (
+    EqualNullSafe,
+    EqualTo,
+    GreaterThan,
+    GreaterThanOrEqual,
+    LessThan,
+    LessThanOrEqual,
+    Not,
+)
+from ..plans.ir.tree import mask_of
 from .base import plan_rule, transform_up_typed
+from .predicates import droppable
 
 _REFLEXIVE_TRUE = (EqualTo, GreaterThanOrEqual, LessThanOrEqual)
 _REFLEXIVE_FALSE = (GreaterThan, LessThan)

@@ -12,12 +12,20 @@ gets the CAST Spark applied to it anyway.
 
 from __future__ import annotations
 
-from plans import expressions as E
-from plans import types as T
-from plans.evaluate import droppable, types_reliable, with_type
-from plans.expressions import And, CaseWhen, EqualNullSafe, If, Literal, Not, Or, is_null_literal
-
+from ..plans.ir import expressions as E
+from ..plans.ir import types as T
+from ..plans.ir.expressions import (
+    And,
+    CaseWhen,
+    EqualNullSafe,
+    If,
+    Literal,
+    Not,
+    Or,
+    is_null_literal,
+)
 from .base import expression_rule
+from .predicates import droppable, types_reliable, with_type
 
 
 @expression_rule("SimplifyConditionals", needs=(If, CaseWhen),

@@ -18,12 +18,16 @@ double, when the cast succeeds and leaves the comparison type as it was.
 
 from __future__ import annotations
 
-from plans import expressions as E
-from plans import types as T
-from plans.evaluate import (CannotEvaluate, EvaluationError, fold_to_literal, implicit_cast,
-                            types_reliable)
-
+from ..plans.ir import expressions as E
+from ..plans.ir import types as T
+from ..plans.ir.evaluate import (
+    CannotEvaluate,
+    EvaluationError,
+    fold_to_literal,
+    implicit_cast,
+)
 from .base import expression_rule
+from .predicates import types_reliable
 
 
 # Every case needs a literal below it (a foldable expression is built from literals).

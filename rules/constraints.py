@@ -37,10 +37,10 @@ import itertools
 
 import networkx as nx
 
-from plans import expressions as E
-from plans import logical as L
-from plans import types as T
-from plans.tree import _data_key, fold, transform_up
+from ..plans.ir import expressions as E
+from ..plans.ir import logical as L
+from ..plans.ir import types as T
+from ..plans.ir.tree import _data_key, fold, transform_up
 
 Constraints = dict  # canonical key -> predicate, insertion ordered; treat as read-only
 

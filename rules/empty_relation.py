@@ -36,11 +36,10 @@ same Project over the one-row relation, but only when evaluating the input canno
 
 from __future__ import annotations
 
-from plans import expressions as E
-from plans import logical as L
-from plans import types as T
-from plans.functions import EMPTY_INPUT_ZERO
-
+from ..plans.ir import expressions as E
+from ..plans.ir import logical as L
+from ..plans.ir import types as T
+from ..plans.ir.functions import EMPTY_INPUT_ZERO
 from .base import plan_rule, transform_up_typed
 from .prune_filters import writable
 

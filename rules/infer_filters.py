@@ -20,9 +20,8 @@ a second run finds everything it would add already guaranteed.
 
 from __future__ import annotations
 
-from plans import expressions as E
-from plans import logical as L
-
+from ..plans.ir import expressions as E
+from ..plans.ir import logical as L
 from .base import plan_rule
 from .cleanup import rejected_by
 from .constraints import Constraints, canon, close, constraints, substitute

@@ -10,12 +10,18 @@ not through non-deterministic comparisons.
 
 from __future__ import annotations
 
-from plans import expressions as E
-from plans.evaluate import string_cast_may_raise
-from plans.expressions import (GreaterThan, GreaterThanOrEqual, IsNotNull, IsNull, LessThan,
-                               LessThanOrEqual, Not)
-
+from ..plans.ir import expressions as E
+from ..plans.ir.expressions import (
+    GreaterThan,
+    GreaterThanOrEqual,
+    IsNotNull,
+    IsNull,
+    LessThan,
+    LessThanOrEqual,
+    Not,
+)
 from .base import expression_rule
+from .predicates import string_cast_may_raise
 
 _ORDERING = (GreaterThan, GreaterThanOrEqual, LessThan, LessThanOrEqual)
 

@@ -7,13 +7,20 @@ and cannot raise), so errors and non-deterministic values survive.
 
 from __future__ import annotations
 
-from plans import expressions as E
-from plans import types as T
-from plans.evaluate import droppable, string_cast_may_raise, types_reliable, with_type
-from plans.expressions import (Agg, Coalesce, EqualNullSafe, In, IsNotNull, IsNull, Literal,
-                               is_null_literal)
-
+from ..plans.ir import expressions as E
+from ..plans.ir import types as T
+from ..plans.ir.expressions import (
+    Agg,
+    Coalesce,
+    EqualNullSafe,
+    In,
+    IsNotNull,
+    IsNull,
+    Literal,
+    is_null_literal,
+)
 from .base import expression_rule
+from .predicates import droppable, string_cast_may_raise, types_reliable, with_type
 
 ONE = Literal(1, T.INT)
 

@@ -18,10 +18,9 @@ non-null, so no stale non-null claim survives a rewrite below it.
 
 from __future__ import annotations
 
-from plans import expressions as E
-from plans import logical as L
-from plans.tree import transform_up
-
+from ..plans.ir import expressions as E
+from ..plans.ir import logical as L
+from ..plans.ir.tree import transform_up
 from .base import plan_rule
 from .constraints import not_null_ids
 

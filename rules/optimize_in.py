@@ -8,12 +8,11 @@ Spark 4 with ANSI on: `x IN ()` is FALSE; legacy: NULL for a NULL x.
 
 from __future__ import annotations
 
-from plans import expressions as E
-from plans import types as T
-from plans.evaluate import droppable
-from plans.expressions import EqualTo, If, In, IsNotNull, Literal
-
+from ..plans.ir import expressions as E
+from ..plans.ir import types as T
+from ..plans.ir.expressions import EqualTo, If, In, IsNotNull, Literal
 from .base import expression_rule
+from .predicates import droppable
 
 
 @expression_rule("OptimizeIn", needs=(In,), catalyst="org.apache.spark.sql.catalyst.optimizer.OptimizeIn")

@@ -23,11 +23,10 @@ when a conjunct implies `IsNotNull` of one of its attributes (`t.b + 3 = u.e`).
 
 from __future__ import annotations
 
-from plans import expressions as E
-from plans import logical as L
-from plans import types as T
-from plans.tree import fold
-
+from ..plans.ir import expressions as E
+from ..plans.ir import logical as L
+from ..plans.ir import types as T
+from ..plans.ir.tree import fold
 from .base import plan_rule
 from .constraints import is_null_intolerant, non_null_attributes, usable
 

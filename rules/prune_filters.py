@@ -13,10 +13,9 @@
 
 from __future__ import annotations
 
-from plans import expressions as E
-from plans import logical as L
-from plans import types as T
-
+from ..plans.ir import expressions as E
+from ..plans.ir import logical as L
+from ..plans.ir import types as T
 from .base import plan_rule
 from .constraints import canon, constraints
 

@@ -15,14 +15,22 @@ when the right operand is droppable (dually for OR and TRUE).
 
 from __future__ import annotations
 
-from plans import expressions as E
-from plans import logical as L
-from plans import types as T
-from plans.evaluate import droppable
-from plans.expressions import And, CaseWhen, EqualNullSafe, If, In, Not, Or, is_null_literal
-from plans.tree import mask_of
-
+from ..plans.ir import expressions as E
+from ..plans.ir import logical as L
+from ..plans.ir import types as T
+from ..plans.ir.expressions import (
+    And,
+    CaseWhen,
+    EqualNullSafe,
+    If,
+    In,
+    Not,
+    Or,
+    is_null_literal,
+)
+from ..plans.ir.tree import mask_of
 from .base import plan_rule, transform_up_typed
+from .predicates import droppable
 
 AS_FALSE, AS_TRUE = False, True  # the value NULL may take in the context
 _LOCAL_MASK = mask_of(If, CaseWhen, EqualNullSafe, E.Agg)

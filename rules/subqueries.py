@@ -16,12 +16,10 @@ evaluating them.
 
 from __future__ import annotations
 
-from plans import expressions as E
-from plans import logical as L
-from plans import types as T
-
-from plans.tree import mask_of, transform_down
-
+from ..plans.ir import expressions as E
+from ..plans.ir import logical as L
+from ..plans.ir import types as T
+from ..plans.ir.tree import mask_of, transform_down
 from .base import plan_rule
 
 _empty = L.is_empty_relation

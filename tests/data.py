@@ -46,8 +46,7 @@ STANDARD_ROWS = {
 
 def spark_schema(columns: dict):
     from pyspark.sql import types as st
-
-    from plans.catalog import parse_column_type
+    from sparkfold.plans.sql_in.catalog import parse_column_type
 
     fields = []
     for name, text in columns.items():

@@ -14,13 +14,11 @@ original and the optimized SQL on Spark.
 
 from __future__ import annotations
 
-from plans import expressions as E
-from plans import logical as L
-from plans import types as T
-from rules.base import Rule, RuleContext
-from rules.registry import load_all
-
-RULES = load_all()
+from sparkfold.optimizer.batches import RULES
+from sparkfold.plans.ir import expressions as E
+from sparkfold.plans.ir import logical as L
+from sparkfold.plans.ir import types as T
+from sparkfold.rules.base import Rule, RuleContext
 
 
 def rule(name: str) -> Rule:
@@ -102,7 +100,8 @@ def fired(result, name: str) -> bool:
 def assert_sql_rewrite(spark, tables, sql: str, rule_names, expect: str | None = None):
     """Optimize sql with just these rules; the expected rule (default: the first) must
     have rewritten the plan, and Spark must return the same for both texts."""
-    from optimizer import optimize
+    from sparkfold.optimizer import optimize
+
     from tests.spark_check import assert_same_result, is_ordered
 
     names = [rule_names] if isinstance(rule_names, str) else list(rule_names)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from optimizer.compare import compare_rows
-from plans import logical as L
+from sparkfold.optimizer.compare import compare_rows
+from sparkfold.plans.ir import logical as L
 
 
 def schema_of(df) -> list[tuple[str, str]]:

@@ -13,14 +13,13 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 import pytest
+from sparkfold.optimizer import optimize
+from sparkfold.optimizer.verify import excluded_rules
+from sparkfold.plans.ir import logical as L
+from sparkfold.plans.sql_in.catalog import Catalog
 
-from optimizer import optimize
-from optimizer.verify import excluded_rules
-from plans import logical as L
-from plans.catalog import Catalog
 from tests.data import STANDARD_SCHEMA as S
 from tests.spark_check import assert_same_result, is_ordered, run_or_error
-
 
 # Catalyst's own folding rules, switched off for the "literal" Spark oracle: with them on,
 # Spark itself drops some raising expressions (`(1/0) = NULL` is NULL, `e AND FALSE` is

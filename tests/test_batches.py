@@ -4,14 +4,19 @@ convergence, and the end-to-end plan-level rewrites with every registered rule."
 from __future__ import annotations
 
 import pytest
+from sparkfold.optimizer import optimize
+from sparkfold.optimizer.batches import BATCHES, RULES, default_batches
+from sparkfold.optimizer.engine import FixedPoint, Once, execute
+from sparkfold.plans.ir import logical as L
+from sparkfold.rules.base import RuleContext
 
-from optimizer import optimize
-from optimizer.batches import BATCHES, all_rule_names, default_batches
-from optimizer.engine import FixedPoint, Once, execute
-from plans import logical as L
-from rules.base import RuleContext
-from rules.registry import load_all
-from tests.test_rules_plan_support import SCHEMA, fired, nodes, reads_no_table, spark_agrees
+from tests.test_rules_plan_support import (
+    SCHEMA,
+    fired,
+    nodes,
+    reads_no_table,
+    spark_agrees,
+)
 
 # Written in parallel by the expression-rule family; every other name is a plan rule here.
 EXPRESSION_RULES = {"NullPropagation", "ConstantFolding", "BooleanSimplification", "SimplifyConditionals",
@@ -24,7 +29,7 @@ CLEANUP_RULES = {"RemoveRedundantIsNotNull"}
 
 
 def test_batches_follow_catalyst_order_and_strategies():
-    assert [(name, type(s)) for name, s, _ in BATCHES] == [
+    assert [(b.name, type(b.strategy)) for b in BATCHES] == [
         ("LocalRelation early", FixedPoint),
         ("Operator Optimization before Inferring Filters", FixedPoint),
         ("Infer Filters", Once),
@@ -32,30 +37,20 @@ def test_batches_follow_catalyst_order_and_strategies():
         ("LocalRelation", FixedPoint),
         ("Cleanup", Once),
     ]
-    ops = dict((n, rules) for n, _, rules in BATCHES)
+    ops = {b.name: b.rules for b in BATCHES}
     assert ops["Operator Optimization before Inferring Filters"] == \
         ops["Operator Optimization after Inferring Filters"]
-    assert ops["Infer Filters"] == ("InferFiltersFromConstraints",)
+    assert [r.name for r in ops["Infer Filters"]] == ["InferFiltersFromConstraints"]
 
 
-def test_every_batch_name_is_a_known_rule():
-    assert set(all_rule_names()) == EXPRESSION_RULES | PLAN_RULES | CLEANUP_RULES
+def test_every_batch_rule_is_a_known_rule():
+    assert {r.name for b in BATCHES for r in b.rules} == EXPRESSION_RULES | PLAN_RULES | CLEANUP_RULES
 
 
-def test_every_plan_rule_is_registered():
-    assert PLAN_RULES <= set(load_all())
-
-
-def test_default_batches_strict_resolves_every_registered_name():
-    missing = set(all_rule_names()) - set(load_all())
-    assert missing <= EXPRESSION_RULES  # only the other family may still be missing
-    if missing:
-        with pytest.raises(KeyError):
-            default_batches(strict=True)
-    else:
-        batches = default_batches(strict=True)
-        assert [b.name for b in batches] == [n for n, _, _ in BATCHES]
-        assert sum(len(b.rules) for b in batches) == sum(len(r) for _, _, r in BATCHES)
+def test_the_rule_registry_is_derived_from_the_batches():
+    assert set(RULES) == EXPRESSION_RULES | PLAN_RULES | CLEANUP_RULES
+    assert all(RULES[r.name] is r for b in BATCHES for r in b.rules)
+    assert default_batches() == BATCHES
 
 
 def test_rules_are_excluded_by_name():

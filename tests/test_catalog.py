@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from plans import types as T
-from plans.catalog import Catalog
-from plans.errors import SchemaError, UnknownTableError
+from sparkfold.plans.ir import types as T
+from sparkfold.plans.ir.errors import SchemaError, UnknownTableError
+from sparkfold.plans.sql_in.catalog import Catalog
 
 
 def test_mapping_with_types_and_nullability():

@@ -12,8 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from optimizer import optimize
+from sparkfold.optimizer import optimize
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = {"t": {"num": "int not null", "x": "double", "s": "string"},
@@ -27,7 +26,7 @@ QUERIES = {
 
 
 def sparkfold(*args, input: str | None = None, cwd: Path | None = None, env: dict | None = None):
-    proc = subprocess.run([sys.executable, "-m", "optimizer.cli", *map(str, args)], input=input,
+    proc = subprocess.run([sys.executable, "-m", "sparkfold.optimizer.cli", *map(str, args)], input=input,
                           capture_output=True, text=True, timeout=120, cwd=cwd or ROOT,
                           env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
     assert "Traceback" not in proc.stderr or "--debug" in args, proc.stderr
@@ -267,11 +266,11 @@ def test_not_utf8_file(tmp_path):
 
 BUG = """
 import sys
-import optimizer.api, optimizer.cli
+import sparkfold.optimizer.api, sparkfold.optimizer.cli
 def broken(*a, **k):
     raise ZeroDivisionError("simulated bug")
-optimizer.api._optimize = broken
-sys.exit(optimizer.cli.main(sys.argv[1:]))
+sparkfold.optimizer.api._optimize = broken
+sys.exit(sparkfold.optimizer.cli.main(sys.argv[1:]))
 """
 
 
@@ -290,12 +289,12 @@ def test_internal_error_exits_3_with_a_hint_and_no_traceback(schema):
 # -- rules ----------------------------------------------------------------------------------
 
 def test_rules_lists_every_registered_rule():
-    from rules.registry import load_all
+    from sparkfold.optimizer.batches import RULES
 
     proc = sparkfold("rules", "--format", "markdown")
     assert proc.returncode == 0
     listed = [line.split("`")[1] for line in proc.stdout.splitlines() if line.startswith("| `")]
-    assert sorted(listed) == sorted(load_all())
+    assert sorted(listed) == sorted(RULES)
     proc = sparkfold("rules")
     assert proc.returncode == 0
 
@@ -411,14 +410,14 @@ def test_verify_reads_tables_by_extension_and_reports_equal(tmp_path):
 
 WRONG = """
 import sys
-import optimizer.api, optimizer.cli
-real = optimizer.api.optimize
+import sparkfold.optimizer.api, sparkfold.optimizer.cli
+real = sparkfold.optimizer.api.optimize
 def wrong(*a, **k):
     result = real(*a, **k)
     result.sql = result.original_sql + " LIMIT 1"   # a simulated unsound rewrite
     return result
-optimizer.api.optimize = wrong
-sys.exit(optimizer.cli.main(sys.argv[1:]))
+sparkfold.optimizer.api.optimize = wrong
+sys.exit(sparkfold.optimizer.cli.main(sys.argv[1:]))
 """
 
 

@@ -5,9 +5,9 @@ at least 95% of them, and give the same results (and names and types) for all.""
 from __future__ import annotations
 
 import pytest
+from sparkfold.optimizer import optimize
+from sparkfold.plans.ir import logical as L
 
-from optimizer import optimize
-from plans import logical as L
 from tests.spark_check import assert_same_result, is_ordered
 
 # Predicates that are never TRUE on any row.

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from sparkfold.optimizer import optimize
+from sparkfold.plans.sql_in.parse import parse_query
 
-from optimizer import optimize
-from plans.parse import parse_query
 from tests.spark_check import assert_same_result
 
 CATALOG = {"t": {"num": "int not null", "x": "double", "s": "string"}}

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import pytest
-
-from optimizer import optimize
-from optimizer.errors import (AmbiguousReferenceError, AnalysisError, ParseError, SparkfoldError,
-                              UnknownColumnError, UnknownTableError)
+from sparkfold.optimizer import optimize
+from sparkfold.optimizer.errors import (
+    AmbiguousReferenceError,
+    AnalysisError,
+    ParseError,
+    SparkfoldError,
+    UnknownColumnError,
+    UnknownTableError,
+)
 
 CAT = {"t": {"num": "int", "s": "string"}, "u": {"num": "int", "y": "bigint"}}
 

@@ -12,11 +12,16 @@ import math
 from decimal import Decimal
 
 import pytest
-
-from optimizer import optimize
-from plans import expressions as E
-from plans import types as T
-from plans.evaluate import CannotEvaluate, EvaluationError, cast_value, evaluate, spark_compare
+from sparkfold.optimizer import optimize
+from sparkfold.plans.ir import expressions as E
+from sparkfold.plans.ir import types as T
+from sparkfold.plans.ir.evaluate import (
+    CannotEvaluate,
+    EvaluationError,
+    cast_value,
+    evaluate,
+    spark_compare,
+)
 
 L = E.Literal
 NAN, INF = float("nan"), float("inf")

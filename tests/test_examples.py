@@ -17,10 +17,11 @@ import pytest
 if __name__ == "__main__":  # run as a script to update the README: import from the checkout
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from optimizer import optimize
-from optimizer.cli import rule_catalogue, rules_markdown
-from optimizer.sources import Source, statements
-from plans.printer import plan_str
+from sparkfold.optimizer import optimize
+from sparkfold.optimizer.cli import rule_catalogue, rules_markdown
+from sparkfold.optimizer.sources import Source, statements
+from sparkfold.plans.ir.printer import plan_str
+
 from tests.data import register
 from tests.spark_check import assert_same_result, is_ordered
 
@@ -80,9 +81,10 @@ def test_optimize_folder_example(tmp_path, example_spark):
 
 
 def test_explain_null_propagation_example(example_spark):
-    from rules.registry import load_all
+    from sparkfold.optimizer.batches import RULES
 
-    from examples.explain_null_propagation import EXAMPLES as SEEDS, SCHEMA as SEED_SCHEMA
+    from examples.explain_null_propagation import EXAMPLES as SEEDS
+    from examples.explain_null_propagation import SCHEMA as SEED_SCHEMA
 
     proc = run_example(sys.executable, EXAMPLES / "explain_null_propagation.py")
     full = run_example(sys.executable, EXAMPLES / "explain_null_propagation.py", "--full")
@@ -94,7 +96,7 @@ def test_explain_null_propagation_example(example_spark):
         assert f"== Optimized SQL ==\n{result.sql}\n" in proc.stdout
         assert_same_result(example_spark, sql, result.sql, context=title)
     assert full.stdout.count("== Plan Changes ==") == len(SEEDS)
-    if "NullPropagation" in load_all():  # Catalyst's outcomes, from seeds/002
+    if "NullPropagation" in RULES:  # Catalyst's outcomes, from seeds/002
         distinct_null, count_num, count_word, where_null = (plan_str(r.optimized) for r in results)
         assert "0 AS count(DISTINCT (num = NULL))" in distinct_null
         assert "count(1) AS count" in count_num
@@ -172,7 +174,7 @@ def run_tour_command(command: str, cwd: Path) -> str:
 
     args = shlex.split(command)
     assert args[0] == "sparkfold", command
-    proc = subprocess.run([sys.executable, "-m", "optimizer.cli", *args[1:]], capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "sparkfold.optimizer.cli", *args[1:]], capture_output=True,
                           text=True, cwd=cwd, timeout=300,
                           env={**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"})
     assert proc.returncode in (0, 2), proc.stderr

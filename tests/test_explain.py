@@ -9,16 +9,22 @@ import json
 import re
 
 import pytest
+from sparkfold.optimizer import optimize
+from sparkfold.optimizer.engine import Batch, FixedPoint, Once, Rewrite
+from sparkfold.optimizer.explain import (
+    FORMAT_VERSION,
+    _rewrite_dict,
+    changed_places,
+    explain_dict,
+    line_diff,
+    parsed_plan_str,
+)
+from sparkfold.plans.ir import expressions as E
+from sparkfold.plans.ir import logical as L
+from sparkfold.plans.ir import types as T
+from sparkfold.plans.ir.errors import SparkfoldError
+from sparkfold.rules.base import Rule, transform_expressions
 
-from optimizer import optimize
-from optimizer.engine import Batch, FixedPoint, Once, Rewrite
-from optimizer.explain import (FORMAT_VERSION, _rewrite_dict, changed_places, explain_dict, line_diff,
-                               parsed_plan_str)
-from plans import expressions as E
-from plans import logical as L
-from plans import types as T
-from plans.errors import SparkfoldError
-from rules.base import Rule, transform_expressions
 from tests.data import STANDARD_SCHEMA as S
 from tests.test_findings import PROBE_RULES
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from sparkfold.optimizer import findings as F
+from sparkfold.optimizer import optimize
+from sparkfold.plans.ir import expressions as E
+from sparkfold.plans.ir import logical as L
+from sparkfold.rules.base import Rule, transform_expressions, transform_plan
 
-from optimizer import findings as F
-from optimizer import optimize
-from plans import expressions as E
-from plans import logical as L
-from rules.base import Rule, transform_expressions, transform_plan
 from tests.data import STANDARD_SCHEMA as S
 from tests.spark_check import run
 
@@ -378,7 +378,7 @@ def test_a_failing_lint_is_a_trace_warning_not_an_exception(monkeypatch):
 
 
 def test_probes_run_only_for_conditions_rules_could_fold(monkeypatch):
-    from optimizer import engine
+    from sparkfold.optimizer import engine
 
     runs = []
     real = engine.execute

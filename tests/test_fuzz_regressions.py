@@ -11,8 +11,8 @@ import datetime as dt
 from decimal import Decimal
 
 import pytest
+from sparkfold.optimizer import optimize
 
-from optimizer import optimize
 from tests.spark_check import assert_same_result, schema_of
 
 CATALOG = {"fzr_a": {"k": "int", "b": "int", "s": "double"},
@@ -67,7 +67,7 @@ def test_unaliased_date_add_keeps_spark_name(spark, fzr):
     text, `DATE_ADD(d, -1)`; Spark says `date_add(d, -1)`.  The optimized SQL's ORDER BY
     then named a column that does not exist (UNRESOLVED_COLUMN) and the DataFrame path
     renamed the column."""
-    from optimizer.verify import verify
+    from sparkfold.optimizer.verify import verify
 
     sql = ("SELECT date_add(max(d), -1), date_add(IF(NOT (NULL = NULL), max(d), max(d)), 30) FROM fzr_t "
            "WHERE k IS NOT NULL OR k IS NOT NULL GROUP BY k ORDER BY 1 DESC NULLS FIRST, 2")
@@ -85,7 +85,7 @@ def test_set_operation_with_duplicate_names_under_order_by_is_written(spark, fzr
     operation whose first input repeats a column name (`SELECT a.b, a.b ... INTERSECT`)
     must be renamed to be wrapped under its ORDER BY; wrapping it again met the same
     duplicates forever.  The names are now made unique positionally, `AS _q(b, b_2)`."""
-    from optimizer.verify import verify
+    from sparkfold.optimizer.verify import verify
 
     sql = "SELECT a.b, a.b FROM fzr_a a INTERSECT SELECT z.y, z.c FROM fzr_z z WHERE z.k > 0 AND TRUE ORDER BY 1, 2"
     r = optimize(sql, fzr)
@@ -101,7 +101,7 @@ def test_unaliased_item_over_renamed_column_keeps_its_name(spark, fzr):
     unaliased `z.k * z.y` was left unaliased, so Spark named it `(k_2 * y)` while the
     ORDER BY asked for `(k * y)`.  A select item whose columns are written under other
     names is aliased with its name."""
-    from optimizer.verify import verify
+    from sparkfold.optimizer.verify import verify
 
     sql = "SELECT z.k * z.y, a.b FROM fzr_a a RIGHT JOIN fzr_z z ON a.k = z.k AND FALSE ORDER BY 1, 2"
     r = optimize(sql, fzr)
@@ -116,7 +116,7 @@ def test_order_by_over_distinct_aggregate_uses_select_names(spark, fzr):
     empty relation becomes SELECT DISTINCT, and the ORDER BY above wrote the aggregate
     expressions again (`greatest(a.k, avg(a.b))`), which Spark cannot resolve over a
     DISTINCT.  Past a DISTINCT the ORDER BY uses the select names."""
-    from optimizer.verify import verify
+    from sparkfold.optimizer.verify import verify
 
     sql = ("SELECT a.k, greatest(a.k, avg(a.b)) AS c1, max(a.s), count(a.b) AS c3 FROM fzr_a a GROUP BY a.s, a.k "
            "EXCEPT SELECT z.k, z.y, z.c, z.k FROM fzr_z z WHERE FALSE ORDER BY 1 NULLS FIRST, 2 DESC, 3, 4")
@@ -130,7 +130,7 @@ def test_not_of_parenthesized_is_null_keeps_spark_name(spark, fzr):
     """Found by the fuzzer (column names differed): `NOT (k IS NULL)` was read as
     `k IS NOT NULL`, the same predicate, but Spark names it `(NOT (k IS NULL))`; a
     rewritten select item then carried the other name."""
-    from optimizer.verify import verify
+    from sparkfold.optimizer.verify import verify
 
     sql = "SELECT IF(NOT (k IS NULL), k, 0), NOT (k IS NULL), k IS NOT NULL FROM fzr_a WHERE b > 1 OR b > 1"
     r = optimize(sql, fzr)
@@ -214,7 +214,7 @@ def test_rewrite_does_not_take_a_grouping_expression_apart(spark, fzr):
     no longer over the grouping expression, so Spark rejected the optimized SQL.  An
     Aggregate keeps a rewrite only when its select list still uses the grouping
     expressions whole."""
-    from rules.base import aggregate_is_grouped
+    from sparkfold.optimizer.validate import aggregate_is_grouped
 
     sql = ("SELECT ((NOT (b >= b)) <=> CAST(NULL AS BOOLEAN) AND (count(*) < 2) = (count(*) < 2)) AS x, "
            "count(*) AS n FROM fzr_a WHERE k > 0 OR k IS NULL OR k IS NULL GROUP BY (NOT (b >= b)), (s IS NOT NULL)")
@@ -222,7 +222,7 @@ def test_rewrite_does_not_take_a_grouping_expression_apart(spark, fzr):
     assert r.sql != sql
 
     def aggregates(p):
-        from plans import logical as L
+        from sparkfold.plans.ir import logical as L
         return [op for op in p.walk() if isinstance(op, L.Aggregate)]
 
     assert all(aggregate_is_grouped(a) for a in aggregates(r.optimized))
@@ -234,10 +234,11 @@ def test_engine_drops_a_plan_rule_rewrite_that_ungroups_an_aggregate(fzr):
     grouping expressions (Spark's MISSING_AGGREGATION) is not kept, with a trace warning."""
     from dataclasses import replace
 
-    from optimizer.engine import Batch, Once, execute, ungrouped_aggregates
-    from plans import expressions as E
-    from plans import logical as L
-    from rules.base import Rule, transform_plan
+    from sparkfold.optimizer.engine import Batch, Once, execute
+    from sparkfold.optimizer.validate import ungrouped_aggregates
+    from sparkfold.plans.ir import expressions as E
+    from sparkfold.plans.ir import logical as L
+    from sparkfold.rules.base import Rule, transform_plan
 
     r = optimize("SELECT NOT (b >= b) AS x FROM fzr_a GROUP BY NOT (b >= b)", fzr)
 

@@ -16,10 +16,10 @@ operations) are shown to pass through with Spark's answer unchanged.
 from __future__ import annotations
 
 import pytest
+from sparkfold.optimizer import optimize
+from sparkfold.plans.ir import expressions as E
+from sparkfold.plans.ir import logical as L
 
-from optimizer import optimize
-from plans import expressions as E
-from plans import logical as L
 from tests.data import STANDARD_SCHEMA as S
 from tests.spark_check import assert_same_result, is_ordered, run_or_error
 from tests.test_rules_plan_support import join_types, nodes, reads_no_table
@@ -203,7 +203,7 @@ def test_spark_17897_is_not_null_not_inferred_through_not_or_is_null(spark, tabl
 
 
 def test_spark_44431_in_empty_list_is_rejected_like_spark():
-    from plans.errors import SparkfoldError
+    from sparkfold.plans.ir.errors import SparkfoldError
 
     with pytest.raises(SparkfoldError):
         optimize("SELECT 1 IN ()", S)
@@ -454,9 +454,9 @@ def test_datafusion_24246_math_identities_with_null_nan(spark, tables, sql):
 def test_duckdb_bindings_checked_after_every_rule():
     # DuckDB PR #22553: the output schema is checked after every pass; a rule that breaks
     # it is an internal error, not a silently wrong plan
-    from optimizer.engine import Batch, FixedPoint
-    from plans.errors import InternalError
-    from rules.base import Rule
+    from sparkfold.optimizer.engine import Batch, FixedPoint
+    from sparkfold.plans.ir.errors import InternalError
+    from sparkfold.rules.base import Rule
 
     def rename(plan, ctx):
         if isinstance(plan, L.Project):

@@ -14,12 +14,12 @@ import sys
 import textwrap
 
 import pytest
+import sparkfold.optimizer.hooks as hooks
+from sparkfold.optimizer import api
+from sparkfold.plans.ir import expressions as E
+from sparkfold.plans.ir.errors import InternalError
+from sparkfold.rules.base import Rule, transform_expressions
 
-import optimizer.hooks as hooks
-from optimizer import api
-from plans import expressions as E
-from plans.errors import InternalError
-from rules.base import Rule, transform_expressions
 from tests.spark_check import run
 
 pytestmark = pytest.mark.spark
@@ -88,7 +88,7 @@ DEFAULT_RULE_QUERIES = [
 
 
 def test_default_rules_through_the_hook_keep_spark_results(spark, tables):
-    from optimizer.compare import compare_rows
+    from sparkfold.optimizer.compare import compare_rows
 
     expected = [[tuple(r) for r in spark.sql(q, args=a).collect()] for q, a in DEFAULT_RULE_QUERIES]
     with hooks.install(spark, strict=True) as hook:
@@ -288,7 +288,7 @@ CONNECT_SCRIPT = textwrap.dedent("""
     import sys
     sys.path.insert(0, {root!r})
     from pyspark.sql import SparkSession
-    import optimizer.hooks as hooks
+    import sparkfold.optimizer.hooks as hooks
     from optimizer import api
     from tests.test_hooks import NOT_NOT, double_not
 

@@ -4,8 +4,8 @@ markers come out intact, and Spark gives the same answer for the output."""
 from __future__ import annotations
 
 import pytest
+from sparkfold.optimizer import optimize
 
-from optimizer import optimize
 from tests.data import register
 from tests.spark_check import assert_same_result, run
 

@@ -3,12 +3,13 @@ trace, and returns a plan that is still correct (checked on Spark); later batche
 
 from __future__ import annotations
 
-from optimizer import optimize
-from optimizer.batches import default_batches
-from optimizer.engine import Batch, FixedPoint, Once
-from plans import expressions as E
-from plans import logical as L
-from rules.base import Rule, transform_expressions
+from sparkfold.optimizer import optimize
+from sparkfold.optimizer.batches import default_batches
+from sparkfold.optimizer.engine import Batch, FixedPoint, Once
+from sparkfold.plans.ir import expressions as E
+from sparkfold.plans.ir import logical as L
+from sparkfold.rules.base import Rule, transform_expressions
+
 from tests.data import STANDARD_SCHEMA as S
 from tests.spark_check import assert_same_result
 

@@ -6,17 +6,20 @@ from __future__ import annotations
 import re
 
 import pytest
+from sparkfold.optimizer import optimize
+from sparkfold.optimizer.compare import compare_rows
+from sparkfold.plans.ir import expressions as E
+from sparkfold.plans.ir import logical as L
+from sparkfold.plans.ir import types as T
+from sparkfold.plans.pyspark.to_pyspark import (
+    plan_to_dataframe,
+    plan_to_pyspark_code,
+    run_code,
+    to_pyspark_code,
+)
 
-from optimizer import optimize
-from plans import expressions as E
-from plans import logical as L
-from plans import types as T
-from plans.to_pyspark import plan_to_dataframe, plan_to_pyspark_code, run_code, to_pyspark_code
 from tests.spark_check import is_ordered, run, schema_of
-from optimizer.compare import compare_rows
 from tests.test_roundtrip_spark import load_queries
-
-
 from tests.test_verify import fast_small_jobs  # noqa: E402,F401  (module fixture)
 
 
@@ -54,7 +57,7 @@ def _names_only(report) -> bool:
 
 @pytest.mark.parametrize("rules_on", [False, True], ids=["no rules", "all rules"])
 def test_round_trip_corpus_lowered_equals_original(spark, tables, rules_on):
-    from optimizer.verify import verify_many
+    from sparkfold.optimizer.verify import verify_many
 
     queries = load_queries("roundtrip.sql")
     results = [optimize(q, tables) if rules_on else optimize(q, tables, rules=[], always_regenerate=True)

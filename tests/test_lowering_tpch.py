@@ -11,10 +11,10 @@ import random
 import re
 
 import pytest
+from sparkfold.optimizer import optimize
+from sparkfold.optimizer.verify import verify_many
+from sparkfold.plans.pyspark.to_pyspark import run_code, to_pyspark_code
 
-from optimizer import optimize
-from optimizer.verify import verify_many
-from plans.to_pyspark import run_code, to_pyspark_code
 from tests.test_verify import fast_small_jobs  # noqa: F401  (module fixture)
 
 TPCH = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "bench", "tpch")

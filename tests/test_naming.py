@@ -4,9 +4,8 @@ gives unaliased select items (a rewritten item keeps its name through an alias).
 from __future__ import annotations
 
 import pytest
-
-from optimizer import optimize
-from plans.naming import java_double
+from sparkfold.optimizer import optimize
+from sparkfold.plans.ir.naming import java_double
 
 EXPRESSIONS = [
     "num = NULL", "num <=> NULL", "num + b", "num + 1", "-num", "NOT p", "num IS NULL", "x IS NOT NULL",

@@ -14,12 +14,12 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from sparkfold.optimizer import optimize
+from sparkfold.optimizer.verify import excluded_rules
+from sparkfold.plans.ir import expressions as E
+from sparkfold.plans.ir import logical as L
+from sparkfold.plans.ir.functions import NONDETERMINISTIC_NAMES
 
-from optimizer import optimize
-from optimizer.verify import excluded_rules
-from plans import expressions as E
-from plans import logical as L
-from plans.functions import NONDETERMINISTIC_NAMES
 from tests.data import STANDARD_SCHEMA as S
 from tests.spark_check import assert_same_result, is_ordered, run, run_or_error
 from tests.test_rules_plan_support import nodes

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 
 import pytest
+from sparkfold.optimizer import optimize
 
-from optimizer import optimize
 from tests.spark_check import assert_same_result, is_ordered
 
 HERE = os.path.dirname(__file__)

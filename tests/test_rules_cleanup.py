@@ -4,8 +4,8 @@ predicate implies them; results stay the same on Spark."""
 from __future__ import annotations
 
 import pytest
+from sparkfold.optimizer import optimize
 
-from optimizer import optimize
 from tests.spark_check import assert_same_result
 
 

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
-from plans import expressions as E
-from plans import logical as L
-from plans import types as T
-from tests.rule_helpers import assert_rewrites, assert_sql_rewrite, assert_unchanged, col, lit, rule
+from sparkfold.plans.ir import expressions as E
+from sparkfold.plans.ir import logical as L
+from sparkfold.plans.ir import types as T
+
+from tests.rule_helpers import (
+    assert_rewrites,
+    assert_sql_rewrite,
+    assert_unchanged,
+    col,
+    lit,
+    rule,
+)
 
 SBC = rule("SimplifyBinaryComparison")
 RAND = E.Opaque(None, (), T.DOUBLE, "scalar", "rand()")
@@ -104,7 +112,7 @@ def test_simplify_binary_comparison_on_spark(spark, tables):
 
 
 def test_nullable_reflexive_equality_is_kept_on_spark(spark, tables):
-    from optimizer import optimize
+    from sparkfold.optimizer import optimize
 
     result = optimize("SELECT x = x FROM t", tables, rules=[SBC])
     assert not result.trace.rewrites

@@ -3,10 +3,18 @@ SPARK-33845 nullability guards; on Spark."""
 
 from __future__ import annotations
 
-from plans import expressions as E
-from plans import types as T
-from tests.rule_helpers import (assert_rewrites, assert_sql_rewrite, assert_unchanged, col, lit, null,
-                                rule)
+from sparkfold.plans.ir import expressions as E
+from sparkfold.plans.ir import types as T
+
+from tests.rule_helpers import (
+    assert_rewrites,
+    assert_sql_rewrite,
+    assert_unchanged,
+    col,
+    lit,
+    null,
+    rule,
+)
 
 SC = rule("SimplifyConditionals")
 RAND_GT = E.GreaterThan(E.Opaque(None, (), T.DOUBLE, "scalar", "rand()"), lit(0.5))

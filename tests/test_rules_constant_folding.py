@@ -6,11 +6,19 @@ from __future__ import annotations
 import math
 from decimal import Decimal
 
-from plans import expressions as E
-from plans import types as T
-from rules.base import RuleContext
-from tests.rule_helpers import (assert_rewrites, assert_sql_rewrite, assert_unchanged, col, lit, null,
-                                rule)
+from sparkfold.plans.ir import expressions as E
+from sparkfold.plans.ir import types as T
+from sparkfold.rules.base import RuleContext
+
+from tests.rule_helpers import (
+    assert_rewrites,
+    assert_sql_rewrite,
+    assert_unchanged,
+    col,
+    lit,
+    null,
+    rule,
+)
 
 CF = rule("ConstantFolding")
 RAND = E.Opaque(None, (), T.DOUBLE, "scalar", "rand()")
@@ -169,7 +177,8 @@ def test_constant_folding_on_spark(spark, tables):
 
 def test_raising_constant_still_raises_on_spark(spark, tables):
     # not folded: the optimized SQL raises exactly as the original does
-    from optimizer import optimize
+    from sparkfold.optimizer import optimize
+
     from tests.spark_check import assert_same_result
 
     for sql in ["SELECT 1 / 0 + num FROM t", "SELECT CAST('abc' AS INT) FROM t",
@@ -191,7 +200,8 @@ def test_folding_an_operand_never_changes_the_operator_type():
 
 
 def test_decimal_division_by_folded_int_keeps_its_scale_on_spark(spark, tables):
-    from optimizer import optimize
+    from sparkfold.optimizer import optimize
+
     from tests.spark_check import assert_same_result
 
     for sql in ["SELECT d / (0 + 3), d + -(0), d * (1 + 1) FROM t",
@@ -203,7 +213,8 @@ def test_decimal_division_by_folded_int_keeps_its_scale_on_spark(spark, tables):
 def test_expression_over_negated_null_folds_to_a_double_null(spark, tables):
     # -(NULL) + 1 is a double in Spark (the NULL is cast to double first)
     assert_rewrites(CF, E.Add(E.Negate(null()), lit(1)), null(T.DOUBLE))
-    from optimizer import optimize
+    from sparkfold.optimizer import optimize
+
     from tests.spark_check import assert_same_result
 
     sql = "SELECT -(NULL) + 1 AS v, -(NULL + 1) AS w FROM t"

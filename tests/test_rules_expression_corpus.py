@@ -6,8 +6,8 @@ optimizing the optimized SQL again changes nothing."""
 from __future__ import annotations
 
 import pytest
+from sparkfold.optimizer import optimize
 
-from optimizer import optimize
 from tests.rule_helpers import rule
 from tests.spark_check import assert_same_result, is_ordered
 from tests.test_roundtrip_spark import load_queries

@@ -8,8 +8,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from sparkfold.optimizer import optimize
 
-from optimizer import optimize
 from tests.rule_helpers import rule
 from tests.spark_check import assert_same_result
 from tests.test_rules_expression_corpus import EXPRESSION_RULES

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
-from plans import expressions as E
-from plans import types as T
-from tests.rule_helpers import assert_rewrites, assert_sql_rewrite, assert_unchanged, col, lit, rule
+from sparkfold.plans.ir import expressions as E
+from sparkfold.plans.ir import types as T
+
+from tests.rule_helpers import (
+    assert_rewrites,
+    assert_sql_rewrite,
+    assert_unchanged,
+    col,
+    lit,
+    rule,
+)
 
 NDP = rule("NullDownPropagation")
 RAND = E.Opaque(None, (), T.DOUBLE, "scalar", "rand()")

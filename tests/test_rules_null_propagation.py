@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
-from plans import expressions as E
-from plans import types as T
-from rules.base import RuleContext
-from tests.rule_helpers import (assert_rewrites, assert_sql_rewrite, assert_unchanged, col, lit, null,
-                                rule)
+from sparkfold.plans.ir import expressions as E
+from sparkfold.plans.ir import types as T
+from sparkfold.rules.base import RuleContext
+
+from tests.rule_helpers import (
+    assert_rewrites,
+    assert_sql_rewrite,
+    assert_unchanged,
+    col,
+    lit,
+    null,
+    rule,
+)
 
 NP = rule("NullPropagation")
 ONE = E.Literal(1, T.INT)
@@ -248,7 +256,8 @@ def test_count_distinct_of_null_is_one_zero_row_on_an_empty_table(spark, tables)
 def test_where_num_equals_null_becomes_false():
     # seeds/002, third example, at the expression level: num = NULL is NULL, and NULL in a
     # WHERE is FALSE (PruneFilters then makes the filter an empty relation)
-    from plans import logical as L
+    from sparkfold.plans.ir import logical as L
+
     from tests.rule_helpers import rule as get
 
     num = col("num", T.INT, nullable=False)

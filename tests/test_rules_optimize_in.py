@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import math
 
-from plans import expressions as E
-from plans import types as T
-from rules.base import RuleContext
-from tests.rule_helpers import assert_rewrites, assert_sql_rewrite, assert_unchanged, col, lit, null, rule
+from sparkfold.plans.ir import expressions as E
+from sparkfold.plans.ir import types as T
+from sparkfold.rules.base import RuleContext
+
+from tests.rule_helpers import (
+    assert_rewrites,
+    assert_sql_rewrite,
+    assert_unchanged,
+    col,
+    lit,
+    null,
+    rule,
+)
 
 OI = rule("OptimizeIn")
 RAND = E.Opaque(None, (), T.DOUBLE, "scalar", "rand()")

@@ -3,21 +3,28 @@
 from __future__ import annotations
 
 import pytest
+from sparkfold.optimizer import optimize
+from sparkfold.optimizer.batches import RULES
+from sparkfold.optimizer.engine import Batch, Once
+from sparkfold.plans.ir import expressions as E
+from sparkfold.plans.ir import logical as L
+from sparkfold.plans.ir import types as T
+from sparkfold.rules.constraints import canon, constraints, not_null_ids
 
-from optimizer import optimize
-from optimizer.engine import Batch, Once
-from plans import expressions as E
-from plans import logical as L
-from plans import types as T
-from rules.constraints import canon, constraints, not_null_ids
-from rules.registry import load_all
-from tests.test_rules_plan_support import SCHEMA, filters, fired, run, spark_agrees, text
+from tests.test_rules_plan_support import (
+    SCHEMA,
+    filters,
+    fired,
+    run,
+    spark_agrees,
+    text,
+)
 
 INFER = "InferFiltersFromConstraints"
 
 
 def infer_once(sql: str):
-    batch = Batch("Infer Filters", Once(), (load_all()[INFER],))
+    batch = Batch("Infer Filters", Once(), (RULES[INFER],))
     return optimize(sql, SCHEMA, batches=[batch])
 
 
@@ -230,7 +237,7 @@ IDEMPOTENCE_CASES = [
 
 @pytest.mark.parametrize("sql", IDEMPOTENCE_CASES)
 def test_infer_filters_once_batch_is_idempotent(sql):
-    rule = load_all()[INFER]
+    rule = RULES[INFER]
     once = infer_once(sql).optimized
     assert rule(once) is once or rule(once) == once
 

@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import pytest
+from sparkfold.optimizer.batches import RULES
+from sparkfold.plans.ir import expressions as E
+from sparkfold.plans.ir import logical as L
+from sparkfold.plans.ir import types as T
 
-from plans import expressions as E
-from plans import logical as L
-from plans import types as T
-from rules.registry import load_all
-from tests.test_rules_plan_support import fired, join_types, nodes, reads_no_table, run, same_schema, \
-    spark_agrees, text
+from tests.test_rules_plan_support import (
+    fired,
+    join_types,
+    nodes,
+    reads_no_table,
+    run,
+    same_schema,
+    spark_agrees,
+    text,
+)
 
 PROP = "PropagateEmptyRelation"
 EMPTY_RULES = ("PruneFilters", PROP, "FoldEmptyAggregate")
@@ -18,7 +26,7 @@ U_EMPTY = "(SELECT * FROM u WHERE false)"
 
 
 def rule(name=PROP):
-    return load_all()[name]
+    return RULES[name]
 
 
 def attr(name, t=T.INT, nullable=True, i=None):

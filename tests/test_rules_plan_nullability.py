@@ -4,11 +4,12 @@ the padded side of an outer join."""
 from __future__ import annotations
 
 import pytest
+from sparkfold.optimizer.batches import RULES
+from sparkfold.plans.ir import expressions as E
+from sparkfold.plans.ir import logical as L
+from sparkfold.plans.ir import types as T
+from sparkfold.plans.ir.printer import expr_str
 
-from plans import expressions as E
-from plans import logical as L
-from plans import types as T
-from rules.registry import load_all
 from tests.test_rules_plan_support import attribute, fired, nodes, run, spark_agrees
 
 UAN = "UpdateAttributeNullability"
@@ -76,18 +77,18 @@ def test_stale_non_null_reference_is_widened():
     a = E.Attribute("a", T.INT, True, 5001)
     scan = L.Relation("r", (a,))
     p = L.Project((a.with_nullability(False),), scan)
-    out = load_all()[UAN](p)
+    out = RULES[UAN](p)
     assert out.output[0].nullable
 
 
 def test_unchanged_plan_is_the_same_object():
     r = run("SELECT num, x FROM t")
-    assert load_all()[UAN](r.analyzed) is r.analyzed
+    assert RULES[UAN](r.analyzed) is r.analyzed
 
 
 def test_outer_reference_in_subquery_is_left_alone():
     r = run("SELECT * FROM t WHERE x IS NOT NULL AND EXISTS (SELECT 1 FROM u WHERE u.z = t.x)", UAN)
-    inner = [f for f in nodes(r.optimized, L.Filter) if "z" in repr(f.condition)][0]
+    inner = [f for f in nodes(r.optimized, L.Filter) if "z" in expr_str(f.condition)][0]
     outer_x = [a for a in E.split_conjuncts(inner.condition)[0].walk() if isinstance(a, E.Attribute)
                and a.name == "x"]
     assert outer_x and outer_x[0].nullable

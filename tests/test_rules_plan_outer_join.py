@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from sparkfold.plans.ir import expressions as E
+from sparkfold.plans.ir import logical as L
+from sparkfold.plans.ir import types as T
+from sparkfold.rules.outer_join import rejects_nulls
 
-from plans import expressions as E
-from plans import logical as L
-from plans import types as T
-from rules.outer_join import rejects_nulls
 from tests.test_rules_plan_support import fired, join_types, run, spark_agrees
 
 ELIM = "EliminateOuterJoin"
@@ -169,11 +169,11 @@ def test_filter_above_a_project_over_the_join_is_not_seen():
 
 
 def test_filter_over_aliased_join_is_seen():
-    from rules.registry import load_all
+    from sparkfold.optimizer.batches import RULES
 
     left, right = L.Relation("l", (A,)), L.Relation("r", (B,))
     p = L.Filter(E.GreaterThan(B, E.lit(1)), L.SubqueryAlias("j", L.Join(left, right, L.LEFT_OUTER, None)))
-    assert join_types(load_all()[ELIM](p)) == [L.INNER]
+    assert join_types(RULES[ELIM](p)) == [L.INNER]
 
 
 def test_outer_join_conversion_narrows_nullability_above():

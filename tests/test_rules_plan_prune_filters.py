@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import pytest
+from sparkfold.optimizer.batches import RULES
+from sparkfold.plans.ir import expressions as E
+from sparkfold.plans.ir import logical as L
+from sparkfold.plans.ir import types as T
 
-from plans import expressions as E
-from plans import logical as L
-from plans import types as T
-from rules.registry import load_all
 from tests.test_rules_plan_support import filters, fired, run, spark_agrees, text
 
 PRUNE = "PruneFilters"
 
 
 def rule():
-    return load_all()[PRUNE]
+    return RULES[PRUNE]
 
 
 def scan():

@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import pytest
+from sparkfold.optimizer.batches import RULES
+from sparkfold.plans.ir import expressions as E
+from sparkfold.plans.ir import logical as L
+from sparkfold.plans.ir import types as T
+from sparkfold.plans.sql_in.catalog import Catalog
+from sparkfold.rules.base import RuleContext
 
-from plans import expressions as E
-from plans import logical as L
-from plans import types as T
-from plans.catalog import Catalog
-from rules.base import RuleContext
-from rules.registry import load_all
-from tests.test_rules_plan_support import SCHEMA, fired, nodes, reads_no_table, run, spark_agrees
+from tests.test_rules_plan_support import (
+    SCHEMA,
+    fired,
+    nodes,
+    reads_no_table,
+    run,
+    spark_agrees,
+)
 
 SUB = "OptimizeSubqueries"
 RULES = ("PruneFilters", "PropagateEmptyRelation", SUB)
@@ -19,7 +26,7 @@ EMPTY_U = "(SELECT num FROM u WHERE false)"
 
 def rewrite(e: E.Expr, ansi: bool = True) -> E.Expr:
     p = L.Project((E.Alias(e, "c", 7001),), L.OneRowRelation())
-    return load_all()[SUB](p, RuleContext(ansi=ansi)).projections[0].child
+    return RULES[SUB](p, RuleContext(ansi=ansi)).projections[0].child
 
 
 def empty_plan(t=T.INT):

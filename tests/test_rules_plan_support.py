@@ -6,11 +6,12 @@ names, types, rows (or the error both raise)."""
 
 from __future__ import annotations
 
-from optimizer import optimize
-from plans import expressions as E
-from plans import logical as L
-from plans.tree import collect
-from rules.registry import load_all
+from sparkfold.optimizer import optimize
+from sparkfold.optimizer.batches import RULES
+from sparkfold.plans.ir import expressions as E
+from sparkfold.plans.ir import logical as L
+from sparkfold.plans.ir.tree import collect
+
 from tests.data import STANDARD_SCHEMA
 from tests.spark_check import assert_same_result, is_ordered
 
@@ -18,7 +19,7 @@ SCHEMA = STANDARD_SCHEMA
 
 
 def rules(*names):
-    registry = load_all()
+    registry = RULES
     return [registry[n] for n in names]
 
 
@@ -78,7 +79,9 @@ def text(x) -> str:
     """Plan or expression text without attribute ids (`num#3` -> `num`)."""
     import re
 
-    return re.sub(r"#\d+L?", "", repr(x))
+    from sparkfold.plans.ir.printer import expr_str, plan_str
+
+    return re.sub(r"#\d+L?", "", plan_str(x) if isinstance(x, L.Plan) else expr_str(x))
 
 
 def spark_agrees(spark, result) -> None:

@@ -3,11 +3,19 @@ that NOT flips; never in a SELECT value; on Spark."""
 
 from __future__ import annotations
 
-from plans import expressions as E
-from plans import logical as L
-from plans import types as T
-from tests.rule_helpers import (assert_rewrites, assert_sql_rewrite, assert_unchanged, col, lit, null,
-                                rule)
+from sparkfold.plans.ir import expressions as E
+from sparkfold.plans.ir import logical as L
+from sparkfold.plans.ir import types as T
+
+from tests.rule_helpers import (
+    assert_rewrites,
+    assert_sql_rewrite,
+    assert_unchanged,
+    col,
+    lit,
+    null,
+    rule,
+)
 
 RN = rule("ReplaceNullWithFalseInPredicate")
 
@@ -183,7 +191,7 @@ def test_replace_null_with_false_on_spark(spark, tables):
 
 
 def test_select_value_keeps_null_on_spark(spark, tables):
-    from optimizer import optimize
+    from sparkfold.optimizer import optimize
 
     result = optimize("SELECT NOT (num IN (1, NULL)), p OR NULL FROM t", tables, rules=[RN])
     assert not result.trace.rewrites
@@ -191,8 +199,8 @@ def test_select_value_keeps_null_on_spark(spark, tables):
 
 def _with_simplifications(condition):
     """Run the rule with the simplifications it is tested with in Catalyst's suite."""
-    from optimizer.engine import Batch, FixedPoint, execute
-    from rules.base import RuleContext
+    from sparkfold.optimizer.engine import Batch, FixedPoint, execute
+    from sparkfold.rules.base import RuleContext
 
     names = ["NullPropagation", "ConstantFolding", "BooleanSimplification", "SimplifyConditionals",
              "ReplaceNullWithFalseInPredicate"]

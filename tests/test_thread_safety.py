@@ -12,11 +12,11 @@ import random
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from sparkfold.optimizer import optimize
+from sparkfold.plans.ir.expressions import id_scope, new_id
+from sparkfold.plans.ir.printer import plan_str
+from sparkfold.plans.sql_in.catalog import Catalog
 
-from optimizer import optimize
-from plans.catalog import Catalog
-from plans.expressions import id_scope, new_id
-from plans.printer import plan_str
 from tests import tpc
 from tests.data import STANDARD_SCHEMA
 

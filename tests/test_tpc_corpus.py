@@ -5,8 +5,8 @@ Spark; on small random TPC-H data full of NULLs the rows are the same too."""
 from __future__ import annotations
 
 import pytest
+from sparkfold.optimizer import optimize
 
-from optimizer import optimize
 from tests import tpc
 from tests.spark_check import schema_of
 
@@ -35,7 +35,7 @@ def test_tpch_rows_match_on_random_data(spark, name, sql):
     # through the verifier: the random data has ties on ORDER BY keys at a LIMIT's cut
     # (q18), where any of the tied rows may be kept; verify compares such results by
     # their keys, and everything else exactly
-    from optimizer.verify import verify_many
+    from sparkfold.optimizer.verify import verify_many
 
     catalog = tpc.use(spark, "tpch", "random")
     results = [optimize(sql, catalog), optimize(sql, catalog, rules=[], always_regenerate=True)]

@@ -8,13 +8,19 @@ import math
 from decimal import Decimal
 
 import pytest
-
-from optimizer import optimize
-from optimizer.verify import (EXCLUDED_RULES_KEY, Ordering, catalyst_rule_classes, compare_dataframes,
-                              excluded_rules, verify, verify_many)
-from plans import expressions as E
-from plans import logical as L
-from rules.base import Rule, transform_expressions, transform_plan
+from sparkfold.optimizer import optimize
+from sparkfold.optimizer.verify import (
+    EXCLUDED_RULES_KEY,
+    Ordering,
+    catalyst_rule_classes,
+    compare_dataframes,
+    excluded_rules,
+    verify,
+    verify_many,
+)
+from sparkfold.plans.ir import expressions as E
+from sparkfold.plans.ir import logical as L
+from sparkfold.rules.base import Rule, transform_expressions, transform_plan
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -309,7 +315,7 @@ def test_large_difference_is_computed_in_spark_with_a_sample(spark):
 
 def test_a_spark_error_wrapped_in_a_jvm_one_keeps_its_class():
     # a DIVIDE_BY_ZERO raised inside a broadcast reaches Python as an ExecutionException
-    from optimizer.verify import _error_of
+    from sparkfold.optimizer.verify import _error_of
 
     wrapped = Exception("An error occurred while calling o1.collectToPython.\n: java.util.concurrent."
                         "ExecutionException: org.apache.spark.SparkArithmeticException: [DIVIDE_BY_ZERO] "
@@ -321,7 +327,7 @@ def test_a_spark_error_wrapped_in_a_jvm_one_keeps_its_class():
 def test_a_jvm_failure_without_an_error_class_is_named_by_its_java_class(spark):
     # found by the fuzzer: Spark failing inside itself (`key not found`) reached the report as
     # "Py4JJavaError: An error occurred while calling o18765.collectToPython."
-    from optimizer.verify import _error_of, spark_internal_failure
+    from sparkfold.optimizer.verify import _error_of, spark_internal_failure
 
     with pytest.raises(Exception) as info:
         spark.sparkContext._jvm.java.util.ArrayList().get(5)

@@ -318,8 +318,8 @@ def test_generator_is_seeded_and_covers_the_features():
 def test_random_queries_agree_on_spark(spark, all_tables):
     """Every random query, optimized with all registered rules and with none, gives on
     Spark what the original gives: on the SQL path and on the DataFrame path."""
-    from optimizer import optimize
-    from optimizer.verify import verify_many
+    from sparkfold.optimizer import optimize
+    from sparkfold.optimizer.verify import verify_many
 
     queries = random_queries(SEED, COUNT)
     results = []

@@ -141,8 +141,13 @@ class _Combined:
 
 
 def _optimize(sql: str, catalog):
-    from optimizer import optimize
-    from plans.errors import AnalysisError, InternalError, ParseError, SparkfoldError
+    from sparkfold.optimizer import optimize
+    from sparkfold.plans.ir.errors import (
+        AnalysisError,
+        InternalError,
+        ParseError,
+        SparkfoldError,
+    )
 
     try:
         return optimize(sql, catalog), None
@@ -177,11 +182,11 @@ def idempotence_problem(result, catalog, stats: "Stats | None" = None) -> str | 
     InferFiltersFromConstraints (a Once batch) could infer from a filter pushed later,
     and forms the SQL writer prints that the rules simplify once more after parsing
     (`CAST(0 AS DOUBLE)`, parenthesized ORDER BY keys)."""
-    from optimizer import optimize
-    from optimizer.batches import default_batches
-    from optimizer.engine import execute
-    from plans.printer import plan_str
-    from rules.base import RuleContext
+    from sparkfold.optimizer import optimize
+    from sparkfold.optimizer.batches import default_batches
+    from sparkfold.optimizer.engine import execute
+    from sparkfold.plans.ir.printer import plan_str
+    from sparkfold.rules.base import RuleContext
 
     if result.analyzed is None:
         return None
@@ -209,7 +214,7 @@ def idempotence_problem(result, catalog, stats: "Stats | None" = None) -> str | 
 def check_cases(cases: list[Case], spark, *, parallel: int = 2, dataframe: bool = True,
                 idempotence: bool = True) -> tuple[Stats, list[Finding]]:
     """Run every oracle on `cases` (all of one world, registered on `spark`)."""
-    from optimizer.verify import verify_many
+    from sparkfold.optimizer.verify import verify_many
 
     quiet()
     stats, findings = Stats(), []
@@ -296,7 +301,7 @@ def _spark_decides_the_error(result, report, spark, candidates) -> bool:
 
 def _whole_optimizer_equal(result, spark, candidates) -> bool:
     """Does the original, run with Spark's whole optimizer, agree with every candidate?"""
-    from optimizer.verify import verify_many
+    from sparkfold.optimizer.verify import verify_many
 
     return verify_many([result], spark, candidates=candidates, exclude_rules=[])[0].equal
 
@@ -319,7 +324,7 @@ def _original_fails_inside_spark(report) -> bool:
     (seen: `java.util.NoSuchElementException: key not found` from a correlated scalar
     subquery under a null-aware anti join), and every candidate that differs runs: there
     is nothing to compare with.  Counted apart; the verifier's report says so too."""
-    from optimizer.verify import spark_internal_failure
+    from sparkfold.optimizer.verify import spark_internal_failure
 
     return spark_internal_failure(report.reference.error) and not any(
         s.error is not None for s, c in zip(report.candidates, report.comparisons) if not c.equal)
@@ -332,7 +337,12 @@ def _error_kept(result, report, spark) -> bool:
     optimizer drops it (its NullPropagation folds `x = NULL` without evaluating x, its
     PropagateEmptyRelation skips a scalar subquery) after our rewrite made a NULL or an
     empty input visible to it.  A rewrite that dropped the error itself fails this test."""
-    from optimizer.verify import Side, _build, catalyst_rule_classes, run_fingerprints
+    from sparkfold.optimizer.verify import (
+        Side,
+        _build,
+        catalyst_rule_classes,
+        run_fingerprints,
+    )
 
     error = report.reference.error
     if error is None:
@@ -369,7 +379,7 @@ def _parts_raise(case: Case, report, spark) -> bool:
     of the parts as written (run with Spark's whole optimizer): the partition predicate
     evaluates an expression Q never does (`t.k * t.k` overflowing, where Q only counts
     another column), so the difference is the oracle's, not the optimizer's."""
-    from optimizer.verify import _error_of
+    from sparkfold.optimizer.verify import _error_of
 
     cand = report.candidates[0]
     if report.reference.error is not None or cand.error is None:

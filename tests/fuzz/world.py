@@ -81,7 +81,7 @@ class World:
 
     @cached_property
     def catalog(self):
-        from plans.catalog import Catalog
+        from sparkfold.plans.sql_in.catalog import Catalog
 
         return Catalog.from_mapping(self.mapping())
 

@@ -56,10 +56,10 @@ class Plan(Node):
     def output_ids(self) -> frozenset[int]:
         return frozenset(a.expr_id for a in self.output)
 
-    def __repr__(self) -> str:
-        from .printer import plan_str
-
-        return plan_str(self)
+    @property
+    def outer_references(self) -> frozenset[int]:
+        """Ids the plan references but does not produce (see `outer_references`)."""
+        return outer_references(self)
 
 
 # ---------------------------------------------------------------------------

@@ -238,7 +238,7 @@ def window_name(template, args) -> str | None:
     `args` (see plans.analyze_expr.ExprAnalyzer.opaque)."""
     from sqlglot import exp
 
-    from .analyze_expr import ARG_PREFIX, function_name
+    from .dialect import ARG_PREFIX, function_name
 
     def text(node) -> str | None:
         if isinstance(node, exp.Column) and node.name.startswith(ARG_PREFIX) and not node.table:

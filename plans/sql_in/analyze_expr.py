@@ -13,21 +13,18 @@ import re
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from sqlglot import exp
 
-from . import expressions as E
-from . import functions as F
-from . import types as T
-from .errors import AnalysisError
-from .parse import TYPED_LITERAL_PREFIX
+from ..ir import expressions as E
+from ..ir import functions as F
+from ..ir import logical as L
+from ..ir import types as T
+from ..ir.dialect import ARG_PREFIX, TYPED_LITERAL_PREFIX, function_name
+from ..ir.errors import AnalysisError
+from .catalog import Catalog
 from .scope import Scope
-
-if TYPE_CHECKING:
-    from .analyzer import Analyzer
-
-ARG_PREFIX = "__sf_arg_"
 
 
 class NotModelled(Exception):
@@ -71,16 +68,6 @@ def calls_nondeterministic(node: exp.Expression) -> bool:
     return any(function_name(f) in F.NONDETERMINISTIC_NAMES for f in node.find_all(exp.Func))
 
 
-def function_name(node: exp.Expression) -> str:
-    """The function name as the user spelled it, lower-cased."""
-    if isinstance(node, exp.Anonymous):
-        return str(node.this).lower()
-    name = node.meta.get("name") if node.meta else None
-    if name:
-        return str(name).lower()
-    return node.sql_name().lower() if isinstance(node, exp.Func) else type(node).__name__.lower()
-
-
 def _position(sql: str, node: exp.Expression) -> str:
     target = node.this if isinstance(node, exp.Column) and isinstance(node.this, exp.Expression) else node
     meta = target.meta or {}
@@ -113,8 +100,18 @@ def require_boolean(e: E.Expr, where: str, allow_void: bool = False) -> E.Expr:
                         f"{_expr_name(e)}")
 
 
+class QueryAnalyzer(Protocol):
+    """What expression analysis needs of the query analyzer (`analyzer.Analyzer`): the
+    SQL text, the catalog's ANSI mode, and the plans of subqueries in expressions."""
+
+    sql: str
+    catalog: Catalog
+
+    def subquery(self, node: exp.Expression, ctx: Ctx) -> L.Plan: ...
+
+
 class ExprAnalyzer:
-    def __init__(self, analyzer: "Analyzer"):
+    def __init__(self, analyzer: QueryAnalyzer):
         self.analyzer = analyzer
         self.sql = analyzer.sql
         self.ansi = analyzer.catalog.ansi
@@ -498,7 +495,7 @@ class ExprAnalyzer:
         fn = node.this
         name = function_name(fn) if isinstance(fn, exp.Expression) else ""
         out = self.opaque(node, ctx, kind="window", root_is_structure=True)
-        from .naming import window_name
+        from ..ir.naming import window_name
 
         spark_text = window_name(out.template, out.args) or out.sql_text
         return out.copy(data_type_=self._window_type(name, out, fn, ctx), sql_text=spark_text)
@@ -758,7 +755,7 @@ def typed_literal(text: str, to: T.DataType) -> E.Literal | None:
 
 
 def _expr_name(e: E.Expr) -> str:
-    from .naming import spark_name
+    from ..ir.naming import spark_name
 
     return spark_name(e)
 
@@ -771,7 +768,7 @@ _OPERATOR_NAMES = {exp.BitwiseAnd: "({} & {})", exp.BitwiseOr: "({} | {})", exp.
 def _opaque_name(node: exp.Expression, args) -> str:
     """Best-effort Spark name for an unmodelled expression: `name(arg, ...)` with the
     argument names, or its SQL text."""
-    from .naming import call_name, spark_name
+    from ..ir.naming import call_name, spark_name
 
     if _unit_argument(node) is not None:
         # `datediff(DAY, a, b)` is Spark's timestampdiff, `dateadd(DAY, n, d)` its timestampadd
@@ -793,7 +790,7 @@ def _opaque_name(node: exp.Expression, args) -> str:
         positional = _positional_args(node)
         if positional is not None and len(positional) == len(args):
             return call_name(function_name(node), [spark_name(a) for a in args])
-    from .parse import DIALECT
+    from ..ir.dialect import DIALECT
 
     return node.sql(dialect=DIALECT, normalize_functions=False)
 

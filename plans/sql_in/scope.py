@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import expressions as E
-from .errors import AmbiguousReferenceError, UnknownColumnError
+from ..ir import expressions as E
+from ..ir.errors import AmbiguousReferenceError, UnknownColumnError
 
 
 @dataclass
@@ -55,7 +55,7 @@ class Scope:
             if isinstance(e, E.Attribute) and e.expr_id in mapping:
                 return mapping[e.expr_id]
             if isinstance(e, E.Alias):
-                from .tree import transform_up
+                from ..ir.tree import transform_up
 
                 return transform_up(e, lambda n: mapping.get(n.expr_id, n)
                                     if isinstance(n, E.Attribute) else n)

@@ -20,17 +20,23 @@ from decimal import Decimal
 
 from sqlglot import exp
 
-from . import expressions as E
-from . import logical as L
-from . import types as T
-from .analyze_expr import (Ctx, ExprAnalyzer, NotModelled, calls_nondeterministic, function_name,
-                           require_boolean)
+from ..ir import expressions as E
+from ..ir import logical as L
+from ..ir import types as T
+from ..ir.dialect import function_name
+from ..ir.errors import AnalysisError, UnsupportedError
+from ..ir.naming import spark_name
+from ..ir.tree import transform_down
+from .analyze_expr import (
+    Ctx,
+    ExprAnalyzer,
+    NotModelled,
+    calls_nondeterministic,
+    require_boolean,
+)
 from .catalog import Catalog
-from .errors import AnalysisError, UnsupportedError
-from .naming import spark_name
 from .opaque_select import opaque_reason, opaque_select
 from .scope import Entry, Scope
-from .tree import transform_down
 
 _UNSUPPORTED_SELECT_ARGS = ("into", "connect", "prewhere", "pivots", "locks", "sample", "match",
                             "settings", "format", "options", "for_", "exclude", "kind",
@@ -198,7 +204,7 @@ class Analyzer:
             return opaque_select(self, sel, outer, ctes, reason, is_root=sel is self.root)
         from_ = sel.args.get("from_")
         if from_ is not None:
-            plan, scope = self._from(from_, sel.args.get("joins") or [], outer, ctes)
+            plan, scope = self.from_clause(from_, sel.args.get("joins") or [], outer, ctes)
         else:
             if sel.args.get("joins"):
                 raise NotModelled("joins without FROM")
@@ -462,7 +468,7 @@ class Analyzer:
             stack.extend(x.children)
 
     # -- FROM --------------------------------------------------------------------
-    def _from(self, from_: exp.From, joins, outer, ctes) -> tuple[L.Plan, Scope]:
+    def from_clause(self, from_: exp.From, joins, outer, ctes) -> tuple[L.Plan, Scope]:
         plan, scope = self._relation(from_.this, outer, ctes)
         for j in joins:
             right, rscope = self._relation(j.this, outer, ctes)
@@ -654,8 +660,8 @@ class Analyzer:
 def surely_deterministic(plan: L.Plan) -> bool:
     """Deterministic for certain: unmodelled (opaque) expressions count when they only call
     built-in deterministic functions (window functions included), not user functions."""
+    from ..ir.functions import NONDETERMINISTIC_NAMES
     from .builtins import BUILTIN_FUNCTIONS
-    from .functions import NONDETERMINISTIC_NAMES
 
     for p in plan.walk():
         if isinstance(p, L.OpaqueRelation):

@@ -127,11 +127,6 @@ class Expr(Node):
             object.__setattr__(self, "_cache", cached)
         return cached
 
-    def __repr__(self) -> str:
-        from .printer import expr_str
-
-        return expr_str(self)
-
 
 def _any_nullable(kids) -> bool:
     return any(k.nullable for k in kids)
@@ -740,9 +735,7 @@ class SubqueryExpr(Expr):
     @property
     def outer_references(self) -> frozenset[int]:
         """Ids of attributes the subquery plan references but does not produce."""
-        from .logical import outer_references
-
-        return outer_references(self.plan)
+        return self.plan.outer_references
 
     def _self_foldable(self) -> bool:
         return False

@@ -243,7 +243,15 @@ class Node:
         return None
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(...)"
+        """The node as a constructor-like call (plain data, then the children), built
+        without recursion; `plans.ir.printer` writes Catalyst's text for explain."""
+        return fold(self, _constructor_text)
+
+
+def _constructor_text(n: Node, kids: list) -> str:
+    data = [repr(getattr(n, name)) for name in n._data_names]
+    extra = [repr(getattr(n, name)) for name, _ in n._extra_spec]
+    return f"{type(n).__name__}({', '.join(data + kids + extra)})"
 
 
 # ---------------------------------------------------------------------------

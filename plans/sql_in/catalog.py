@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from . import types as T
-from .errors import SchemaError, UnknownTableError
+from ..ir import types as T
+from ..ir.errors import SchemaError, UnknownTableError
 
 
 @dataclass(frozen=True)

@@ -34,13 +34,13 @@ from typing import Any
 
 from sqlglot import exp
 
-from . import expressions as E
-from . import logical as L
-from . import types as T
-from .errors import InternalError
-from .parse import DIALECT, deep_stack
-from .to_sql import ExprWriter, SqlGenerator, literal_sql, plan_to_sql
-from .tree import fold, transform_down
+from ..ir import expressions as E
+from ..ir import logical as L
+from ..ir import types as T
+from ..ir.dialect import DIALECT, deep_stack
+from ..ir.errors import InternalError
+from ..ir.tree import fold, transform_down
+from ..sql_out.to_sql import ExprWriter, SqlGenerator, literal_sql, plan_to_sql
 
 # Nesting depth of one Python expression before a sub-expression is hoisted into its own
 # variable (CPython's parser allows 200 nested parentheses).

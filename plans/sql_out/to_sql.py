@@ -22,14 +22,13 @@ from decimal import Decimal
 
 from sqlglot import exp
 
-from . import expressions as E
-from . import logical as L
-from . import types as T
-from .analyze_expr import ARG_PREFIX
-from .errors import InternalError
-from .naming import spark_name
-from .parse import DIALECT, TYPED_LITERAL_PREFIX, deep_stack
-from .tree import fold
+from ..ir import expressions as E
+from ..ir import logical as L
+from ..ir import types as T
+from ..ir.dialect import ARG_PREFIX, DIALECT, TYPED_LITERAL_PREFIX, deep_stack
+from ..ir.errors import InternalError
+from ..ir.naming import spark_name
+from ..ir.tree import fold
 
 # ---------------------------------------------------------------------------
 # Expressions
@@ -178,7 +177,7 @@ def _names_kept(e: E.Expr, refs) -> bool:
 
 def _with_outer_references(e: E.Expr):
     """The nodes of e, and the outer references inside its subqueries' plans."""
-    from .logical import outer_references
+    from ..ir.logical import outer_references
 
     for n in e.walk():
         yield n

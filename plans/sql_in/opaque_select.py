@@ -11,20 +11,30 @@ the SQL generator can put the optimized input back and re-qualify the references
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from sqlglot import exp
 
-from . import expressions as E
-from . import logical as L
-from . import types as T
-from .analyze_expr import ARG_PREFIX, Ctx, NotModelled, require_boolean
-from .errors import AnalysisError
-from .naming import spark_name
+from ..ir import expressions as E
+from ..ir import logical as L
+from ..ir import types as T
+from ..ir.dialect import ARG_PREFIX
+from ..ir.errors import AnalysisError
+from ..ir.naming import spark_name
+from .analyze_expr import Ctx, NotModelled, require_boolean
 
 if TYPE_CHECKING:
-    from .analyzer import Analyzer
+    from .analyze_expr import ExprAnalyzer
     from .scope import Scope
+
+
+class SelectAnalyzer(Protocol):
+    """What an opaque SELECT block needs of the query analyzer (`analyzer.Analyzer`): its
+    FROM clause analyzed as any other, and expressions analyzed in that scope."""
+
+    exprs: "ExprAnalyzer"
+
+    def from_clause(self, from_: exp.From, joins, outer: "Scope | None", ctes: dict) -> tuple[L.Plan, "Scope"]: ...
 
 INPUT_TABLE = "__sf_input_0"
 
@@ -50,7 +60,7 @@ def opaque_reason(sel: exp.Select) -> str | None:
     return None
 
 
-def opaque_select(analyzer: "Analyzer", sel: exp.Select, outer: "Scope | None", ctes: dict,
+def opaque_select(analyzer: SelectAnalyzer, sel: exp.Select, outer: "Scope | None", ctes: dict,
                   reason: str, is_root: bool) -> L.Plan:
     from .scope import Scope
 
@@ -63,7 +73,7 @@ def opaque_select(analyzer: "Analyzer", sel: exp.Select, outer: "Scope | None", 
     if from_ is not None:
         source = from_.this.copy()
         source.set("pivots", None)
-        plan, scope = analyzer._from(exp.From(this=source), joins, outer, ctes)
+        plan, scope = analyzer.from_clause(exp.From(this=source), joins, outer, ctes)
         placeholder = exp.Table(this=exp.to_identifier(INPUT_TABLE))
         if pivots:
             placeholder.set("pivots", [p.copy() for p in pivots])

@@ -1,0 +1,48 @@
+"""sparkfold: a Catalyst-style pre-submission optimizer for Spark SQL.
+
+    from sparkfold import optimize
+    result = optimize("SELECT count(num) FROM t", {"t": {"num": "int not null"}})
+    result.sql          # optimized Spark SQL
+    result.explain()    # plans, every rewrite, findings
+
+The package is in layers, each importing only those below it:
+`sparkfold.optimizer` (engine, batches, API, CLI, hooks, explain, verify) >
+`sparkfold.rules` > `sparkfold.plans.sql_out`, `sparkfold.plans.pyspark` (backends) |
+`sparkfold.plans.sql_in` (frontend: parse, analyze, catalog) > `sparkfold.plans.ir`
+(tree, types, expressions, logical operators).  The folders of the repository's top
+level are its subpackages (this file is the package's own, mapped by pyproject.toml).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .optimizer.api import OptimizeResult, optimize
+    from .plans.ir.errors import SparkfoldError
+    from .plans.sql_in.catalog import Catalog
+
+# The public names, imported on first use: `import sparkfold` alone stays cheap (the
+# CLI's start-up), and importing this file under another name (pytest imports the
+# repository root's `__init__.py` as a package of its own) loads nothing twice.
+_PUBLIC = {
+    "optimize": ".optimizer.api",
+    "OptimizeResult": ".optimizer.api",
+    "Catalog": ".plans.sql_in.catalog",
+    "SparkfoldError": ".plans.ir.errors",
+}
+
+__all__ = list(_PUBLIC)
+
+
+def __getattr__(name: str):
+    if name in _PUBLIC:
+        value = getattr(importlib.import_module(_PUBLIC[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_PUBLIC))

@@ -1,0 +1,1 @@
+"""The typed IR: tree traversal, Spark types, expressions, logical operators."""

@@ -1,0 +1,1 @@
+"""The SQL frontend: Spark SQL text -> sqlglot tree -> analyzed logical plan."""

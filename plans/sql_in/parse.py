@@ -1,0 +1,164 @@
+"""Spark SQL text -> sqlglot tree, with the fixes Spark's grammar needs.
+
+sqlglot's Spark dialect (`plans.ir.dialect`) is the parser, with three corrections made
+on its tokens:
+- `'it''s'`: two quotes in a row are an escaped quote in Spark, not two literals;
+- `'a' 'b'`: adjacent string literals are one literal in Spark (`'ab'`);
+- `1L`, `1.5BD`, `2Y`, ...: typed numeric literals, which sqlglot reads as casts,
+  become the marker call `__sf_lit_<type>(<number>)` so the analyzer can tell
+  `1L` (named `1`) from `CAST(1 AS BIGINT)` (named `CAST(1 AS BIGINT)`).
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+from sqlglot.errors import ParseError as SqlglotParseError
+from sqlglot.errors import TokenError
+from sqlglot.tokens import Token, TokenType
+
+from ..ir.dialect import DIALECT, SUFFIX_TYPES, TYPED_LITERAL_PREFIX
+from ..ir.errors import ParseError, UnsupportedError
+
+# ---------------------------------------------------------------------------
+# Tokens
+# ---------------------------------------------------------------------------
+
+
+def _fix_tokens(tokens: list[Token], sql: str) -> list[Token]:
+    out: list[Token] = []
+    i = 0
+    n = len(tokens)
+    while i < n:
+        t = tokens[i]
+        if (t.token_type == TokenType.NUMBER and i + 2 < n
+                and tokens[i + 1].token_type == TokenType.DCOLON
+                and tokens[i + 1].start == t.start
+                and tokens[i + 2].text.upper() in SUFFIX_TYPES):
+            type_name = SUFFIX_TYPES[tokens[i + 2].text.upper()]
+            mk = lambda tt, text: Token(tt, text, t.line, t.col, t.start, t.end)  # noqa: E731
+            out.extend([mk(TokenType.VAR, TYPED_LITERAL_PREFIX + type_name),
+                        mk(TokenType.L_PAREN, "("), t, mk(TokenType.R_PAREN, ")")])
+            i += 3
+            continue
+        if t.token_type == TokenType.BETWEEN and i + 1 < n and tokens[i + 1].token_type == TokenType.L_PAREN \
+                and not _ends_operand(out):
+            # `between(v, lo, hi)`, Spark's function form of BETWEEN: an ordinary call
+            out.append(Token(TokenType.VAR, t.text, t.line, t.col, t.start, t.end, t.comments))
+            i += 1
+            continue
+        if t.token_type == TokenType.STRING:
+            text, end, j = t.text, t.end, i + 1
+            while j < n and tokens[j].token_type == TokenType.STRING:
+                nxt = tokens[j]
+                quote = sql[nxt.start] if nxt.start < len(sql) else ""
+                if nxt.start == end + 1 and quote in ("'", '"') and sql[end] == quote:
+                    text += quote + nxt.text  # 'it''s': an escaped quote
+                else:
+                    text += nxt.text  # 'a' 'b': Spark joins adjacent literals
+                end = nxt.end
+                j += 1
+            if j > i + 1:
+                out.append(Token(TokenType.STRING, text, t.line, t.col, t.start, end, t.comments))
+                i = j
+                continue
+        out.append(t)
+        i += 1
+    return out
+
+
+def _ends_operand(out: list[Token]) -> bool:
+    """Whether the tokens so far end with an operand (so a BETWEEN next is infix, as in
+    `CASE ... END NOT BETWEEN (1) AND 2`), looking past a NOT: anything but a token that
+    starts an expression (`(`, `,`, an operator, SELECT, WHERE, AND, WHEN, ...) ends one."""
+    k = len(out) - 1
+    if k >= 0 and out[k].token_type == TokenType.NOT:
+        k -= 1
+    return k >= 0 and out[k].token_type not in _STARTS and out[k].text.upper() not in _STARTING_WORDS
+
+
+_STARTS = frozenset({TokenType.L_PAREN, TokenType.COMMA, TokenType.EQ, TokenType.NEQ, TokenType.LT,
+                     TokenType.LTE, TokenType.GT, TokenType.GTE, TokenType.PLUS, TokenType.DASH, TokenType.STAR,
+                     TokenType.SLASH, TokenType.MOD, TokenType.DPIPE, TokenType.NULLSAFE_EQ, TokenType.NOT})
+_STARTING_WORDS = frozenset({"SELECT", "WHERE", "AND", "OR", "NOT", "ON", "HAVING", "WHEN", "THEN", "ELSE",
+                             "CASE", "DISTINCT", "BY", "IF", "RETURN", "ALL"})
+
+
+def _line_col(sql: str, offset: int) -> tuple[int, int]:
+    line = sql.count("\n", 0, offset) + 1
+    col = offset - (sql.rfind("\n", 0, offset) + 1) + 1
+    return line, col
+
+
+def _unterminated_quote(sql: str) -> int | None:
+    """Offset of the quote that opens an unterminated literal or identifier."""
+    i, n = 0, len(sql)
+    while i < n:
+        c = sql[i]
+        if sql.startswith("--", i):
+            j = sql.find("\n", i)
+            i = n if j < 0 else j + 1
+            continue
+        if sql.startswith("/*", i):
+            j = sql.find("*/", i + 2)
+            if j < 0:
+                return i
+            i = j + 2
+            continue
+        if c in "'\"`":
+            j = i + 1
+            while j < n:
+                if sql[j] == "\\" and c != "`":
+                    j += 2
+                    continue
+                if sql[j] == c:
+                    break
+                j += 1
+            if j >= n:
+                return i
+            i = j + 1
+            continue
+        i += 1
+    return None
+
+
+def parse_statements(sql: str) -> list[exp.Expression]:
+    """Parse SQL text into sqlglot trees (one per statement); raises ParseError."""
+    if not isinstance(sql, str):
+        raise UnsupportedError(f"expected SQL text, got {type(sql).__name__}")
+    try:
+        tokens = DIALECT.tokenize(sql)
+    except TokenError:
+        off = _unterminated_quote(sql)
+        if off is not None:
+            line, col = _line_col(sql, off)
+            raise ParseError("unterminated quoted text or comment", line, col) from None
+        raise ParseError("cannot read the SQL text") from None
+    tokens = _fix_tokens(tokens, sql)
+    try:
+        trees = DIALECT.parser().parse(tokens, sql)
+    except SqlglotParseError as e:
+        err = (e.errors or [{}])[0]
+        line, col = err.get("line"), err.get("col")
+        highlight = err.get("highlight") or ""
+        if col is not None and highlight:
+            col = max(1, col - len(highlight) + 1)
+        desc = err.get("description") or str(e)
+        desc = desc.split(" <Token")[0] if "<Token" in desc else desc
+        if highlight:
+            desc = f"{desc} near {highlight!r}" if "but got" not in desc else \
+                desc.replace("but got", "but found").rstrip() + f" {highlight!r}"
+        raise ParseError(desc, line, col) from None
+    return [t for t in trees if t is not None]
+
+
+def parse_query(sql: str) -> exp.Expression:
+    """Parse exactly one statement."""
+    trees = parse_statements(sql)
+    if not trees:
+        raise ParseError("empty input: no SQL statement", 1, 1)
+    if len(trees) > 1:
+        raise UnsupportedError(f"expected one SQL statement, found {len(trees)}")
+    return trees[0]
+
+
+__all__ = ["parse_query", "parse_statements"]

@@ -1,0 +1,1 @@
+"""The SQL backend: a logical plan written back as Spark SQL text."""
