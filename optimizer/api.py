@@ -11,11 +11,11 @@ optimizer does not model is passed through unchanged (`result.passthrough` says 
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
+from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
 from ..plans.ir.dialect import DIALECT, deep_stack
 from ..plans.ir.errors import InternalError, SparkfoldError
@@ -25,7 +25,7 @@ from ..plans.sql_in.analyzer import Analyzer
 from ..plans.sql_in.catalog import Catalog
 from ..plans.sql_in.parse import parse_query
 from ..plans.sql_out.to_sql import plan_to_ast
-from ..rules.base import Rule, RuleContext
+from ..rules.base import Rule, RuleContext, transform_expressions
 from .engine import Batch, Trace, execute
 from .findings import SourceMap, find_all
 
@@ -88,18 +88,22 @@ def _with_comments(text: str, tree) -> str:
     return "\n".join(lines) + "\n" + text
 
 
-_TYPED_NULL = re.compile(r"cast\(null as [^()]*(?:\([^()]*\))?\)")
+def _as_written(e: E.Expr) -> E.Expr:
+    match e:
+        case E.Attribute() if not e.nullable:  # SQL does not show nullability
+            return e.with_nullability(True)
+        case E.Cast(E.Literal(None, _), to):  # the writer prints a typed NULL as this cast
+            return E.Literal(None, to)
+        case _:
+            return e
 
 
 def _same_but_nullability(a: L.Plan, b: L.Plan) -> bool:
     """Did the rules only narrow nullability, or fold `CAST(NULL AS T)` into the typed NULL
     that the writer prints as that same cast?  Then the SQL text is the same query and the
     original text is returned, so that optimizing the output again reaches a fixed point.
-    (The plan printer does not show nullability.)"""
-    from ..plans.ir.printer import plan_str
-
-    sa, sb = plan_str(a), plan_str(b)
-    return sa == sb or _TYPED_NULL.sub("null", sa) == _TYPED_NULL.sub("null", sb)
+    Decided on the plans, with what SQL does not show taken out of both."""
+    return a == b or transform_expressions(a, _as_written) == transform_expressions(b, _as_written)
 
 
 def _sql_of(plan: L.Plan, pretty: bool) -> str:

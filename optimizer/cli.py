@@ -37,7 +37,13 @@ from .sources import (
     write_output,
 )
 
-_debug = False
+
+@dataclass
+class Invocation:
+    """What one run of the CLI decides about itself; `main` owns it and hands it to click
+    as the root context's `obj` (no module state)."""
+
+    debug: bool = False
 
 
 # -- errors ---------------------------------------------------------------------------
@@ -49,8 +55,9 @@ def _with_hint(e: SparkfoldError, hint: str) -> SparkfoldError:
 
 
 def _set_debug(ctx, param, value):
-    global _debug
-    _debug = _debug or bool(value)
+    run = ctx.find_root().obj
+    if value and isinstance(run, Invocation):
+        run.debug = True
     return value
 
 
@@ -401,10 +408,9 @@ def rules_markdown(rows: list[dict[str, Any]]) -> str:
 # -- entry point -----------------------------------------------------------------------
 
 def main(argv: list[str] | None = None) -> int:
-    global _debug
-    _debug = os.environ.get("SPARKFOLD_DEBUG") == "1"
+    run = Invocation(debug=os.environ.get("SPARKFOLD_DEBUG") == "1")
     try:
-        cli.main(args=argv, prog_name="sparkfold", standalone_mode=False)
+        cli.main(args=argv, prog_name="sparkfold", standalone_mode=False, obj=run)
         return 0
     except click.exceptions.Exit as e:
         return e.exit_code
@@ -423,7 +429,7 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else 1
     except SparkfoldError as e:
-        if _debug:
+        if run.debug:
             traceback.print_exc()
         if isinstance(e, InternalError):
             _internal(e.message)
@@ -431,7 +437,7 @@ def main(argv: list[str] | None = None) -> int:
             click.echo(f"sparkfold: error: {e.message}", err=True)
         return e.exit_code
     except Exception as e:  # a bug
-        if _debug:
+        if run.debug:
             traceback.print_exc()
         _internal(f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}")
         return 3

@@ -5,8 +5,10 @@ rule's output; one pass over all of them is an iteration.  A `FixedPoint(n)` bat
 repeats until an iteration changes nothing (an identity test: rules return the same
 object when they change nothing) or n iterations ran; hitting the limit is recorded
 as a warning in the trace, never raised.  Every rule application that changed the
-plan becomes a `Rewrite` record, and after each one the output schema is checked
-(names and types must not change; nullability may only narrow).
+plan becomes a `Rewrite` record.  Each change is checked once, here (`validate.py`, like
+Catalyst's `validatePlanChanges`): a rule that raises or breaks the output schema is an
+internal error naming the rule and its batch; a change Spark would reject (an Aggregate
+no longer grouped) is not kept, with a trace warning naming the rule.
 """
 
 from __future__ import annotations

@@ -2,8 +2,11 @@
 
 After every rule application that changed the plan, `plan_change_error` says why the new
 plan may not replace the old one, or None:
-- the output schema: names, types and arity stay, nullability may only narrow (a rule
-  that breaks this has a bug: the engine raises an internal error naming it);
+- the output schema: names, types and arity stay (a rule that breaks this has a bug: the
+  engine raises an internal error naming it).  Nullability is left out, as Catalyst's
+  `DataType.equalsIgnoreNullability` leaves it out: a rewrite keeps the values, and an
+  expression rebuilt by a rule may be typed nullable where the original was proven
+  never NULL (UpdateAttributeNullability narrows it again);
 - every Aggregate stays grouped (Spark's MISSING_AGGREGATION): a rewrite that takes a
   grouping expression apart in a select list is equal in value but rejected by Spark,
   so the engine does not keep it (a trace warning names the rule).
@@ -18,14 +21,11 @@ _SUBQUERY_MASK = E.ScalarSubquery.bit | E.Exists.bit | E.InSubquery.bit
 
 
 def schema_error(before: L.Plan, after: L.Plan) -> str | None:
-    """Why `after`'s output is not `before`'s (names, types, arity; nullability only narrowing)."""
+    """Why `after`'s output is not `before`'s (names, types, arity), or None."""
     a, b = before.output, after.output
     if len(a) != len(b) or any(x.name != y.name or x.data_type != y.data_type for x, y in zip(a, b)):
         return (f"changed the output schema from {[(x.name, x.data_type.simple_string()) for x in a]} "
                 f"to {[(y.name, y.data_type.simple_string()) for y in b]}")
-    widened = [y.name for x, y in zip(a, b) if y.nullable and not x.nullable]
-    if widened:
-        return f"made the never-NULL output columns {widened} nullable"
     return None
 
 

@@ -24,11 +24,33 @@ from ..plans.ir import types as T
 from ..plans.ir.tree import mask_of, transform_up
 
 
+class Facts:
+    """Facts rules derive about immutable nodes during one run (an operator's constraints,
+    a predicate's canonical key), by node identity.  The run owns it (through its
+    `RuleContext`), so nothing is ever written into a frozen node; it holds each node it
+    keeps a fact for, so an id is never reused while the run lasts."""
+
+    __slots__ = ("_by_id",)
+
+    def __init__(self) -> None:
+        self._by_id: dict[tuple[str, int], tuple[object, object]] = {}
+
+    def get(self, kind: str, node: object):
+        hit = self._by_id.get((kind, id(node)))
+        return hit[1] if hit is not None and hit[0] is node else None
+
+    def remember(self, kind: str, node: object, value):
+        self._by_id[(kind, id(node))] = (node, value)
+        return value
+
+
 @dataclass(frozen=True)
 class RuleContext:
-    """What rules may know about the session: ANSI mode (errors instead of NULLs)."""
+    """What rules may know about the session: ANSI mode (errors instead of NULLs); and
+    the facts cache of the run (a fresh one for each context)."""
 
     ansi: bool = True
+    facts: Facts = field(default_factory=Facts, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -150,5 +172,5 @@ def plan_rule(name: str, needs=(), catalyst: str = "", description: str = ""):
     return deco
 
 
-__all__ = ["Rule", "RuleContext", "expression_rule", "plan_rule", "transform_plan",
+__all__ = ["Facts", "Rule", "RuleContext", "expression_rule", "plan_rule", "transform_plan",
            "transform_expressions", "transform_up_typed", "field"]

@@ -41,6 +41,7 @@ from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
 from ..plans.ir import types as T
 from ..plans.ir.tree import _data_key, fold, transform_up
+from .base import Facts
 
 Constraints = dict  # canonical key -> predicate, insertion ordered; treat as read-only
 
@@ -94,32 +95,21 @@ def _canon_node(n: E.Expr, kids: list) -> Key:
             return Key((type(n).__name__, data, *kids))
 
 
-def canon(e: E.Expr) -> Key:
+def canon(e: E.Expr, facts: Facts | None = None) -> Key:
     """The canonical key of e: equal for predicates that are the same up to attribute
     names and nullability, operand order of commutative operators and > / < flips
-    (cached on the expression: constraints are shared upwards)."""
-    memo = e.memo
-    if memo is not None and "canon" in memo:
-        return memo["canon"]
+    (kept in the run's `facts`: constraints are shared upwards)."""
+    facts = facts if facts is not None else Facts()
+    hit = facts.get("canon", e)
+    if hit is not None:
+        return hit
 
     def node(n: E.Expr, kids: list) -> Key:
-        m = n.memo
-        if m is not None and "canon" in m:
-            return m["canon"]
-        return _remember(n, "canon", _canon_node(n, kids))
+        known = facts.get("canon", n)
+        return known if known is not None else facts.remember("canon", n, _canon_node(n, kids))
 
     return fold(e, node, children=lambda n: () if isinstance(n, E.Opaque) or
-                (n.memo is not None and "canon" in n.memo) else n.children)
-
-
-def _remember(node, name: str, value):
-    """Cache a derived fact on an immutable node (a benign race: same value)."""
-    memo = node.memo
-    if memo is None:
-        memo = {}
-        object.__setattr__(node, "memo", memo)
-    memo[name] = value
-    return value
+                facts.get("canon", n) is not None else n.children)
 
 
 # ---------------------------------------------------------------------------
@@ -214,9 +204,9 @@ def substitute(e: E.Expr, mapping: dict[int, E.Expr]) -> E.Expr:
 # ---------------------------------------------------------------------------
 
 
-def _add(out: Constraints, e: E.Expr) -> None:
+def _add(out: Constraints, e: E.Expr, facts: Facts) -> None:
     if len(out) < _MAX_CONSTRAINTS:
-        out.setdefault(canon(e), e)
+        out.setdefault(canon(e, facts), e)
 
 
 def _is_trivial(e: E.Expr) -> bool:
@@ -250,26 +240,27 @@ def equivalence_classes(preds) -> tuple[dict[int, list[E.Attribute]], dict[int, 
     return classes, attrs
 
 
-def close(valid, output: tuple[E.Attribute, ...]) -> Constraints:
+def close(valid, output: tuple[E.Attribute, ...], facts: Facts | None = None) -> Constraints:
     """Catalyst's `constraints`: the valid predicates, what equalities imply, the
     IS NOT NULL they imply, filtered to deterministic predicates on the output."""
+    facts = facts if facts is not None else Facts()
     out: Constraints = {}
     for e in valid:
         if usable(e):
-            _add(out, e)
+            _add(out, e, facts)
     classes, _ = equivalence_classes(out.values())
     if classes:
         for e in list(out.values()):
             if len(out) >= _MAX_CONSTRAINTS:
                 break
             for new in _substitutions(e, classes):
-                _add(out, new)
+                _add(out, new, facts)
     for e in list(out.values()):
         for a in non_null_attributes(e):
-            _add(out, E.IsNotNull(a))
+            _add(out, E.IsNotNull(a), facts)
     for a in output:
         if not a.nullable:
-            _add(out, E.IsNotNull(a))
+            _add(out, E.IsNotNull(a), facts)
     ids = {a.expr_id for a in output}
     return {k: e for k, e in out.items() if e.references <= ids}
 
@@ -304,49 +295,48 @@ def _substitutions(e: E.Expr, classes) -> list[E.Expr]:
 # Per operator
 # ---------------------------------------------------------------------------
 
-def _cached(p: L.Plan):
-    memo = p.memo
-    return None if memo is None else memo.get("constraints")
-
-
-def constraints(plan: L.Plan) -> Constraints:
-    """The constraints of `plan` (cached on each operator; iterative over the plan)."""
-    hit = _cached(plan)
+def constraints(plan: L.Plan, facts: Facts | None = None) -> Constraints:
+    """The constraints of `plan` (kept per operator in the run's `facts`; iterative over
+    the plan)."""
+    facts = facts if facts is not None else Facts()
+    hit = facts.get("constraints", plan)
     if hit is not None:
         return hit
     stack: list[tuple[L.Plan, bool]] = [(plan, False)]
     while stack:
         p, ready = stack.pop()
-        if _cached(p) is not None:
+        if facts.get("constraints", p) is not None:
             continue
         if not ready:
             stack.append((p, True))
-            stack.extend((c, False) for c in p.children if _cached(c) is None)
+            stack.extend((c, False) for c in p.children if facts.get("constraints", c) is None)
         else:
-            _remember(p, "constraints", _compute(p))
-    return _cached(plan)
+            facts.remember("constraints", p, _compute(p, facts))
+    return facts.get("constraints", plan)
 
 
-def not_null_ids(plan: L.Plan) -> frozenset[int]:
+def not_null_ids(plan: L.Plan, facts: Facts | None = None) -> frozenset[int]:
     """Ids of the output attributes proven never NULL.
 
-    Computed directly per operator (cached on each): what the full constraint closure
-    proves about NULLs follows from null-intolerant conjuncts, join conditions and
-    non-nullable expressions alone, without the equivalence-class substitutions."""
-    memo = plan.memo
-    if memo is not None and "not_null" in memo:
-        return memo["not_null"]
+    Computed directly per operator (kept per operator in the run's `facts`): what the
+    full constraint closure proves about NULLs follows from null-intolerant conjuncts,
+    join conditions and non-nullable expressions alone, without the equivalence-class
+    substitutions."""
+    facts = facts if facts is not None else Facts()
+    hit = facts.get("not_null", plan)
+    if hit is not None:
+        return hit
     stack: list[tuple[L.Plan, bool]] = [(plan, False)]
     while stack:
         p, ready = stack.pop()
-        if p.memo is not None and "not_null" in p.memo:
+        if facts.get("not_null", p) is not None:
             continue
         if not ready:
             stack.append((p, True))
             stack.extend((c, False) for c in p.children)
         else:
-            _remember(p, "not_null", frozenset(_not_null(p)) & p.output_ids)
-    return plan.memo["not_null"]
+            facts.remember("not_null", p, frozenset(_not_null(p, facts)) & p.output_ids)
+    return facts.get("not_null", plan)
 
 
 def _from_conjuncts(cond: E.Expr | None) -> set[int]:
@@ -358,9 +348,9 @@ def _from_conjuncts(cond: E.Expr | None) -> set[int]:
     return ids
 
 
-def _not_null(p: L.Plan) -> set[int]:
+def _not_null(p: L.Plan, facts: Facts) -> set[int]:
     declared = {a.expr_id for a in p.output if not a.nullable}
-    kids = [c.memo["not_null"] for c in p.children]
+    kids = [facts.get("not_null", c) for c in p.children]
     match p:
         case L.Filter(cond, _):
             return declared | kids[0] | _from_conjuncts(cond)
@@ -402,21 +392,21 @@ def _not_null(p: L.Plan) -> set[int]:
             return declared
 
 
-def _compute(p: L.Plan) -> Constraints:
+def _compute(p: L.Plan, facts: Facts) -> Constraints:
     match p:
         case L.Sort(_, child) | L.Limit(_, child) | L.Offset(_, child) | L.Distinct(child) \
                 | L.SubqueryAlias(_, child):
-            return constraints(child)
+            return constraints(child, facts)
         case L.Filter(cond, child):
-            return close([*constraints(child).values(), *E.split_conjuncts(cond)], p.output)
+            return close([*constraints(child, facts).values(), *E.split_conjuncts(cond)], p.output, facts)
         case L.Project(projections, child):
-            return close(_through_aliases(projections, constraints(child).values()), p.output)
+            return close(_through_aliases(projections, constraints(child, facts).values(), facts), p.output, facts)
         case L.Aggregate(grouping, aggregates, child):
-            inherited = constraints(child).values() if grouping else ()
-            return close(_through_aliases(aggregates, inherited), p.output)
+            inherited = constraints(child, facts).values() if grouping else ()
+            return close(_through_aliases(aggregates, inherited, facts), p.output, facts)
         case L.Join(left, right, jt, cond):
             conj = E.split_conjuncts(cond) if cond is not None else []
-            lc, rc = constraints(left).values(), constraints(right).values()
+            lc, rc = constraints(left, facts).values(), constraints(right, facts).values()
             if jt in (L.INNER, L.CROSS):
                 valid = [*lc, *rc, *conj]
             elif jt == L.LEFT_SEMI:
@@ -427,20 +417,20 @@ def _compute(p: L.Plan) -> Constraints:
                 valid = list(rc)
             else:
                 valid = []
-            return close(valid, p.output)
+            return close(valid, p.output, facts)
         case L.Union(inputs):
-            return close(_union_constraints(p, inputs), p.output)
+            return close(_union_constraints(p, inputs, facts), p.output, facts)
         case L.Intersect(left, _) | L.Except(left, _):
-            return close(constraints(left).values(), p.output)
+            return close(constraints(left, facts).values(), p.output, facts)
         case L.LocalRelation(output, rows) if rows:
             never_null = [E.IsNotNull(a) for i, a in enumerate(output)
                           if all(r[i] is not None for r in rows)]
-            return close(never_null, p.output)
+            return close(never_null, p.output, facts)
         case _:
-            return close((), p.output)
+            return close((), p.output, facts)
 
 
-def _through_aliases(named, inherited) -> list[E.Expr]:
+def _through_aliases(named, inherited, facts: Facts) -> list[E.Expr]:
     """Constraints above a Project/Aggregate: the inherited ones (filtered to the output
     later), rewritten for each deterministic alias, and `alias <=> literal`."""
     out = list(inherited)
@@ -457,11 +447,11 @@ def _through_aliases(named, inherited) -> list[E.Expr]:
             out.extend(substitute(e, {child.expr_id: attr}) for e in list(out)
                        if child.expr_id in e.references)
             continue
-        key = canon(child)
+        key = canon(child, facts)
         kind = type(child)
 
         def swap(x, key=key, kind=kind, attr=attr):
-            return attr if type(x) is kind and canon(x) == key else x
+            return attr if type(x) is kind and canon(x, facts) == key else x
 
         for e in list(out):
             if e.deep_mask & kind.bit:
@@ -471,15 +461,15 @@ def _through_aliases(named, inherited) -> list[E.Expr]:
     return out
 
 
-def _union_constraints(p: L.Union, inputs) -> list[E.Expr]:
+def _union_constraints(p: L.Union, inputs, facts: Facts) -> list[E.Expr]:
     first = p.output
     common: Constraints | None = None
     for inp in inputs:
         mapping = {a.expr_id: b for a, b in zip(inp.output, first)}
         renamed = {}
-        for e in constraints(inp).values():
+        for e in constraints(inp, facts).values():
             r = substitute(e, mapping)
-            renamed.setdefault(canon(r), r)
+            renamed.setdefault(canon(r, facts), r)
         if common is None:
             common = renamed
         else:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
-from .base import plan_rule
+from .base import Facts, plan_rule
 from .cleanup import rejected_by
 from .constraints import Constraints, canon, close, constraints, substitute
 
@@ -43,9 +43,9 @@ def _implied(e: E.Expr, rejected: set[int]) -> bool:
     return isinstance(e, E.IsNotNull) and isinstance(e.child, E.Attribute) and e.child.expr_id in rejected
 
 
-def _new_for(side: L.Plan, known: Constraints, implied: set[int]) -> list[E.Expr]:
+def _new_for(side: L.Plan, known: Constraints, implied: set[int], facts: Facts) -> list[E.Expr]:
     ids = side.output_ids
-    have = constraints(side)
+    have = constraints(side, facts)
     return [_bind(e, side) for k, e in known.items()
             if e.references <= ids and k not in have and _addable(e) and not _implied(e, implied)]
 
@@ -61,20 +61,20 @@ def infer_filters_from_constraints(p: L.Plan, ctx) -> L.Plan:
     match p:
         case L.Filter(cond, child):
             conjuncts = E.split_conjuncts(cond)
-            stated = {canon(c) for c in conjuncts}
-            have = constraints(child)
+            stated = {canon(c, ctx.facts) for c in conjuncts}
+            have = constraints(child, ctx.facts)
             implied = rejected_by(conjuncts)
-            new = [_bind(e, child) for k, e in constraints(p).items()
+            new = [_bind(e, child) for k, e in constraints(p, ctx.facts).items()
                    if k not in have and k not in stated and _addable(e) and not _implied(e, implied)]
             return L.Filter(E.conjunction([cond, *new]), child) if new else p
         case L.Join(left, right, jt, cond) if jt != L.FULL_OUTER:
             conj = E.split_conjuncts(cond) if cond is not None else []
-            both = close([*constraints(left).values(), *constraints(right).values(), *conj],
-                         (*left.output, *right.output))
+            both = close([*constraints(left, ctx.facts).values(), *constraints(right, ctx.facts).values(),
+                          *conj], (*left.output, *right.output), ctx.facts)
             implied = rejected_by(conj)
-            to_left = _new_for(left, both, implied) if jt in (L.INNER, L.CROSS, L.LEFT_SEMI,
+            to_left = _new_for(left, both, implied, ctx.facts) if jt in (L.INNER, L.CROSS, L.LEFT_SEMI,
                                                               L.RIGHT_OUTER) else []
-            to_right = _new_for(right, both, implied) if jt in (L.INNER, L.CROSS, L.LEFT_SEMI,
+            to_right = _new_for(right, both, implied, ctx.facts) if jt in (L.INNER, L.CROSS, L.LEFT_SEMI,
                                                                 L.LEFT_OUTER, L.LEFT_ANTI) else []
             if not to_left and not to_right:
                 return p

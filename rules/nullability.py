@@ -21,15 +21,15 @@ from __future__ import annotations
 from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
 from ..plans.ir.tree import transform_up
-from .base import plan_rule
+from .base import Facts, plan_rule
 from .constraints import not_null_ids
 
 
-def _child_nullability(p: L.Plan) -> dict[int, bool]:
+def _child_nullability(p: L.Plan, facts: Facts) -> dict[int, bool]:
     """Expression id -> nullable, for the attributes p's expressions can refer to."""
     out: dict[int, bool] = {}
     for c in p.children:
-        proven = not_null_ids(c)
+        proven = not_null_ids(c, facts)
         for a in c.output:
             out[a.expr_id] = a.expr_id not in proven
     return out
@@ -45,7 +45,7 @@ def update_attribute_nullability(p: L.Plan, ctx) -> L.Plan:
         case _ if not p.expressions:
             return p
         case _:
-            nullable = _child_nullability(p)
+            nullable = _child_nullability(p, ctx.facts)
             if not nullable:
                 return p
 

@@ -44,11 +44,11 @@ def prune_filters(p: L.Plan, ctx) -> L.Plan:
         case L.Filter(cond, child) if _never_true(cond) and writable(child.output):
             return L.empty_like(child)  # WHERE FALSE / WHERE NULL -> no rows
         case L.Filter(cond, child):  # conjuncts the child already guarantees
-            known = constraints(child)
+            known = constraints(child, ctx.facts)
             if not known:
                 return p
             parts = E.split_conjuncts(cond)
-            keep = [c for c in parts if not (c.deterministic and canon(c) in known)]
+            keep = [c for c in parts if not (c.deterministic and canon(c, ctx.facts) in known)]
             if len(keep) == len(parts):
                 return p
             return L.Filter(E.conjunction(keep), child) if keep else child

@@ -25,10 +25,10 @@ spark = (SparkSession.builder.remote("local[2]")
          .config("spark.sql.session.timeZone", "UTC").getOrCreate())
 out = {"session": type(spark).__module__}
 try:
-    from optimizer import optimize
-    from plans import expressions as E
-    from plans.to_pyspark import run_code, to_pyspark_code
-    from rules.base import Rule, transform_expressions
+    from sparkfold import optimize
+    from sparkfold.plans.ir import expressions as E
+    from sparkfold.plans.pyspark.to_pyspark import run_code, to_pyspark_code
+    from sparkfold.rules.base import Rule, transform_expressions
     from tests.data import register_standard_tables
 
     tables = register_standard_tables(spark)

@@ -289,7 +289,7 @@ CONNECT_SCRIPT = textwrap.dedent("""
     sys.path.insert(0, {root!r})
     from pyspark.sql import SparkSession
     import sparkfold.optimizer.hooks as hooks
-    from optimizer import api
+    from sparkfold.optimizer import api
     from tests.test_hooks import NOT_NOT, double_not
 
     hooks.optimize = lambda sql, cat, **kw: api.optimize(sql, cat, rules=[NOT_NOT], **kw)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from sparkfold.optimizer.batches import RULES
+from sparkfold.optimizer.batches import RULES as BY_NAME
 from sparkfold.plans.ir import expressions as E
 from sparkfold.plans.ir import logical as L
 from sparkfold.plans.ir import types as T
@@ -26,7 +26,7 @@ EMPTY_U = "(SELECT num FROM u WHERE false)"
 
 def rewrite(e: E.Expr, ansi: bool = True) -> E.Expr:
     p = L.Project((E.Alias(e, "c", 7001),), L.OneRowRelation())
-    return RULES[SUB](p, RuleContext(ansi=ansi)).projections[0].child
+    return BY_NAME[SUB](p, RuleContext(ansi=ansi)).projections[0].child
 
 
 def empty_plan(t=T.INT):

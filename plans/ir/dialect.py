@@ -204,11 +204,41 @@ _local = threading.local()
 
 def deep_stack(fn: Callable[..., Any], *args, **kwargs) -> Any:
     """Run fn on a thread with a 512 MiB stack and a high recursion limit (sqlglot
-    recurses once per nesting level); exceptions propagate to the caller."""
+    recurses once per nesting level); exceptions propagate to the caller.  The limit is
+    the interpreter's (CPython has no per-thread one): it is raised while a deep thread
+    runs and put back when the last one ends."""
     if getattr(_local, "deep", False):
         return fn(*args, **kwargs)
-    if sys.getrecursionlimit() < _RECURSION_LIMIT:
-        sys.setrecursionlimit(_RECURSION_LIMIT)
+    with _raised_recursion_limit():
+        return _on_deep_thread(fn, *args, **kwargs)
+
+
+class _raised_recursion_limit:
+    """Raise `sys.getrecursionlimit()` for the block; the last block to end restores the
+    limit found by the first (counted, since deep threads may overlap)."""
+
+    _active = 0
+    _saved = 0
+    _guard = threading.Lock()
+
+    def __enter__(self) -> None:
+        cls = type(self)
+        with cls._guard:
+            if cls._active == 0:
+                cls._saved = sys.getrecursionlimit()
+                if cls._saved < _RECURSION_LIMIT:
+                    sys.setrecursionlimit(_RECURSION_LIMIT)
+            cls._active += 1
+
+    def __exit__(self, *exc) -> None:
+        cls = type(self)
+        with cls._guard:
+            cls._active -= 1
+            if cls._active == 0 and sys.getrecursionlimit() == _RECURSION_LIMIT > cls._saved:
+                sys.setrecursionlimit(cls._saved)
+
+
+def _on_deep_thread(fn: Callable[..., Any], *args, **kwargs) -> Any:
     box: dict[str, Any] = {}
 
     def target():

@@ -28,7 +28,7 @@ import math
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
-from decimal import ROUND_DOWN, ROUND_HALF_UP, Context, Decimal, localcontext
+from decimal import ROUND_HALF_UP, Context, Decimal, localcontext
 from fractions import Fraction
 from typing import Any, Callable
 

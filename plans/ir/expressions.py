@@ -79,8 +79,11 @@ class id_scope:
         _id_counter.reset(self.token)
 
 
+_NO_REFERENCES: frozenset[int] = frozenset()
+
+
 class Expr(Node):
-    __slots__ = ("data_type", "nullable", "deterministic", "foldable", "may_raise", "deep_mask", "memo")
+    __slots__ = ("data_type", "nullable", "deterministic", "foldable", "may_raise", "deep_mask", "references")
     null_intolerant = False
 
     def _derive(self) -> None:
@@ -99,6 +102,19 @@ class Expr(Node):
         if isinstance(self, SubqueryExpr):
             deep |= self.plan.mask
         s(self, "deep_mask", deep)
+        # Expression ids of the attributes referenced (a subquery's outer references too):
+        # computed once here from the children's sets, which stay small (the distinct
+        # columns an expression reads), so a 10,000-term OR chain costs 10,000 unions of
+        # one-element sets.
+        refs = _NO_REFERENCES
+        for k in kids:
+            if k.references and k.references is not refs:
+                refs = k.references if not refs else refs | k.references
+        if isinstance(self, SubqueryExpr):
+            outer = self.plan.outer_references
+            if outer:
+                refs = refs | outer
+        s(self, "references", refs)
 
     def _self_deterministic(self) -> bool:
         return True
@@ -111,21 +127,6 @@ class Expr(Node):
 
     def _type_and_nullability(self) -> tuple[T.DataType, bool]:
         raise NotImplementedError
-
-    @property
-    def references(self) -> frozenset[int]:
-        """Expression ids of the attributes referenced (outside subquery plans too)."""
-        cached = self._cache
-        if cached is None:
-            ids = set()
-            for n in self.walk():
-                if isinstance(n, Attribute):
-                    ids.add(n.expr_id)
-                elif isinstance(n, SubqueryExpr):
-                    ids.update(n.outer_references)
-            cached = frozenset(ids)
-            object.__setattr__(self, "_cache", cached)
-        return cached
 
 
 def _any_nullable(kids) -> bool:
@@ -156,6 +157,7 @@ class Literal(Expr):
         s(self, "data_type", self.data_type_)
         s(self, "nullable", self.value is None)
         s(self, "deep_mask", self.mask)
+        s(self, "references", _NO_REFERENCES)
 
 
 def lit(value: Any, data_type: T.DataType | None = None) -> Literal:
@@ -207,6 +209,7 @@ class Attribute(Expr):
         s(self, "data_type", self.data_type_)
         s(self, "nullable", self.nullable_)
         s(self, "deep_mask", self.mask)
+        s(self, "references", frozenset((self.expr_id,)))
 
     def with_nullability(self, nullable: bool) -> "Attribute":
         return self if nullable == self.nullable_ else self.copy(nullable_=nullable)

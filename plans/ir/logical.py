@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import types as T
 from .expressions import Attribute, Expr, SortOrder, SubqueryExpr, to_attribute
 from .tree import MANY, ONE, OPT, Node, node
 
@@ -24,9 +23,7 @@ JOIN_TYPES = (INNER, CROSS, LEFT_OUTER, RIGHT_OUTER, FULL_OUTER, LEFT_SEMI, LEFT
 
 
 class Plan(Node):
-    # `memo`: a per-node cache for facts rules derive lazily (constraints), so that
-    # sharing a subtree shares them and no global table is needed
-    __slots__ = ("output", "deterministic", "memo")
+    __slots__ = ("output", "deterministic")
 
     def _derive(self) -> None:
         s = object.__setattr__

@@ -87,7 +87,7 @@ def _data_key(v: Any):
 class Node:
     """Base of expressions and logical plans."""
 
-    __slots__ = ("_hash", "mask", "_cache", "_kids", "_extra")
+    __slots__ = ("_hash", "mask", "_kids", "_extra")
     _child_spec: ClassVar[tuple] = ()
     _extra_spec: ClassVar[tuple] = ()
     # Whether the kinds inside `extra` nodes count in this node's mask.  A subquery
@@ -119,9 +119,6 @@ class Node:
         data = tuple(_data_key(getattr(self, n)) for n in self._data_names)
         s(self, "_hash", hash((type(self).__name__, data, tuple(hs))))
         s(self, "mask", m)
-        s(self, "_cache", None)
-        if hasattr(type(self), "memo"):
-            s(self, "memo", None)
         self._derive()
 
     # -- overridable -------------------------------------------------------
