@@ -1,14 +1,17 @@
 """Lowering and verification through a Spark Connect session.
 
-`SparkSession.builder.remote("local[2]")` starts a local Spark Connect server from the
-installed package.  A classic session (the test suite's) and a Connect session do not mix
+`tests.connect_server.connect_session` starts a local Spark Connect server from the
+installed package, on a free port (not the fixed 15002 of `remote("local[2]")`, which
+fails when another Spark runs on the machine).  A classic session (the test suite's) and a Connect session do not mix
 in one process (pyspark picks the Column implementation per process), so the Connect
 side runs in a subprocess that prints its findings as JSON."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import socket
 import subprocess
 import sys
 
@@ -19,10 +22,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPT = r'''
 import json, sys
 sys.path.insert(0, ROOT)
-from pyspark.sql import SparkSession
-spark = (SparkSession.builder.remote("local[2]")
-         .config("spark.sql.shuffle.partitions", "2")
-         .config("spark.sql.session.timeZone", "UTC").getOrCreate())
+from tests.connect_server import connect_session
+spark = connect_session("local[2]")
 out = {"session": type(spark).__module__}
 try:
     from sparkfold import optimize
@@ -62,8 +63,15 @@ print("RESULT " + json.dumps(out))
 @pytest.fixture(scope="module")
 def connect_run():
     env = dict(os.environ, PYTHONPATH=ROOT, PYSPARK_PYTHON=sys.executable)
-    proc = subprocess.run([sys.executable, "-c", f"ROOT = {ROOT!r}\n" + SCRIPT], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=900)
+    # Spark Connect's default port is held during the run, as another Spark on the
+    # machine would: the session must not depend on it.
+    with contextlib.ExitStack() as stack:
+        blocker = stack.enter_context(socket.socket(socket.AF_INET, socket.SOCK_STREAM))
+        with contextlib.suppress(OSError):
+            blocker.bind(("127.0.0.1", 15002))
+            blocker.listen(1)
+        proc = subprocess.run([sys.executable, "-c", f"ROOT = {ROOT!r}\n" + SCRIPT], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=900)
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
     assert lines, f"the Connect run printed no result (exit {proc.returncode}):\n{proc.stderr[-3000:]}"
     return json.loads(lines[-1][len("RESULT "):])

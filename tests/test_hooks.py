@@ -287,13 +287,13 @@ def test_sql_rewriter_with_sqlalchemy_keeps_bind_parameters(not_not):
 CONNECT_SCRIPT = textwrap.dedent("""
     import sys
     sys.path.insert(0, {root!r})
-    from pyspark.sql import SparkSession
     import sparkfold.optimizer.hooks as hooks
+    from tests.connect_server import connect_session
     from sparkfold.optimizer import api
     from tests.test_hooks import NOT_NOT, double_not
 
     hooks.optimize = lambda sql, cat, **kw: api.optimize(sql, cat, rules=[NOT_NOT], **kw)
-    spark = SparkSession.builder.remote("local[1]").getOrCreate()
+    spark = connect_session("local[1]")
     assert type(spark).__module__.startswith("pyspark.sql.connect"), type(spark)
     spark.createDataFrame([(1, "a"), (2, None), (3, "c")], "num int not null, s string") \\
         .createOrReplaceTempView("t")
