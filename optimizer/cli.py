@@ -139,8 +139,8 @@ def input_options(fn):
     for deco in reversed([
         click.argument("sql", required=False, metavar="[SQL]"),
         click.option("-f", "--file", "files", multiple=True,
-                     type=click.Path(exists=True, path_type=Path),
-                     help="A SQL file, or a folder of .sql files (repeatable)."),
+                     type=click.Path(exists=True, allow_dash=True, path_type=Path),
+                     help="A SQL file, or a folder of .sql files (repeatable); - for standard input."),
         click.option("--schema", type=click.Path(path_type=Path), metavar="FILE.json",
                      help='Table schemas: {"table": {"column": "type [not null]"}}.'),
         click.option("--exclude-rule", "exclude", multiple=True, metavar="NAME",

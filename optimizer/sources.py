@@ -74,10 +74,12 @@ def gather(sql: str | None, files: tuple[Path, ...]) -> tuple[list[Source], list
     if not files:
         if sql is None and sys.stdin.isatty():
             raise click.UsageError("no SQL given: pass SQL text, -f FILE or folder, or pipe SQL on stdin")
-        return [Source("<stdin>", sys.stdin.read())], []
+        return [Source("<stdin>", _without_bom(sys.stdin.read()))], []
     sources, folders = [], []
     for f in files:
-        if f.is_dir():
+        if str(f) == "-":  # -f -: standard input, as with no -f
+            sources.append(Source("<stdin>", _without_bom(sys.stdin.read()), Path("stdin.sql")))
+        elif f.is_dir():
             folders.append(f)
             found = sorted(p for p in f.rglob("*.sql") if p.is_file())
             if not found:
@@ -88,9 +90,15 @@ def gather(sql: str | None, files: tuple[Path, ...]) -> tuple[list[Source], list
     return sources, folders
 
 
+def _without_bom(text: str) -> str:
+    """Text without the byte-order mark some editors put first (U+FEFF is no SQL, and
+    would shift every column of the first line)."""
+    return text[1:] if text.startswith("\ufeff") else text
+
+
 def read_source(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
         raise InputError(f"{path}: not UTF-8 text") from None
     except OSError as e:
@@ -206,8 +214,11 @@ def write_output(target: Path, text: str) -> None:
     replaced, never written through, and a reader never sees half a file."""
     import tempfile
 
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    except OSError as e:  # a read-only folder, a file where a folder must be: the user's to fix
+        raise InputError(f"cannot write {target}: {e.strerror or e}") from None
     umask = os.umask(0)
     os.umask(umask)
     try:
@@ -215,6 +226,9 @@ def write_output(target: Path, text: str) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
         os.replace(tmp, target)
+    except OSError as e:
+        os.unlink(tmp)
+        raise InputError(f"cannot write {target}: {e.strerror or e}") from None
     except BaseException:
         os.unlink(tmp)
         raise

@@ -274,6 +274,35 @@ sys.exit(sparkfold.optimizer.cli.main(sys.argv[1:]))
 """
 
 
+def test_utf8_byte_order_mark_is_not_sql(schema, tmp_path):
+    # editors on Windows put U+FEFF first; it is no SQL and shifts no column
+    path = tmp_path / "bom.sql"
+    path.write_bytes("\ufeffSELECT count(num) AS c FROM t WHERE num = NULL".encode("utf-8"))
+    proc = sparkfold("optimize", "-f", path, "--schema", schema)
+    assert proc.returncode == 0, proc.stderr
+    assert "bom.sql:1:37: warning" in proc.stderr
+    proc = sparkfold("optimize", "--schema", schema, input="\ufeffSELECT count(num) AS c FROM t")
+    assert proc.returncode == 0 and "count(1)" in proc.stdout, proc.stderr
+
+
+def test_file_dash_is_standard_input(schema):
+    proc = sparkfold("optimize", "-f", "-", "--schema", schema, input="SELECT count(num) AS c FROM t")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "SELECT count(1) AS c FROM t"
+
+
+def test_unwritable_out_is_bad_input_not_a_bug(schema, folder, tmp_path):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a folder")
+    # a file where a folder of the output must go (root can write read-only folders, so
+    # this is the unwritable output a test can make anywhere)
+    proc = sparkfold("optimize", "-f", folder, "--schema", schema, "--out", blocker / "out")
+    assert proc.returncode == 2, proc.stderr
+    assert "internal error" not in proc.stderr and "bug" not in proc.stderr
+    assert f"cannot write {blocker / 'out'}" in proc.stderr
+    assert blocker.read_text() == "not a folder"
+
+
 def test_internal_error_exits_3_with_a_hint_and_no_traceback(schema):
     cmd = [sys.executable, "-c", BUG, "optimize", "SELECT num FROM t", "--schema", str(schema)]
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=60)
