@@ -20,6 +20,7 @@ import click
 from ..plans.ir.errors import InternalError, SparkfoldError, UnknownTableError
 from ..plans.sql_in.catalog import Catalog
 from . import hooks
+from .lint import FORMATS as LINT_FORMATS
 from .sources import (
     Source,
     Statement,
@@ -33,6 +34,7 @@ from .sources import (
     register_table,
     require_statements,
     start_session,
+    statements,
     stop_session,
     write_output,
 )
@@ -166,9 +168,11 @@ Examples:
   sparkfold optimize "SELECT count(num) FROM t WHERE num = NULL" --schema schema.json
   sparkfold optimize -f queries/ --schema schema.json --out optimized/
   sparkfold explain -f query.sql --schema schema.json
+  sparkfold lint -f queries/ --schema schema.json --format github
   sparkfold verify -f query.sql --table t=data/t.parquet
 
-Exit codes: 0 success, 1 verification found a difference, 2 bad input, 3 internal error.""")
+Exit codes: 0 success, 1 verification found a difference or a lint finding at or above
+--fail-on, 2 bad input, 3 internal error.""")
 @click.version_option(_version(), "-V", "--version", prog_name="sparkfold")
 @debug_option
 def cli():
@@ -276,6 +280,49 @@ def optimized_statements(sources, catalog, exclude, hint: str | None):
 
 def _header(i: int, st: Statement) -> str:
     return ("\n" if i else "") + f"==> {st.source.name}, statement {st.index} <=="
+
+
+@cli.command(epilog="""\b
+Examples:
+  sparkfold lint -f queries/ --schema schema.json
+  sparkfold lint -f queries/ --schema schema.json --fail-on warning --format github
+  sparkfold lint -f queries/ --schema schema.json --format sarif > sparkfold.sarif
+  git ls-files '*.sql' | xargs sparkfold lint --schema schema.json   # (files as arguments)
+
+\b
+Exit codes: 0 nothing at or above --fail-on, 1 a finding at or above it,
+2 a statement could not be analyzed (its position is reported; the rest is linted).""")
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, allow_dash=True, path_type=Path))
+@click.option("-f", "--file", "files", multiple=True,
+              type=click.Path(exists=True, allow_dash=True, path_type=Path),
+              help="A SQL file, or a folder of .sql files (repeatable); - for standard input.")
+@click.option("--sql", "sql", metavar="TEXT", help="Lint this SQL text instead of files.")
+@click.option("--schema", type=click.Path(path_type=Path), metavar="FILE.json",
+              help='Table schemas: {"table": {"column": "type [not null]"}}.')
+@click.option("--exclude-rule", "exclude", multiple=True, metavar="NAME",
+              help="Do not run this rule (repeatable), like spark.sql.optimizer.excludedRules.")
+@click.option("--fail-on", type=click.Choice(["info", "warning", "error", "never"]), default="warning",
+              show_default=True, help="Exit 1 when a finding at or above this severity is found.")
+@click.option("--format", "fmt", type=click.Choice(list(LINT_FORMATS)), default="text", show_default=True,
+              help="text for people, jsonl for tools, github for Actions annotations, sarif for code scanning.")
+@click.option("-q", "--quiet", is_flag=True, help="No summary line on stderr.")
+@debug_option
+def lint(paths, files, sql, schema, exclude, fail_on, fmt, quiet):
+    """Report likely mistakes in Spark SQL (findings only; nothing is rewritten).
+
+    PATHS are SQL files or folders of .sql files (- for standard input); with none,
+    SQL is read from standard input."""
+    from .lint import exit_code, lint_sources, render, summary
+
+    sources, _ = gather(sql, tuple(paths) + tuple(files))
+    catalog = load_catalog(schema)
+    exclude = check_rules(exclude, "--exclude-rule")
+    records = list(lint_sources(sources, catalog, exclude))
+    click.echo(render(records, fmt, _version()), nl=False)
+    if not quiet:
+        n = sum(len(statements(s)) for s in sources)
+        click.echo(f"sparkfold: {summary(records, n)}", err=True)
+    raise SystemExit(exit_code(records, fail_on))
 
 
 @cli.command(epilog="""\b

@@ -1,0 +1,118 @@
+"""`sparkfold lint`: findings with positions in the files, the CI formats, exit codes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.test_cli import sparkfold
+
+SCHEMA = {"t": {"num": "int not null", "x": "double", "s": "string"}}
+FILE = ("SELECT count(num) FROM t WHERE num = NULL;\n"
+        "\n"
+        "-- the second statement\n"
+        "SELECT *\n"
+        "FROM t WHERE x NOT IN (1, NULL);\n"
+        "SELECT nope FROM t;\n"
+        "SELECT s FROM t WHERE s = 'a'\n")
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "schema.json").write_text(json.dumps(SCHEMA))
+    (tmp_path / "q").mkdir()
+    (tmp_path / "q" / "a.sql").write_text(FILE)
+    (tmp_path / "q" / "clean.sql").write_text("SELECT s FROM t WHERE num > 1\n")
+    return tmp_path
+
+
+def lint(files, *args, input=None):
+    return sparkfold("lint", *args, "--schema", files / "schema.json", input=input, cwd=files)
+
+
+def test_text_positions_are_in_the_file_and_bad_statements_do_not_stop_the_rest(files):
+    proc = lint(files, "q")
+    lines = proc.stdout.splitlines()
+    assert "q/a.sql:1:32: warning: `num = NULL` is always NULL" in proc.stdout
+    assert any(ln.startswith("q/a.sql:5:14: warning:") and "[not-in-null]" in ln for ln in lines)
+    assert "q/a.sql:6:8: error: unknown column `nope`" in proc.stdout  # the column, in the file
+    assert not any(ln.startswith("q/clean.sql") for ln in lines)
+    assert proc.returncode == 2  # a statement could not be analyzed: bad input
+    assert "4 statements" not in proc.stderr and "5 statements linted" in proc.stderr
+
+
+@pytest.mark.parametrize("fail_on, sql, code", [
+    ("warning", "SELECT num FROM t WHERE num = NULL", 1),
+    ("error", "SELECT num FROM t WHERE num = NULL", 0),
+    ("warning", "SELECT count(num) FROM t", 0),  # an info finding only
+    ("info", "SELECT count(num) FROM t", 1),
+    ("never", "SELECT num FROM t WHERE num = NULL", 0),
+    ("info", "SELECT num FROM t WHERE num > 1", 0),
+])
+def test_fail_on_gates_the_exit_code(files, fail_on, sql, code):
+    proc = lint(files, "--fail-on", fail_on, "--sql", sql)
+    assert proc.returncode == code, proc.stdout + proc.stderr
+
+
+def test_stdin_and_dash(files):
+    for args in ((), ("-",)):
+        proc = lint(files, *args, input="SELECT num FROM t WHERE num = NULL")
+        assert proc.returncode == 1
+        assert proc.stdout.startswith("<stdin>:1:25: warning:")
+
+
+def test_jsonl_has_one_object_per_finding(files):
+    proc = lint(files, "q/a.sql", "--format", "jsonl", "-q")
+    records = [json.loads(ln) for ln in proc.stdout.splitlines()]
+    assert proc.stderr == ""
+    null_cmp = next(r for r in records if r["code"] == "null-comparison")
+    assert (null_cmp["file"], null_cmp["line"], null_cmp["column"]) == ("q/a.sql", 1, 32)
+    assert (null_cmp["end_line"], null_cmp["end_column"]) == (1, 41)
+    assert null_cmp["snippet"] == "num = NULL" and null_cmp["suggestion"] == "num IS NULL"
+    assert {r["severity"] for r in records} == {"info", "warning", "error"}
+
+
+def test_github_annotations(files):
+    proc = lint(files, "q/a.sql", "--format", "github", "-q")
+    lines = proc.stdout.splitlines()
+    assert all(ln.startswith(("::notice ", "::warning ", "::error ")) for ln in lines), lines
+    assert ("::warning file=q/a.sql,line=1,col=32,endLine=1,endColumn=41,title=sparkfold null-comparison::"
+            "`num = NULL` is always NULL") in proc.stdout
+    assert any(ln.startswith("::error file=q/a.sql,line=6,col=8,") for ln in lines)
+
+
+def test_sarif_log(files):
+    proc = lint(files, "q", "--format", "sarif", "-q")
+    log = json.loads(proc.stdout)
+    assert log["version"] == "2.1.0" and log["$schema"].endswith("sarif-2.1.0.json")
+    run, = log["runs"]
+    rules = run["tool"]["driver"]["rules"]
+    assert run["tool"]["driver"]["name"] == "sparkfold"
+    results = run["results"]
+    assert len(results) == len(lint(files, "q", "-q").stdout.splitlines())
+    for r in results:
+        assert rules[r["ruleIndex"]]["id"] == r["ruleId"]
+        assert r["level"] in ("note", "warning", "error")
+        loc = r["locations"][0]["physicalLocation"]
+        assert loc["artifactLocation"]["uri"] == "q/a.sql"
+    cmp_ = next(r for r in results if r["ruleId"] == "null-comparison")
+    region = cmp_["locations"][0]["physicalLocation"]["region"]
+    # SARIF's end column is one past the last character
+    assert (region["startLine"], region["startColumn"], region["endColumn"]) == (1, 32, 42)
+
+
+def test_pre_commit_hook_definition():
+    from pathlib import Path
+
+    import yaml as _yaml  # pre-commit's own format
+
+    root = Path(__file__).resolve().parent.parent
+    hooks = _yaml.safe_load((root / ".pre-commit-hooks.yaml").read_text())
+    hook, = hooks
+    assert hook["id"] == "sparkfold-lint" and hook["entry"] == "sparkfold lint"
+    assert hook["language"] == "python" and hook["types"] == ["sql"]
+    # pre-commit runs `entry` with the staged file names appended
+    proc = sparkfold(*hook["entry"].split()[1:], root / "examples" / "queries" / "customers_without_country.sql",
+                     "--schema", root / "examples" / "schema.json", "-q")
+    assert proc.returncode in (0, 1) and "input-error" not in proc.stdout, proc.stdout + proc.stderr
