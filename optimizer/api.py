@@ -167,7 +167,8 @@ def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regener
         timings["generate"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         findings = find_all(sql, tree, sources=sources, analyzed=analyzed, batches=batch_list,
-                            exclude=exclude, ctx=RuleContext(ansi=cat.ansi), warnings=trace.warnings)
+                            exclude=exclude, ctx=RuleContext(ansi=cat.ansi), warnings=trace.warnings,
+                            rewrites=trace.rewrites)
         timings["lint"] = time.perf_counter() - t0
     if regenerated is not None:
         regenerated = _with_comments(regenerated, tree)

@@ -11,12 +11,16 @@
 | `always-true`               | info     | a WHERE / HAVING / ON condition that is always TRUE      |
 | `unreachable-branch`        | warning  | a CASE WHEN / IF branch that is never taken              |
 | `count-never-null`          | info     | `count(x)` with x never NULL: the same as `count(*)`     |
+| `outer-join-not-outer`      | warning  | an outer join a filter makes inner (its padded rows are dropped) |
 
 Where the lints look:
 - the parsed sqlglot tree, for what the text says (`a = NULL`, a NULL in a NOT IN list);
   the parser records each expression's character span (`plans.parse.node_span`);
 - the analyzed expressions, for types and nullability: a `SourceMap` installed on the
   analyzer remembers which expression each sqlglot node became;
+- the optimizer's trace, for outer joins that are not outer: EliminateOuterJoin's
+  rewrites name the joins (by their ON condition, which the `SourceMap` ties to the
+  text) whose padded rows a filter above rejects;
 - the optimizer's own rules, for "never TRUE" / "always TRUE": a condition is put in a
   small plan `Filter(condition, <a relation of the columns it reads>)` and optimized with
   the batches of the `optimize()` call.  An empty relation means the condition is never
@@ -31,6 +35,7 @@ Findings are advice: a bug in a lint never fails `optimize()` (see `find_all`).
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import asdict, dataclass
 from typing import Iterable, Sequence
 
@@ -144,8 +149,8 @@ class _Collector:
         self._seen: set[tuple[str, int]] = set()
 
     def add(self, code: str, node: exp.Expression, message: str, severity: str = WARNING,
-            suggestion: str | None = None) -> None:
-        span = node_span(node)
+            suggestion: str | None = None, span: tuple[int, int] | None = None) -> None:
+        span = span or node_span(node)
         if span is None:
             return  # no position: a lint without a place to point at is not reported
         key = (code, span[0])
@@ -595,6 +600,66 @@ def _clause(c: _Collector, what: str, cond_node: exp.Expression, consequence: st
     ev.then(report)
 
 
+# -- outer joins that are not outer -------------------------------------------------
+
+_OUTER = (L.LEFT_OUTER, L.RIGHT_OUTER, L.FULL_OUTER)
+_JOIN_KEYWORDS = re.compile(r"\b(LEFT|RIGHT|FULL)(?:\s+OUTER)?\s+JOIN\b", re.IGNORECASE)
+_PADS = {L.INNER: (), L.LEFT_OUTER: ("right",), L.RIGHT_OUTER: ("left",), L.FULL_OUTER: ("left", "right")}
+_JOIN_WORDS = {L.INNER: "an inner join", L.LEFT_OUTER: "a LEFT JOIN", L.RIGHT_OUTER: "a RIGHT JOIN"}
+
+
+def _joins(plan: L.Plan):
+    """Every Join of the plan, subquery plans included."""
+    stack = [plan]
+    while stack:
+        for op in stack.pop().walk():
+            if isinstance(op, L.Join):
+                yield op
+            for e in op.expressions:
+                stack.extend(x.plan for x in e.walk() if isinstance(x, E.SubqueryExpr))
+
+
+def _outer_joins_made_less_outer(rewrites) -> list[tuple[E.Expr, str, str]]:
+    """(ON condition, join type before, after) of each outer join EliminateOuterJoin made
+    less outer.  The rule changes only the join type, so the condition is the same
+    object before and after its rewrite."""
+    out = []
+    for r in rewrites:
+        if r.rule != "EliminateOuterJoin":
+            continue
+        before = {id(j.condition): j for j in _joins(r.before) if j.join_type in _OUTER and j.condition is not None}
+        for j in _joins(r.after):
+            old = before.get(id(j.condition))
+            if old is not None and old.condition is j.condition and old.join_type != j.join_type:
+                out.append((j.condition, old.join_type, j.join_type))
+    return out
+
+
+def _outer_join_not_outer(c: _Collector, join: exp.Join, sources: SourceMap, made) -> None:
+    cond = sources.expr_for(join.args.get("on"))
+    side = (join.args.get("side") or "").upper()
+    if cond is None or side not in ("LEFT", "RIGHT", "FULL"):
+        return
+    span = node_span(join)
+    if span is None:
+        return
+    # point at the join's keywords (`LEFT [OUTER] JOIN`), which sqlglot's Join node
+    # does not cover: the last such words before the joined relation
+    words = list(_JOIN_KEYWORDS.finditer(c.text.sql, 0, span[0]))
+    if words and words[-1].group(1).upper() == side:
+        span = (words[-1].start(), span[1])
+    for e, old, new in made:
+        if e is cond or e == cond:
+            gone = [s for s in _PADS[old] if s not in _PADS[new]]
+            padded = "the " + (gone[0] + " side" if len(gone) == 1 else "left and the right sides")
+            c.add("outer-join-not-outer", join, span=span, message=
+                  f"this {side} JOIN is {_JOIN_WORDS[new]}: a filter above it rejects the NULLs it pads "
+                  f"{padded} with, so the rows without a match are dropped anyway; write "
+                  f"{'JOIN' if new == L.INNER else new.split('_')[0].upper() + ' JOIN'}, or move that "
+                  f"filter into the ON condition to keep them")
+            return
+
+
 # -- CASE / IF branches -------------------------------------------------------------
 
 
@@ -652,25 +717,28 @@ def _if_branches(c: _Collector, node: exp.If, sources: SourceMap, ev: _Evaluator
 
 def find_all(sql: str, tree: exp.Expression | None, *, sources: SourceMap | None = None,
              analyzed: L.Plan | None = None, batches: Sequence = (), exclude: Iterable[str] = (),
-             ctx: RuleContext | None = None, warnings: list[str] | None = None) -> list[Finding]:
+             ctx: RuleContext | None = None, warnings: list[str] | None = None,
+             rewrites: Sequence = ()) -> list[Finding]:
     """Every finding for one query, sorted by position.  Without `sources` (a query that
     was not analyzed) only the lints on the text run; `analyzed` (the plan `sources`
-    recorded) lets `count(x)` see the filters below its aggregate.  An internal error in a lint is
+    recorded) lets `count(x)` see the filters below its aggregate; `rewrites` (the
+    optimizer's trace) tell which outer joins are not outer.  An internal error in a lint is
     reported in `warnings` (if given) and yields no findings, never an exception."""
     if tree is None:
         return []
     try:
-        return _find(sql, tree, sources, analyzed, batches, exclude, ctx or RuleContext())
+        return _find(sql, tree, sources, analyzed, batches, exclude, ctx or RuleContext(), rewrites)
     except Exception as e:  # advice must not break optimize(); the warning says it is a bug
         if warnings is not None:
             warnings.append(f"the lints failed ({type(e).__name__}: {e}); please report this as a bug")
         return []
 
 
-def _find(sql, tree, sources, analyzed, batches, exclude, ctx) -> list[Finding]:
+def _find(sql, tree, sources, analyzed, batches, exclude, ctx, rewrites=()) -> list[Finding]:
     c = _Collector(sql)
     ev = _Evaluator(batches, exclude, ctx)
     inputs = _aggregate_inputs(analyzed) if sources is not None else {}
+    made_inner = _outer_joins_made_less_outer(rewrites) if sources is not None else []
     for node in tree.walk():
         if isinstance(node, _COMPARISONS):
             _null_comparison(c, node)
@@ -694,6 +762,8 @@ def _find(sql, tree, sources, analyzed, batches, exclude, ctx) -> list[Finding]:
             _clause(c, "HAVING", node.this, _consequence(node), sources, ev)
         elif isinstance(node, exp.Join) and node.args.get("on") is not None:
             _clause(c, "ON", node.args["on"], _join_consequence(node), sources, ev)
+            if made_inner:
+                _outer_join_not_outer(c, node, sources, made_inner)
     ev.resolve()
     return sorted(c.findings, key=lambda f: (f.line, f.column, f.code))
 

@@ -116,3 +116,43 @@ def test_pre_commit_hook_definition():
     proc = sparkfold(*hook["entry"].split()[1:], root / "examples" / "queries" / "customers_without_country.sql",
                      "--schema", root / "examples" / "schema.json", "-q")
     assert proc.returncode in (0, 1) and "input-error" not in proc.stdout, proc.stdout + proc.stderr
+
+
+# -- the outer join that is not outer ------------------------------------------------------
+
+OUTER_CASES = [
+    # (query, the join words as written, what it is, the same query with that join)
+    ("SELECT t.num, u.y FROM t LEFT JOIN u ON t.num = u.num WHERE u.y > 1",
+     "LEFT JOIN", "an inner join", "SELECT t.num, u.y FROM t JOIN u ON t.num = u.num WHERE u.y > 1"),
+    ("SELECT t.num, u.y FROM t\nRIGHT OUTER JOIN u ON t.num = u.num WHERE t.x < 3.5",
+     "RIGHT OUTER JOIN", "an inner join", "SELECT t.num, u.y FROM t JOIN u ON t.num = u.num WHERE t.x < 3.5"),
+    ("SELECT t.num, u.y FROM t FULL JOIN u ON t.num = u.num WHERE t.s = 'a'",
+     "FULL JOIN", "a LEFT JOIN", "SELECT t.num, u.y FROM t LEFT JOIN u ON t.num = u.num WHERE t.s = 'a'"),
+]
+
+
+@pytest.mark.parametrize("sql, words, what, rewritten", OUTER_CASES)
+def test_outer_join_that_a_filter_makes_inner_is_reported_at_its_keywords(spark, tables, sql, words, what,
+                                                                         rewritten):
+    from sparkfold import optimize
+    from tests.spark_check import assert_same_result
+
+    found = [f for f in optimize(sql, tables).findings if f.code == "outer-join-not-outer"]
+    assert len(found) == 1, found
+    f = found[0]
+    line_start = sum(len(ln) + 1 for ln in sql.split("\n")[:f.line - 1])
+    assert sql[line_start + f.column - 1:].startswith(words)
+    assert f"is {what}:" in f.message and f.severity == "warning"
+    assert_same_result(spark, sql, rewritten)  # the claim, on Spark: the join as written is that join
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT t.num, u.y FROM t LEFT JOIN u ON t.num = u.num",
+    "SELECT t.num, u.y FROM t LEFT JOIN u ON t.num = u.num WHERE u.y > 1 OR u.y IS NULL",
+    "SELECT t.num, u.y FROM t LEFT JOIN u ON t.num = u.num AND u.y > 1",
+    "SELECT t.num, u.y FROM t JOIN u ON t.num = u.num WHERE u.y > 1",
+])
+def test_outer_joins_that_stay_outer_are_not_reported(tables, sql):
+    from sparkfold import optimize
+
+    assert not [f for f in optimize(sql, tables).findings if f.code == "outer-join-not-outer"]
