@@ -31,6 +31,7 @@ from .sources import (
     located,
     parse_table_spec,
     plan_outputs,
+    position,
     register_table,
     require_statements,
     start_session,
@@ -278,6 +279,17 @@ def optimized_statements(sources, catalog, exclude, hint: str | None):
                 raise located(e, st) from None
 
 
+def _where(st: Statement):
+    """Where explain's findings point: the statement's place in its file (or on stdin); a
+    query given as the argument keeps its own positions."""
+    from .explain import Where
+
+    if st.source.name == "<argument>" and st.index == 1 and st.start == 0:
+        return None
+    line, column = position(st, 1, 1)
+    return Where(st.source.name, line, column)
+
+
 def _header(i: int, st: Statement) -> str:
     return ("\n" if i else "") + f"==> {st.source.name}, statement {st.index} <=="
 
@@ -344,15 +356,21 @@ def explain(sql, files, schema, exclude, fmt, rule, color):
     exclude = check_rules(exclude, "--exclude-rule")
     rule = check_rules([rule], "--rule")[0] if rule else None
     use_color = _use_color(color) and fmt == "text"
-    items = [(st, result.explain(format=fmt, rule=rule, color=use_color))
-             for st, result in optimized_statements(sources, catalog, exclude, _NO_SCHEMA if schema is None else None)]
+    hint = _NO_SCHEMA if schema is None else None
     if fmt == "json":
-        if len(items) == 1:
-            click.echo(items[0][1])
-        else:
-            click.echo(json.dumps([{"source": st.source.name, "statement": st.index,
-                                    "explain": json.loads(text)} for st, text in items], indent=2))
+        from .explain import FORMAT_VERSION, explain_dict
+
+        docs = []
+        for st, result in optimized_statements(sources, catalog, exclude, hint):
+            line, column = position(st, 1, 1)
+            docs.append({"source": st.source.name, "statement": st.index, "offset": st.start,
+                         "line": line, "column": column, "explain": explain_dict(result, rule=rule)})
+        # one shape for one statement or many; a statement's own positions (its findings')
+        # count from its first character, at `line`/`column` (`offset`) in its source
+        click.echo(json.dumps({"format_version": FORMAT_VERSION, "statements": docs}, indent=2))
         return
+    items = [(st, result.explain(format=fmt, rule=rule, color=use_color, where=_where(st)))
+             for st, result in optimized_statements(sources, catalog, exclude, hint)]
     for i, (st, text) in enumerate(items):
         if len(items) > 1:
             click.echo(_header(i, st))

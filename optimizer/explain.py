@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import difflib
 import json
+from dataclasses import dataclass
 
 from sqlglot import exp
 
@@ -79,12 +80,28 @@ MAX_TEXT_LINES = 200  # lines of a subtree's text in JSON
 SOURCE_WIDTH = 120  # characters of a SQL line shown under a finding
 
 
-def explain(result, format: str = "text", rule=None, batch=None, color: bool = False) -> str:
+def explain(result, format: str = "text", rule=None, batch=None, color: bool = False,
+            where: "Where | None" = None) -> str:
+    """`where`: the file the query came from and the line and column its text starts
+    at there, so that the text's findings are positioned in that file."""
     if format not in ("text", "json"):
         raise UnsupportedError(f"unknown explain format {format!r}: use 'text' or 'json'")
     if format == "json":
         return json.dumps(explain_dict(result, rule=rule, batch=batch), indent=2)
-    return deep_stack(_text, result, _names(rule), _names(batch), _Style(color))
+    return deep_stack(_text, result, _names(rule), _names(batch), _Style(color), where)
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where a statement's text is in its file: the file's name, and the (1-based) line and
+    column of the statement's first character."""
+
+    name: str
+    line: int = 1
+    column: int = 1
+
+    def position(self, line: int, column: int) -> tuple[int, int]:
+        return self.line + line - 1, (column + self.column - 1 if line == 1 else column)
 
 
 def explain_dict(result, rule=None, batch=None) -> dict:
@@ -475,7 +492,7 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.3f} ms"
 
 
-def _text(result, rules, batches, st: _Style) -> str:
+def _text(result, rules, batches, st: _Style, where: Where | None = None) -> str:
     out: list[str] = []
 
     def section(title: str) -> None:
@@ -501,7 +518,7 @@ def _text(result, rules, batches, st: _Style) -> str:
     out.append(result.sql)
     if not result.changed:
         out.append(st("dim", "(no rule changed the plan: this is the original text)"))
-    _findings_text(out, section, result, st)
+    _findings_text(out, section, result, st, where)
     return "\n".join(out)
 
 
@@ -579,14 +596,18 @@ def _summary_text(out, section, result, rules, batches) -> None:
         out.append("Time: " + ", ".join(f"{k} {_ms(v)}" for k, v in result.timings.items()))
 
 
-def _findings_text(out, section, result, st) -> None:
+def _findings_text(out, section, result, st, where: Where | None = None) -> None:
     section("Findings")
     if not result.findings:
         out.append("None.")
         return
     lines = result.original_sql.split("\n")
     for f in result.findings:
-        out.append(f"{f.line}:{f.column}: {st(f.severity, f.severity)}: {f.message} [{f.code}]")
+        at = f"{f.line}:{f.column}"
+        if where is not None:
+            line, col = where.position(f.line, f.column)
+            at = f"{where.name}:{line}:{col}"
+        out.append(f"{at}: {st(f.severity, f.severity)}: {f.message} [{f.code}]")
         if 1 <= f.line <= len(lines):
             text = lines[f.line - 1].rstrip("\r").expandtabs(1)
             end = f.end_column if f.end_line == f.line and f.end_column else len(text)
@@ -601,5 +622,5 @@ def _findings_text(out, section, result, st) -> None:
             out.append(f"  | {' ' * start}{st('caret', '^' * max(1, end - start))}")
 
 
-__all__ = ["explain", "explain_dict", "changed_places", "expression_changes", "line_diff",
+__all__ = ["Where", "explain", "explain_dict", "changed_places", "expression_changes", "line_diff",
            "parsed_plan_str", "FORMAT_VERSION"]

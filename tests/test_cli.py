@@ -341,7 +341,10 @@ def test_explain_json_is_the_library_explain(schema):
     for sql in QUERIES.values():
         proc = sparkfold("explain", sql, "--schema", schema, "--format", "json")
         assert proc.returncode == 0, proc.stderr
-        assert _stable(json.loads(proc.stdout)) == _stable(json.loads(optimize(sql, SCHEMA).explain(format="json")))
+        doc = json.loads(proc.stdout)
+        assert doc["format_version"] == 1 and len(doc["statements"]) == 1
+        assert _stable(doc["statements"][0]["explain"]) == \
+            _stable(json.loads(optimize(sql, SCHEMA).explain(format="json")))
 
 
 def test_explain_text_has_plans_rewrites_sql_and_findings(schema):
@@ -362,10 +365,11 @@ def test_explain_rule_filter_and_exclusion(schema):
     rewrites = json.loads(optimize(sql, SCHEMA).explain(format="json"))["rewrites"]
     assert rewrites, "the example query is meant to be rewritten"
     rule = rewrites[0]["rule"]
-    doc = json.loads(sparkfold("explain", sql, "--schema", schema, "--format", "json", "--rule", rule).stdout)
+    doc = json.loads(sparkfold("explain", sql, "--schema", schema, "--format", "json",
+                               "--rule", rule).stdout)["statements"][0]["explain"]
     assert doc["filters"]["rule"] == [rule] and {r["rule"] for r in doc["rewrites"]} == {rule}
     doc = json.loads(sparkfold("explain", sql, "--schema", schema, "--format", "json",
-                               "--exclude-rule", rule).stdout)
+                               "--exclude-rule", rule).stdout)["statements"][0]["explain"]
     assert rule not in {r["rule"] for r in doc["rewrites"]}
     assert doc["sql"] == optimize(sql, SCHEMA, exclude=[rule]).sql
 
@@ -374,7 +378,7 @@ def test_explain_of_several_files_and_statements(schema, folder):
     (folder / "two.sql").write_text("SELECT 1;\nSELECT s FROM t")
     proc = sparkfold("explain", "-f", folder, "--schema", schema, "--format", "json")
     assert proc.returncode == 0, proc.stderr
-    docs = json.loads(proc.stdout)
+    docs = json.loads(proc.stdout)["statements"]
     assert len(docs) == len(QUERIES) + 2
     assert [(Path(d["source"]).name, d["statement"]) for d in docs if "two" in d["source"]] == \
         [("two.sql", 1), ("two.sql", 2)]
@@ -383,6 +387,24 @@ def test_explain_of_several_files_and_statements(schema, folder):
 
 
 # -- findings ---------------------------------------------------------------------------------
+
+def test_explain_positions_count_from_the_start_of_the_file(schema, tmp_path):
+    # the second statement starts on line 3: its finding is at line 4 of the file, as
+    # optimize and lint report it
+    path = tmp_path / "two.sql"
+    path.write_text("SELECT 1;\n\nSELECT s\n  FROM t WHERE num = NULL;\n")
+    text = sparkfold("explain", "-f", path, "--schema", schema)
+    assert text.returncode == 0, text.stderr
+    assert f"{path}:4:16: warning: `num = NULL` is always NULL" in text.stdout
+    linted = sparkfold("lint", path, "--schema", schema, "-q")
+    assert f"{path}:4:16: warning: `num = NULL` is always NULL" in linted.stdout
+    doc = json.loads(sparkfold("explain", "-f", path, "--schema", schema, "--format", "json").stdout)
+    second = doc["statements"][1]
+    assert (second["statement"], second["line"], second["column"]) == (2, 3, 1)
+    assert path.read_text()[second["offset"]:].startswith("SELECT s")
+    finding = next(f for f in second["explain"]["findings"] if f["code"] == "null-comparison")
+    assert (second["line"] + finding["line"] - 1, finding["column"]) == (4, 16)
+
 
 def test_optimize_prints_findings_with_positions_in_the_source(schema):
     text = "SELECT 1;\n  SELECT s FROM t WHERE x = NULL"
