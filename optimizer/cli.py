@@ -399,30 +399,61 @@ def verify(sql, files, schema, exclude, tables, master, remote, fmt):
     (schemas, then rows: Spark's equality, NULL matching NULL, NaN matching NaN)."""
     if master and remote:
         raise click.UsageError("give --master or --remote, not both")
+    from ..plans.sql_in.parse import parse_query
+    from .api import optimize as run_optimize
+
     sources, _ = gather(sql, files)
     exclude = check_rules(exclude, "--exclude-rule")
     specs = [parse_table_spec(t) for t in tables]
     file_catalog = load_catalog(schema) if schema is not None else None
-    spark = start_session(master, remote)
-    try:
-        for name, path, kind in specs:
-            register_table(spark, name, path, kind)
-        catalog = file_catalog or Catalog.from_spark(spark)
-        hint = None if file_catalog else "register it with --table NAME=PATH"
-        reports = [(st, result.verify(spark))
-                   for st, result in optimized_statements(sources, catalog, exclude, hint)]
-    finally:
-        stop_session(spark)
+    errors: list[tuple[Statement, SparkfoldError]] = []
+    # Every statement is parsed (and, with --schema, analyzed) before Spark starts, which
+    # takes long: the bad ones are reported and the rest verified.
+    todo: list[tuple[Statement, Any]] = []
+    for source in sources:
+        for st in require_statements(source):
+            try:
+                todo.append((st, run_optimize(st.text, file_catalog, exclude=exclude) if file_catalog
+                             else parse_query(st.text)))
+            except SparkfoldError as e:
+                errors.append((st, e))
+    reports = []
+    if todo:
+        spark = start_session(master, remote)
+        try:
+            for name, path, kind in specs:
+                register_table(spark, name, path, kind)
+            catalog = file_catalog or Catalog.from_spark(spark)
+            for st, done in todo:
+                try:
+                    result = done if file_catalog else run_optimize(st.text, catalog, exclude=exclude)
+                except UnknownTableError as e:
+                    errors.append((st, e if file_catalog else _with_hint(e, "register it with --table NAME=PATH")))
+                    continue
+                except SparkfoldError as e:
+                    errors.append((st, e))
+                    continue
+                reports.append((st, result.verify(spark)))
+        finally:
+            stop_session(spark)
+    errors.sort(key=lambda item: (sources.index(item[0].source), item[0].index))
+    messages = [located(e, st).message for st, e in errors]
     if fmt == "json":
         docs = [{"source": st.source.name, "statement": st.index, **r.to_dict()} for st, r in reports]
-        click.echo(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2, default=str))
+        bad = [{"source": st.source.name, "statement": st.index, "message": m}
+               for (st, _), m in zip(errors, messages)]
+        click.echo(json.dumps({"format_version": 1, "statements": docs, "errors": bad}, indent=2, default=str))
     else:
         for i, (st, report) in enumerate(reports):
-            if len(reports) > 1:
+            if len(reports) + len(errors) > 1:
                 click.echo(_header(i, st))
             click.echo(report.to_text().rstrip("\n"))
+    for m in messages:
+        click.echo(f"sparkfold: error: {m}", err=True)
     if not all(r.equal for _, r in reports):
-        raise SystemExit(1)
+        raise SystemExit(1)  # a difference first: it is what verify is for
+    if errors:
+        raise SystemExit(2)
 
 
 @cli.command(epilog="""\b

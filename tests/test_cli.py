@@ -450,7 +450,9 @@ def test_verify_reads_tables_by_extension_and_reports_equal(tmp_path):
     proc = sparkfold("verify", "-f", query, "--master", "local[1]", "--format", "json",
                      *sum((["--table", f"{k}={v}"] for k, v in data.items()), []))
     assert proc.returncode == 0, proc.stderr[-3000:]
-    docs = json.loads(proc.stdout)
+    out = json.loads(proc.stdout)
+    docs = out["statements"]
+    assert out["format_version"] == 1 and out["errors"] == []
     assert [d["statement"] for d in docs] == [1, 2, 3]
     assert all(d["equal"] for d in docs)
     assert [d["reference"]["rows"] for d in docs] == [2, 1, 3]
@@ -488,6 +490,32 @@ def test_verify_unreadable_table_is_bad_input(tmp_path):
     broken.write_bytes(b"this is not parquet")
     proc = sparkfold("verify", "SELECT * FROM b", "--master", "local[1]", "--table", f"b={broken}")
     assert proc.returncode == 2 and "--table b: cannot read" in proc.stderr, proc.stderr[-3000:]
+
+
+@pytest.mark.spark
+def test_verify_reports_bad_statements_and_verifies_the_rest(tmp_path):
+    data = _data(tmp_path)
+    query = tmp_path / "q.sql"
+    query.write_text("SELECT id FROM orders WHERE id = NULL;\nSELECT (;\nSELECT nope FROM orders;\n"
+                     "SELECT status FROM orders WHERE amount > 10")
+    proc = sparkfold("verify", "-f", query, "--master", "local[1]", "--format", "json",
+                     "--table", f"orders={data['orders']}")
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    out = json.loads(proc.stdout)
+    assert [d["statement"] for d in out["statements"]] == [1, 4] and all(d["equal"] for d in out["statements"])
+    assert [e["statement"] for e in out["errors"]] == [2, 3]
+    assert f"{query}: syntax error (line 2, column 8)" in proc.stderr
+    assert "unknown column `nope`" in proc.stderr and "internal error" not in proc.stderr
+
+
+def test_verify_parses_every_statement_before_spark_starts(tmp_path):
+    # Spark would fail on this master URL: with every statement bad, it never starts
+    query = tmp_path / "q.sql"
+    query.write_text("SELECT (;\nSELECT 1 +;")
+    proc = sparkfold("verify", "-f", query, "--master", "no-such-master://x")
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("syntax error") == 2
+    assert "Master URL" not in proc.stderr and "master" not in proc.stderr.lower()
 
 
 def test_verify_bad_options_fail_before_spark_starts(tmp_path):
