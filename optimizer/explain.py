@@ -178,7 +178,7 @@ def expression_changes(before: L.Plan, after: L.Plan, limit: int = MAX_CHANGES) 
     out: list[tuple[str, str]] = []
     while work and len(out) < limit:
         x, y, parent = work.pop()
-        if _same_shell(x, y) and not isinstance(x, E.SubqueryExpr):
+        if _same_shell(x, y) and not isinstance(x, E.SubqueryExpr) and not _lifted(x, y):
             kids = [(p, q, (x, y)) for p, q in zip(x.children, y.children) if p is not q and p != q]
             if kids:
                 work.extend(reversed(kids))
@@ -191,6 +191,13 @@ def expression_changes(before: L.Plan, after: L.Plan, limit: int = MAX_CHANGES) 
         if (bt, at) not in out:
             out.append((bt, at))
     return out
+
+
+def _lifted(x, y) -> bool:
+    """Is `y` a part of `x` (or `x` of `y`) lifted out whole, as in `(A AND B) AND true ->
+    A AND B`?  Then the change is the whole node, not its children paired by position
+    (which would read `true => B`)."""
+    return any(c == y for c in x.children) or any(c == x for c in y.children)
 
 
 def _node_text(n) -> str:

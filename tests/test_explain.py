@@ -15,6 +15,7 @@ from sparkfold.optimizer.explain import (
     FORMAT_VERSION,
     _rewrite_dict,
     changed_places,
+    expression_changes,
     explain_dict,
     line_diff,
     parsed_plan_str,
@@ -309,3 +310,15 @@ def test_explain_of_a_wide_query_stays_small():
     assert "(more changed subtrees not shown; the first 4 are)" in text
     assert len(text) < 1_000_000
     json.loads(r.explain(format="json"))
+
+
+def test_a_part_lifted_out_whole_is_one_change_not_children_paired_by_position():
+    # (A AND B) AND true -> A AND B: BooleanSimplification's change is the whole condition,
+    # not `true => B` with `A AND B => A`
+    r = optimize("SELECT num FROM t WHERE (num > 1 AND x < 2) AND true", S)
+    step = next(w for w in r.trace if w.rule == "BooleanSimplification")
+    before = next(p for p in step.before.walk() if isinstance(p, L.Filter))
+    after = next(p for p in step.after.walk() if isinstance(p, L.Filter))
+    changes = expression_changes(before, after)
+    assert len(changes) == 1
+    assert changes[0][0].endswith("AND true)") and "true" not in changes[0][1]
