@@ -273,7 +273,10 @@ def start_session(master: str | None, remote: str | None):
     warnings.filterwarnings("ignore", category=FutureWarning, module=r"pyspark\.")  # pandas version notes
     try:
         from pyspark.sql import SparkSession
-
+    except ImportError:
+        raise VerificationError("verify runs the queries on Spark, and PySpark is not installed: "
+                                "pip install 'sparkfold[spark]'") from None
+    try:
         builder = SparkSession.builder.appName("sparkfold verify")
         if remote:
             builder = builder.remote(remote)

@@ -119,3 +119,26 @@ def test_user_files_named_like_the_subpackages_do_not_break_sparkfold(installed,
                  "--schema", "schema.json"], tmp_path, installed)
     assert proc.returncode == 0, proc.stderr
     assert "count(1)" in proc.stdout
+
+
+def test_the_core_never_imports_spark(tmp_path):
+    """optimize, explain, lint and the CLI run without PySpark (the core install); verify
+    without it says what to install."""
+    (tmp_path / "schema.json").write_text('{"t": {"num": "int not null"}}')
+    code = """
+import sys
+sys.modules["pyspark"] = None  # as if not installed: importing it raises ImportError
+import sparkfold
+from sparkfold.optimizer.cli import main
+r = sparkfold.optimize("SELECT count(num) FROM t WHERE num = NULL", {"t": {"num": "int not null"}})
+r.explain(); r.explain(format="json")
+codes = [main(["optimize", "SELECT count(num) FROM t", "--schema", "schema.json"]),
+         main(["lint", "--sql", "SELECT num FROM t WHERE num = NULL", "--schema", "schema.json", "-q"]),
+         main(["explain", "SELECT num FROM t", "--schema", "schema.json"]),
+         main(["verify", "SELECT 1"])]
+heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("pandas", "pyarrow", "py4j", "grpc"))
+print("CODES", codes, "HEAVY", heavy)
+"""
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert "CODES [0, 1, 0, 2] HEAVY []" in proc.stdout, proc.stdout + proc.stderr
+    assert "pip install 'sparkfold[spark]'" in proc.stderr
