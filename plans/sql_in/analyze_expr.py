@@ -37,8 +37,10 @@ class Ctx:
     scope: Scope
     # earlier select-list aliases (Spark's lateral column aliases)
     lateral: dict[str, E.Expr] = field(default_factory=dict)
-    # select-list outputs that win over FROM columns (HAVING / ORDER BY)
+    # select-list outputs that win over FROM columns (HAVING / ORDER BY; see _Column)
     preferred: dict[str, E.Expr] = field(default_factory=dict)
+    # ids of the grouping expressions that are FROM columns (HAVING: see _Column)
+    grouping: frozenset[int] = frozenset()
     allow_aggregates: bool = False
     allow_windows: bool = False
     in_aggregate: bool = False
@@ -174,7 +176,7 @@ class ExprAnalyzer:
             raise AnalysisError(f"`{display}` is not allowed here")
         if len(parts) == 1:
             key = parts[0].lower()
-            if key in ctx.preferred:
+            if key in ctx.preferred and not self._from_column_first(parts, ctx, node):
                 return ctx.preferred[key]
         try:
             found, rest, _depth = ctx.scope.resolve(parts, display, _position(self.sql, node))
@@ -185,6 +187,22 @@ class ExprAnalyzer:
         if rest:
             return self._field_access(found, rest, node)
         return found
+
+    def _from_column_first(self, parts: tuple, ctx: Ctx, node) -> bool:
+        """Does a name that is also a select-list alias mean the FROM column?  In ORDER BY
+        the alias wins.  In HAVING (checked on Spark 4.3) the FROM column wins inside an
+        aggregate function's arguments, and outside them when the column is itself a
+        grouping expression: `SELECT sum(a) AS b ... GROUP BY b HAVING b > 10` filters on
+        t.b; with GROUP BY c (or b + 1), b is the alias; `HAVING max(b) > 10` is t.b."""
+        if ctx.clause != "HAVING":
+            return False
+        try:
+            found, rest, _depth = ctx.scope.resolve(parts, parts[0], _position(self.sql, node))
+        except AnalysisError:
+            return False
+        if rest or not isinstance(found, E.Attribute):
+            return False
+        return ctx.in_aggregate or found.expr_id in ctx.grouping
 
     def _field_access(self, base: E.Expr, fields: list[str], node) -> E.Expr:
         t = base.data_type

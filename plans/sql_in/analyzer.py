@@ -9,8 +9,10 @@ columns and projected away on top.
 
 Name resolution follows Spark: case-insensitive, qualified by alias or table name,
 USING/NATURAL keys merged, select aliases usable later in the select list (lateral
-aliases), in GROUP BY (after FROM columns), HAVING and ORDER BY (before FROM columns),
-and ordinals in GROUP BY and ORDER BY.
+aliases), in GROUP BY (after FROM columns), ORDER BY (before FROM columns) and HAVING
+(before FROM columns, except a FROM column that is itself a grouping expression, and
+inside aggregate functions: see `ExprAnalyzer._from_column_first`), and ordinals in
+GROUP BY and ORDER BY.
 """
 
 from __future__ import annotations
@@ -360,7 +362,8 @@ class Analyzer:
         preferred = _preferred(named)
         having_cond = None
         if having is not None:
-            ctx = Ctx(scope, preferred=preferred, allow_aggregates=True, clause="HAVING")
+            grouped = frozenset(g.expr_id for g in grouping if isinstance(g, E.Attribute))
+            ctx = Ctx(scope, preferred=preferred, grouping=grouped, allow_aggregates=True, clause="HAVING")
             cond = self.exprs.analyze(having.this, ctx)
             having_cond = rewrite(require_boolean(cond, "HAVING", allow_void=True))
         orders = None

@@ -1,0 +1,57 @@
+"""Name resolution in HAVING and ORDER BY follows Spark's order (checked on Spark 4.3).
+
+A name that is both a select-list alias and a FROM column:
+- ORDER BY: the alias;
+- HAVING, outside aggregate functions: the FROM column when it is itself a grouping
+  expression (`SELECT sum(a) AS b ... GROUP BY b HAVING b > 10` filters on t.b), else the
+  alias (GROUP BY c, or GROUP BY b + 1);
+- HAVING, inside an aggregate function's arguments: the FROM column (`max(b)` is t.b).
+
+Each query runs as written and as optimized, with a foldable CAST added to the select
+list so that a rule fires and the SQL is regenerated (the wrong result of the reach
+issue showed only then)."""
+
+from __future__ import annotations
+
+import pytest
+
+from sparkfold import optimize
+from tests.spark_check import assert_same_result
+
+HV = {"hv": {"a": "int", "b": "int", "c": "int"}}
+
+QUERIES = [
+    "SELECT sum(a) AS b FROM hv GROUP BY b HAVING b > 10",
+    "SELECT sum(a) AS b FROM hv GROUP BY c HAVING b > 10",
+    "SELECT sum(a) AS b FROM hv GROUP BY b HAVING b > 10 ORDER BY b",
+    "SELECT sum(a) AS b FROM hv GROUP BY b ORDER BY b",
+    "SELECT c AS b, sum(a) FROM hv GROUP BY c HAVING b > 1",
+    "SELECT sum(a) AS x FROM hv GROUP BY b HAVING x > 10",
+    "SELECT sum(a) AS b FROM hv GROUP BY b HAVING max(b) > 10",
+    "SELECT sum(a) AS b FROM hv GROUP BY c HAVING max(b) > 19",
+    "SELECT sum(a) AS b FROM hv GROUP BY b, c HAVING b > 10",
+    "SELECT sum(a) AS b FROM hv GROUP BY b + 1 HAVING b > 10",
+    "SELECT sum(a) AS b FROM hv GROUP BY hv.b HAVING b > 10",
+    "SELECT sum(a) AS b FROM hv AS x GROUP BY x.b HAVING b > 10",
+    "SELECT sum(a) AS b FROM hv GROUP BY b HAVING hv.b > 10",
+    "SELECT c AS a, sum(a) AS s FROM hv GROUP BY c HAVING a > 1",
+    "SELECT c AS a, sum(a) AS s FROM hv GROUP BY c ORDER BY a",
+    "SELECT sum(a) AS b, b FROM hv GROUP BY b HAVING b > 10",
+    "SELECT sum(a) AS b FROM hv GROUP BY 1 + 0, b HAVING b > 10",
+]
+
+
+@pytest.fixture(scope="module")
+def hv(spark):
+    spark.createDataFrame([(1, 20, 1), (30, 5, 1), (2, 20, 2), (4, 1, 2), (None, 20, None)],
+                          "a int, b int, c int").createOrReplaceTempView("hv")
+    return HV
+
+
+@pytest.mark.parametrize("sql", QUERIES)
+def test_having_and_order_by_resolve_names_as_spark_does(spark, hv, sql):
+    fired = sql.replace("SELECT ", "SELECT CAST(1 AS INT) AS one, ", 1)
+    result = optimize(fired, hv)
+    assert result.changed and result.sql != fired
+    assert_same_result(spark, fired, result.sql, ordered="ORDER BY" in sql)
+    assert_same_result(spark, sql, optimize(sql, hv, always_regenerate=True).sql, ordered="ORDER BY" in sql)
