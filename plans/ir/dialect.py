@@ -14,12 +14,14 @@ large stack and a high recursion limit, so nesting thousands deep does not crash
 
 from __future__ import annotations
 
+import functools
 import sys
 import threading
 from typing import Any, Callable
 
 from sqlglot import exp
 from sqlglot.dialects.spark import Spark
+from sqlglot.tokens import TokenType
 
 ARG_PREFIX = "__sf_arg_"
 
@@ -161,6 +163,11 @@ class SparkSQL(Spark):
     ORIGINAL_NAME_META_KEY = "name"
 
     class Parser(Spark.Parser):
+        # `||` binds like `+` and `-` in Spark's grammar, left to right: `'a: ' || 2 + 2`
+        # is `('a: ' || 2) + 2` (an error under ANSI), not `'a: ' || (2 + 2)`, which is
+        # where sqlglot's default puts it (with the bitwise operators, looser)
+        TERM = {**Spark.Parser.TERM, TokenType.DPIPE: functools.partial(exp.DPipe, safe=True)}
+
         # Calls of functions the optimizer does not model stay as written (exp.Anonymous,
         # printed back as `name(args)`): sqlglot's builders rewrite them into other
         # functions, which changes values (`to_char(d, '999')` became `CAST(d AS STRING)`),
