@@ -438,7 +438,7 @@ class SqlGenerator:
                 inner = self.block(child, outer)
             else:
                 used = [a for a in child.output if a.expr_id in needed]
-                if used and len(used) < len(child.output):
+                if used and len(used) < len(child.output) and _reads_only_its_args(plan.template):
                     child = L.Project(tuple(used), child)  # read only the columns the block uses
                 inner = self.wrap(self.block(child, outer), outer, "_in")
             refs.update(inner.refs)
@@ -763,6 +763,16 @@ class SqlGenerator:
 # ---------------------------------------------------------------------------
 # Helpers
 # ---------------------------------------------------------------------------
+
+
+def _reads_only_its_args(template: exp.Expression) -> bool:
+    """Does an opaque block read no input column but those its args name?  A PIVOT
+    groups by every input column it does not pivot (so pruning its input changes the
+    rows: one row instead of one per year), and `*`, LATERAL VIEW and UNPIVOT read
+    columns the text does not name either; their input keeps all its columns."""
+    if any(t.args.get("pivots") for t in template.find_all(exp.Table)):
+        return False
+    return not any(True for _ in template.find_all(exp.Star, exp.Lateral, exp.Unpivot, exp.Pivot))
 
 
 def _not_ordinal(node: exp.Expression, e: E.Expr) -> exp.Expression:

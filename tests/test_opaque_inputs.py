@@ -1,0 +1,44 @@
+"""An opaque block's input keeps every column the block may read without naming it.
+
+A PIVOT groups by every input column it does not pivot: pruning `year` from its input
+returns one row instead of one per year.  `*` and LATERAL VIEW read unnamed columns too.
+Each query runs on Spark as written and as optimized (SQL and DataFrame, through
+`verify`), the SQL regenerated from the plan as when any rule fires."""
+
+from __future__ import annotations
+
+import pytest
+
+from sparkfold import optimize
+
+SALES = {"sales": {"year": "int", "course": "string", "earnings": "int", "extra": "int"}}
+
+QUERIES = [
+    "SELECT * FROM (SELECT year, course, earnings FROM sales WHERE 1 = 1) "
+    "PIVOT (sum(earnings) FOR course IN ('a', 'b'))",
+    "SELECT * FROM (SELECT year, course, earnings, extra FROM sales) "
+    "PIVOT (sum(earnings) FOR course IN ('a' AS a, 'b' AS b)) WHERE 1 = 1",
+    "SELECT year, a FROM (SELECT year, course, earnings FROM sales WHERE NULL IS NULL) "
+    "PIVOT (sum(earnings) FOR course IN ('a' AS a, 'b' AS b)) ORDER BY year",
+    "SELECT * FROM (SELECT year, course, earnings, extra + 0 AS e FROM sales WHERE 1 = 1) "
+    "PIVOT (max(earnings) AS m, count(e) AS n FOR course IN ('a', 'b'))",
+    "SELECT year, x FROM (SELECT year, earnings FROM sales WHERE 1 = 1) LATERAL VIEW explode(array(earnings, 1)) v AS x",
+]
+
+
+@pytest.fixture(scope="module")
+def sales(spark):
+    spark.createDataFrame(
+        [(2020, "a", 10, 1), (2020, "b", 20, 2), (2021, "a", 30, None), (2021, "a", None, 4),
+         (2022, "b", 5, 5), (None, "a", 7, 6), (2022, None, 8, 7)],
+        "year int, course string, earnings int, extra int").createOrReplaceTempView("sales")
+    return SALES
+
+
+@pytest.mark.parametrize("sql", QUERIES)
+def test_opaque_block_input_is_not_pruned_of_columns_it_reads(spark, sales, sql):
+    result = optimize(sql, sales, always_regenerate=True)  # as when any rule fires
+    assert result.passthrough is None and result.sql != sql
+    report = result.verify(spark)
+    assert report.equal, report.to_text()
+    assert report.reference.rows == spark.sql(sql).count() > 1
