@@ -772,7 +772,7 @@ def _reads_only_its_args(template: exp.Expression) -> bool:
     columns the text does not name either; their input keeps all its columns."""
     if any(t.args.get("pivots") for t in template.find_all(exp.Table)):
         return False
-    return not any(True for _ in template.find_all(exp.Star, exp.Lateral, exp.Unpivot, exp.Pivot))
+    return not any(True for _ in template.find_all(exp.Star, exp.Lateral, exp.Pivot))  # (UNPIVOT is a Pivot)
 
 
 def _not_ordinal(node: exp.Expression, e: E.Expr) -> exp.Expression:
