@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, Callable
 
 from sqlglot import exp
 
@@ -290,10 +290,10 @@ class Lowering:
 
     # -- plans -----------------------------------------------------------------
     def lower(self, p: L.Plan, outer: Frame | None) -> Frame:
-        method = getattr(self, "_" + type(p).__name__, None)
-        if method is None:
+        lower = _LOWERINGS.get(type(p))
+        if lower is None:
             return self.via_sql(p)
-        return method(p, outer)
+        return lower(self, p, outer)
 
     def via_sql(self, p: L.Plan) -> Frame:
         """Any (uncorrelated) subtree through its SQL text; columns renamed by position."""
@@ -623,6 +623,26 @@ class Lowering:
         if isinstance(e, E.ScalarSubquery):
             return f"{sub.var}.scalar()"
         return f"{args[0]}.isin({sub.var})"
+
+# The lowering of each logical operator (anything else goes through its SQL text).
+_LOWERINGS: dict[type, Callable[..., Frame]] = {
+    L.Relation: Lowering._Relation,
+    L.LocalRelation: Lowering._LocalRelation,
+    L.OneRowRelation: Lowering._OneRowRelation,
+    L.OpaqueRelation: Lowering._OpaqueRelation,
+    L.SubqueryAlias: Lowering._SubqueryAlias,
+    L.Project: Lowering._Project,
+    L.Filter: Lowering._Filter,
+    L.Aggregate: Lowering._Aggregate,
+    L.Sort: Lowering._Sort,
+    L.Limit: Lowering._Limit,
+    L.Offset: Lowering._Offset,
+    L.Distinct: Lowering._Distinct,
+    L.Join: Lowering._Join,
+    L.Union: Lowering._Union,
+    L.Intersect: Lowering._Intersect,
+    L.Except: Lowering._Except,
+}
 
 
 _SUBQUERY_MASK = E.Exists.bit | E.InSubquery.bit | E.ScalarSubquery.bit

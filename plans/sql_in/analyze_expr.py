@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
-from typing import Protocol
+from typing import Callable, Protocol
 
 from sqlglot import exp
 
@@ -125,9 +125,9 @@ class ExprAnalyzer:
             # the qualifiers inside) into the column name, `(- (round(t1.b, -1)))`
             # where Spark says `(- round(b, -1))`
             node = node.this
-        method = getattr(self, "_" + type(node).__name__, None)
-        if method is not None:
-            out = method(node, ctx)
+        analyze = _ANALYZERS.get(type(node))
+        if analyze is not None:
+            out = analyze(self, node, ctx)
             if out is not None:
                 return self._checked(out, node, ctx)
         return self._fallback(node, ctx)
@@ -650,6 +650,56 @@ class ExprAnalyzer:
 
 
 # functions whose first argument may be a datetime unit keyword: timestampadd(DAY, 1, ts)
+
+# The analysis of each sqlglot node class with a model of its own (the others go to
+# `ExprAnalyzer._fallback`): a table a reader and a type checker can follow.
+_ANALYZERS: dict[type, Callable[..., E.Expr | None]] = {
+    exp.Paren: ExprAnalyzer._Paren,
+    exp.Column: ExprAnalyzer._Column,
+    exp.Null: ExprAnalyzer._Null,
+    exp.Boolean: ExprAnalyzer._Boolean,
+    exp.Literal: ExprAnalyzer._Literal,
+    exp.HexString: ExprAnalyzer._HexString,
+    exp.Neg: ExprAnalyzer._Neg,
+    exp.Interval: ExprAnalyzer._Interval,
+    exp.Placeholder: ExprAnalyzer._Placeholder,
+    exp.Parameter: ExprAnalyzer._Parameter,
+    exp.EQ: ExprAnalyzer._EQ,
+    exp.NullSafeEQ: ExprAnalyzer._NullSafeEQ,
+    exp.NullSafeNEQ: ExprAnalyzer._NullSafeNEQ,
+    exp.NEQ: ExprAnalyzer._NEQ,
+    exp.LT: ExprAnalyzer._LT,
+    exp.LTE: ExprAnalyzer._LTE,
+    exp.GT: ExprAnalyzer._GT,
+    exp.GTE: ExprAnalyzer._GTE,
+    exp.And: ExprAnalyzer._And,
+    exp.Or: ExprAnalyzer._Or,
+    exp.Add: ExprAnalyzer._Add,
+    exp.Sub: ExprAnalyzer._Sub,
+    exp.Mul: ExprAnalyzer._Mul,
+    exp.Div: ExprAnalyzer._Div,
+    exp.IntDiv: ExprAnalyzer._IntDiv,
+    exp.Mod: ExprAnalyzer._Mod,
+    exp.DPipe: ExprAnalyzer._DPipe,
+    exp.Not: ExprAnalyzer._Not,
+    exp.Is: ExprAnalyzer._Is,
+    exp.In: ExprAnalyzer._In,
+    exp.Between: ExprAnalyzer._Between,
+    exp.Like: ExprAnalyzer._Like,
+    exp.Case: ExprAnalyzer._Case,
+    exp.If: ExprAnalyzer._If,
+    exp.Coalesce: ExprAnalyzer._Coalesce,
+    exp.TryCast: ExprAnalyzer._TryCast,
+    exp.Cast: ExprAnalyzer._Cast,
+    exp.Subquery: ExprAnalyzer._Subquery,
+    exp.Exists: ExprAnalyzer._Exists,
+    exp.Select: ExprAnalyzer._Select,
+    exp.Anonymous: ExprAnalyzer._Anonymous,
+    exp.Window: ExprAnalyzer._Window,
+    exp.Filter: ExprAnalyzer._Filter,
+}
+
+
 _UNIT_FIRST = frozenset({"timestampadd", "timestampdiff", "dateadd", "datediff", "date_diff", "date_add",
                          "timestamp_add", "timestamp_diff"})
 _DATETIME_UNITS = frozenset({"YEAR", "YEARS", "QUARTER", "QUARTERS", "MONTH", "MONTHS", "WEEK", "WEEKS", "DAY",

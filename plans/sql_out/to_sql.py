@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
+from typing import Callable
 
 from sqlglot import exp
 
@@ -365,8 +366,7 @@ class SqlGenerator:
 
     # -- blocks ---------------------------------------------------------------
     def block(self, plan: L.Plan, outer: dict[int, exp.Expression]) -> Block:
-        method = getattr(self, "_" + type(plan).__name__)
-        return method(plan, outer)
+        return _BLOCK_WRITERS[type(plan)](self, plan, outer)
 
     def expr(self, e: E.Expr, refs: dict[int, exp.Expression]) -> exp.Expression:
         return ExprWriter(self, refs)(e)
@@ -763,6 +763,26 @@ class SqlGenerator:
 # ---------------------------------------------------------------------------
 # Helpers
 # ---------------------------------------------------------------------------
+
+# The writer of each logical operator: a table a reader (and a type checker) can follow.
+_BLOCK_WRITERS: dict[type, Callable[..., Block]] = {
+    L.Relation: SqlGenerator._Relation,
+    L.SubqueryAlias: SqlGenerator._SubqueryAlias,
+    L.LocalRelation: SqlGenerator._LocalRelation,
+    L.OneRowRelation: SqlGenerator._OneRowRelation,
+    L.OpaqueRelation: SqlGenerator._OpaqueRelation,
+    L.Filter: SqlGenerator._Filter,
+    L.Project: SqlGenerator._Project,
+    L.Aggregate: SqlGenerator._Aggregate,
+    L.Distinct: SqlGenerator._Distinct,
+    L.Sort: SqlGenerator._Sort,
+    L.Limit: SqlGenerator._Limit,
+    L.Offset: SqlGenerator._Offset,
+    L.Join: SqlGenerator._Join,
+    L.Union: SqlGenerator._Union,
+    L.Intersect: SqlGenerator._Intersect,
+    L.Except: SqlGenerator._Except,
+}
 
 
 def _reads_only_its_args(template: exp.Expression) -> bool:
