@@ -12,8 +12,10 @@ optimizer does not model is passed through unchanged (`result.passthrough` says 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Sequence
+
+from sqlglot import exp
 
 from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
@@ -28,6 +30,7 @@ from ..plans.sql_out.to_sql import plan_to_ast
 from ..rules.base import Rule, RuleContext, transform_expressions
 from .engine import Batch, Trace, execute
 from .findings import SourceMap, find_all
+from .statements import wrapped_query
 
 
 @dataclass
@@ -42,10 +45,23 @@ class OptimizeResult:
     passthrough: str | None = None  # why the query was passed through unchanged
     timings: dict[str, float] = field(default_factory=dict)
     regenerated_sql: str | None = None  # the analyzed plan written back (no rule applied)
+    # the text before and after the query, when the statement wraps one (CREATE TABLE ...
+    # AS, INSERT, CACHE TABLE, MERGE USING, EXPLAIN): only the query is optimized
+    wrapper: tuple[str, str] | None = None
 
     @property
     def changed(self) -> bool:
         return self.optimized is not None and self.optimized is not self.analyzed
+
+    @property
+    def query_original_sql(self) -> str:
+        """The query as written (the statement's query part, when it wraps one)."""
+        return _unwrap(self.original_sql, self.wrapper)
+
+    @property
+    def query_sql(self) -> str:
+        """The optimized query (without the statement around it)."""
+        return _unwrap(self.sql, self.wrapper)
 
     def explain(self, format: str = "text", **kwargs) -> str:
         from .explain import explain
@@ -106,6 +122,27 @@ def _same_but_nullability(a: L.Plan, b: L.Plan) -> bool:
     return a == b or transform_expressions(a, _as_written) == transform_expressions(b, _as_written)
 
 
+def _rewrapped(sql: str, span: tuple[int, int], inner: OptimizeResult) -> OptimizeResult:
+    """The result for a statement that wraps a query, from the query's: the statement's
+    text with the query replaced, findings at their place in the statement."""
+    before, after = sql[:span[0]], sql[span[1]:]
+    line0 = before.count("\n") + 1
+    col0 = span[0] - (before.rfind("\n") + 1) + 1
+
+    def moved(f):
+        line, col = line0 + f.line - 1, (f.column + col0 - 1 if f.line == 1 else f.column)
+        end_line = end_col = None
+        if f.end_line is not None:
+            end_line = line0 + f.end_line - 1
+            end_col = f.end_column + col0 - 1 if f.end_line == 1 and f.end_column is not None else f.end_column
+        return replace(f, line=line, column=col, end_line=end_line, end_column=end_col)
+
+    if inner.passthrough is not None:
+        return replace(inner, original_sql=sql, sql=sql, findings=[moved(f) for f in inner.findings])
+    return replace(inner, original_sql=sql, sql=before + inner.sql + after, wrapper=(before, after),
+                   findings=[moved(f) for f in inner.findings])
+
+
 def _sql_of(plan: L.Plan, pretty: bool) -> str:
     return plan_to_ast(plan).sql(dialect=DIALECT, pretty=pretty, normalize_functions=False)
 
@@ -124,7 +161,15 @@ def optimize(sql: str, catalog: Any = None, *, batches: Sequence[Batch] | None =
     return deep_stack(_optimize, sql, cat, batches, rules, tuple(exclude), pretty, always_regenerate)
 
 
-def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regenerate) -> OptimizeResult:
+def _unwrap(text: str, wrapper: tuple[str, str] | None) -> str:
+    if wrapper is None:
+        return text
+    before, after = wrapper
+    return text[len(before):len(text) - len(after)]
+
+
+def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regenerate,
+              in_statement: bool = False) -> OptimizeResult:
     from .batches import default_batches
     from .engine import FixedPoint
 
@@ -132,6 +177,11 @@ def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regener
     t0 = time.perf_counter()
     tree = parse_query(sql)
     timings["parse"] = time.perf_counter() - t0
+    span = None if in_statement or isinstance(tree, exp.Query) else wrapped_query(sql, tree)
+    if span is not None and span[0] > 0:
+        inner = _optimize(sql[span[0]:span[1]], cat, batches, rules, exclude, pretty, always_regenerate,
+                          in_statement=True)
+        return _rewrapped(sql, span, inner)
     trace = Trace()
     with id_scope():
         t0 = time.perf_counter()

@@ -153,7 +153,7 @@ def compare_ordered(left: Iterable[Sequence], right: Iterable[Sequence], key_pos
             diffs_l += gl[i][1] if i < len(gl) else []
             diffs_r += gr[i][1] if i < len(gr) else []
             continue
-        (kl, rl), (kr, rr) = gl[i], gr[i]
+        (_, rl), (_, rr) = gl[i], gr[i]
         if not rows_equal(rl[0], rr[0]) and not _keys_close(rl[0], rr[0], key_positions):
             diffs_l += rl
             diffs_r += rr

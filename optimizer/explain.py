@@ -463,7 +463,7 @@ def _dict(result, rules, batches) -> dict:
         "changed": result.changed,
         "passthrough": result.passthrough,
         "plans": {
-            "parsed": parsed_plan_str(result.original_sql),
+            "parsed": parsed_plan_str(result.query_original_sql),
             "analyzed": plan_str(result.analyzed) if result.analyzed is not None else None,
             "optimized": plan_str(result.optimized) if result.optimized is not None else None,
         },
@@ -508,7 +508,7 @@ def _text(result, rules, batches, st: _Style, where: Where | None = None) -> str
         out.append(st("header", f"== {title} =="))
 
     section("Parsed Logical Plan")
-    out.append(parsed_plan_str(result.original_sql))
+    out.append(parsed_plan_str(result.query_original_sql))
     if result.passthrough is not None:
         section("Passthrough")
         out.append(f"Not optimized: {result.passthrough}.")

@@ -710,16 +710,16 @@ def _prepare(result, spark, candidates: Sequence[str], exclude: Sequence[str],
     if order.ordered and not order.all_keys_visible:
         notes.append("some ORDER BY keys are not output columns: ties on the visible keys cannot be "
                      "told apart")
-    ref = references.get(result.original_sql)
+    ref = references.get(result.query_original_sql)
     if ref is None:
-        ref = Side("reference", result.original_sql, exclude=list(exclude))
+        ref = Side("reference", result.query_original_sql, exclude=list(exclude))
         with excluded_rules(spark, exclude):
-            _build(ref, lambda: spark.sql(result.original_sql))
-        references[result.original_sql] = ref
+            _build(ref, lambda: spark.sql(result.query_original_sql))
+        references[result.query_original_sql] = ref
     sides: list[Side] = []
     for name in candidates:
         if name == "optimized SQL":
-            text = result.sql
+            text = result.query_sql
         elif name == "DataFrame":
             try:
                 text = to_pyspark_code(result)
@@ -730,11 +730,11 @@ def _prepare(result, spark, candidates: Sequence[str], exclude: Sequence[str],
                 continue
         else:
             raise ValueError(f"unknown candidate {name!r}; choose from {CANDIDATES}")
-        if name == "optimized SQL" and text == result.original_sql:
+        if name == "optimized SQL" and text == result.query_original_sql:
             # sparkfold returned the query as it came: nothing of ours to run
             sides.append(Side(name, text, method="same text as the original"))
             continue
-        key = (result.original_sql, name, text)
+        key = (result.query_original_sql, name, text)
         side = known.get(key)
         if side is None:
             side = known[key] = Side(name, text)

@@ -11,6 +11,8 @@ on its tokens:
 
 from __future__ import annotations
 
+import logging
+
 from sqlglot import exp
 from sqlglot.errors import ParseError as SqlglotParseError
 from sqlglot.errors import TokenError
@@ -121,6 +123,25 @@ def _unterminated_quote(sql: str) -> int | None:
     return None
 
 
+class _quiet_command_fallback(logging.Filter):
+    """While sparkfold parses, sqlglot's note that it read a statement it has no grammar
+    for (`SHOW TABLES`, `EXPLAIN ...`) as a generic command is not logged: sparkfold
+    passes such statements through, and the user's log is theirs."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "Falling back to parsing as a 'Command'" not in record.getMessage()
+
+    def __enter__(self):
+        _SQLGLOT_LOG.addFilter(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _SQLGLOT_LOG.removeFilter(self)
+
+
+_SQLGLOT_LOG = logging.getLogger("sqlglot")
+
+
 def parse_statements(sql: str) -> list[exp.Expression]:
     """Parse SQL text into sqlglot trees (one per statement); raises ParseError."""
     if not isinstance(sql, str):
@@ -135,7 +156,8 @@ def parse_statements(sql: str) -> list[exp.Expression]:
         raise ParseError("cannot read the SQL text") from None
     tokens = _fix_tokens(tokens, sql)
     try:
-        trees = DIALECT.parser().parse(tokens, sql)
+        with _quiet_command_fallback():
+            trees = DIALECT.parser().parse(tokens, sql)
     except SqlglotParseError as e:
         err = (e.errors or [{}])[0]
         line, col = err.get("line"), err.get("col")
