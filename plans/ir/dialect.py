@@ -167,6 +167,9 @@ class SparkSQL(Spark):
         # is `('a: ' || 2) + 2` (an error under ANSI), not `'a: ' || (2 + 2)`, which is
         # where sqlglot's default puts it (with the bitwise operators, looser)
         TERM = {**Spark.Parser.TERM, TokenType.DPIPE: functools.partial(exp.DPipe, safe=True)}
+        # `any(v)` is Spark's aggregate (bool_or): a call, not the `ANY` predicate, which
+        # the tokens keep for `x = ANY (...)` (see plans/sql_in/parse.py)
+        NO_PAREN_FUNCTION_PARSERS = {k: v for k, v in Spark.Parser.NO_PAREN_FUNCTION_PARSERS.items() if k != "ANY"}
 
         # Calls of functions the optimizer does not model stay as written (exp.Anonymous,
         # printed back as `name(args)`): sqlglot's builders rewrite them into other

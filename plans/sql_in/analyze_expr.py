@@ -173,6 +173,9 @@ class ExprAnalyzer:
         parts = tuple(p.name for p in node.parts)
         display = ".".join(parts)
         if isinstance(node.this, exp.Star):
+            if isinstance(node.parent, (exp.Func, exp.Distinct)):
+                # count(t.*), struct(t.*): Spark expands the star into the arguments
+                raise NotModelled(f"`{display}` as a function argument")
             raise AnalysisError(f"`{display}` is not allowed here")
         if len(parts) == 1:
             key = parts[0].lower()
@@ -574,6 +577,10 @@ class ExprAnalyzer:
         return self.opaque(node, ctx, kind)
 
     def _aggregate(self, node, name, ctx) -> E.Expr:
+        if not ctx.allow_aggregates and ctx.scope.parent is not None:
+            # in a subquery, an aggregate of the outer query's columns (`HAVING EXISTS
+            # (... WHERE b < min(emp.salary))`) belongs to the outer aggregate
+            raise NotModelled(f"aggregate function {name}() in a subquery's {ctx.clause}")
         if not ctx.allow_aggregates:
             raise AnalysisError(f"aggregate function {name}() is not allowed in {ctx.clause}")
         if ctx.in_aggregate:

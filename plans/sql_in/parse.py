@@ -32,6 +32,21 @@ def _fix_tokens(tokens: list[Token], sql: str) -> list[Token]:
     n = len(tokens)
     while i < n:
         t = tokens[i]
+        if t.token_type == TokenType.DOT and i + 1 < n and tokens[i + 1].token_type == TokenType.NUMBER \
+                and tokens[i + 1].start == t.end + 1 and not _ends_operand(out):
+            # `.10D`, `-.5e1F`: a number written from its point (sqlglot joins `.10` back
+            # in its parser, but not once the typed suffix made it a marker call)
+            nxt = tokens[i + 1]
+            tokens[i + 1] = Token(TokenType.NUMBER, "." + nxt.text, nxt.line, nxt.col, nxt.start, nxt.end,
+                                  t.comments)
+            i += 1
+            continue
+        if t.token_type == TokenType.ANY and i + 1 < n and tokens[i + 1].token_type == TokenType.L_PAREN \
+                and not _ends_operand(out) and not (out and out[-1].token_type in _COMPARISON_TOKENS):
+            # `any(v)` not after a comparison is Spark's aggregate (bool_or), not `= ANY (...)`
+            out.append(Token(TokenType.VAR, t.text, t.line, t.col, t.start, t.end, t.comments))
+            i += 1
+            continue
         if (t.token_type == TokenType.NUMBER and i + 2 < n
                 and tokens[i + 1].token_type == TokenType.DCOLON
                 and tokens[i + 1].start == t.start
@@ -83,6 +98,10 @@ _STARTS = frozenset({TokenType.L_PAREN, TokenType.COMMA, TokenType.EQ, TokenType
                      TokenType.SLASH, TokenType.MOD, TokenType.DPIPE, TokenType.NULLSAFE_EQ, TokenType.NOT})
 _STARTING_WORDS = frozenset({"SELECT", "WHERE", "AND", "OR", "NOT", "ON", "HAVING", "WHEN", "THEN", "ELSE",
                              "CASE", "DISTINCT", "BY", "IF", "RETURN", "ALL"})
+
+
+_COMPARISON_TOKENS = frozenset({TokenType.EQ, TokenType.NEQ, TokenType.LT, TokenType.LTE, TokenType.GT,
+                                TokenType.GTE, TokenType.NULLSAFE_EQ})
 
 
 def _line_col(sql: str, offset: int) -> tuple[int, int]:
