@@ -14,6 +14,9 @@ QUERIES = [
     # `any(v)` is the aggregate bool_or, next to its siblings
     "SELECT every(p), some(p), any(p), bool_and(p) FROM t WHERE num = 4",
     "SELECT s, any(p) AS a FROM t GROUP BY s",
+    # two-argument aggregates with DISTINCT
+    "SELECT corr(DISTINCT x, z) AS c FROM t, u",
+    "SELECT corr(x, num), covar_pop(x, num), covar_samp(DISTINCT x, num) FROM t WHERE 1 = 1",
     # an aggregate of the outer query inside a correlated subquery
     "SELECT s, count(*) FROM t GROUP BY s HAVING EXISTS (SELECT 1 FROM u WHERE u.y < min(t.num))",
 ]

@@ -122,7 +122,9 @@ def _spanning(method):
 # name for the column), aggregates and window functions: parsed by sqlglot's builders.
 # Of the modelled ones, these are kept as written, since sqlglot's node spells them
 # differently (`ltrim` is a TRIM(LEADING ...), `year(d)` is `year(TO_DATE(d))`).
-_MODELLED_AS_WRITTEN = frozenset({"LTRIM", "RTRIM", "DATE_SUB", "DATEDIFF", "YEAR", "MONTH", "DAYOFMONTH"})
+# (`corr(DISTINCT x, y)`: sqlglot's two-argument aggregate builders cannot take DISTINCT)
+_MODELLED_AS_WRITTEN = frozenset({"LTRIM", "RTRIM", "DATE_SUB", "DATEDIFF", "YEAR", "MONTH", "DAYOFMONTH", "CORR",
+                                  "COVAR_POP", "COVAR_SAMP"})
 # Special-syntax parsers for calls that have none in Spark (`initcap(s)` became `initcap(s, ' ')`)
 _AS_WRITTEN_SYNTAX = frozenset({"INITCAP", "CEIL", "FLOOR", "CHAR", "CHR", "DECODE"})
 
