@@ -35,8 +35,6 @@ from __future__ import annotations
 
 import itertools
 
-import networkx as nx
-
 from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
 from ..plans.ir import types as T
@@ -223,15 +221,20 @@ def _is_class_equality(e: E.Expr, classes) -> bool:
 def equivalence_classes(preds) -> tuple[dict[int, list[E.Attribute]], dict[int, E.Attribute]]:
     """Attribute id -> the attributes known equal to it (itself included, by id order),
     from equalities between attributes of the same type."""
-    graph = nx.Graph()
     attrs: dict[int, E.Attribute] = {}
+    edges = []
     for e in preds:
         if isinstance(e, (E.EqualTo, E.EqualNullSafe)) and isinstance(e.left, E.Attribute) \
                 and isinstance(e.right, E.Attribute) and e.left.data_type == e.right.data_type \
                 and e.left.expr_id != e.right.expr_id:
             attrs.setdefault(e.left.expr_id, e.left)
             attrs.setdefault(e.right.expr_id, e.right)
-            graph.add_edge(e.left.expr_id, e.right.expr_id)
+            edges.append((e.left.expr_id, e.right.expr_id))
+    if not edges:
+        return {}, attrs
+    import networkx as nx  # here, not at import: 60 ms of start-up most queries never need
+
+    graph = nx.Graph(edges)
     classes: dict[int, list[E.Attribute]] = {}
     for comp in nx.connected_components(graph):
         members = [attrs[i] for i in sorted(comp)]
