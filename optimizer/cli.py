@@ -7,6 +7,7 @@ error (a bug in sparkfold).  A user error never prints a traceback; `--debug` do
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -82,6 +83,14 @@ class Stats:
     passthroughs: int = 0
     errors: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # findings, as lines to print
+
+    def merge(self, other: "Stats") -> None:
+        self.files += other.files
+        self.queries += other.queries
+        self.rewritten += other.rewritten
+        self.rewrites += other.rewrites
+        self.findings += other.findings
+        self.passthroughs += other.passthroughs
 
     def add(self, result, changed: bool) -> None:
         self.queries += 1
@@ -198,7 +207,9 @@ queries, and queries with the comment /* sparkfold:off */, are kept as they are.
                    "several files or a folder). Inputs are never overwritten.")
 @click.option("--pretty", is_flag=True, help="Write rewritten queries over several lines.")
 @click.option("-q", "--quiet", is_flag=True, help="Do not print findings (likely mistakes) on stderr.")
-def optimize(sql, files, schema, exclude, out, pretty, quiet):
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Processes optimizing files at once (default: one per core).")
+def optimize(sql, files, schema, exclude, out, pretty, quiet, jobs):
     """Print the optimized SQL (or write optimized files to --out DIR).
 
     SQL comes from the argument, from -f FILE or folder, or from standard input.
@@ -218,38 +229,76 @@ def optimize(sql, files, schema, exclude, out, pretty, quiet):
                 click.echo(note, err=True)
         return
     targets = plan_outputs(sources, folders, out)
-    stats = _optimize_many(sources, targets, catalog, exclude, pretty, schema, quiet)
+    stats = _optimize_many(sources, targets, catalog, exclude, pretty, schema, quiet, jobs)
     click.echo(f"{stats.line()} -> {out}")
     if stats.errors:
         raise SystemExit(2)
 
 
-def _optimize_many(sources, targets, catalog, exclude, pretty, schema, quiet) -> Stats:
+def _optimize_many(sources, targets, catalog, exclude, pretty, schema, quiet, jobs=None) -> Stats:
+    """Optimize every source into its target, in `jobs` processes (one per core by
+    default; in this process for a few files), with a progress bar on a terminal.
+    Results are written and reported in the sources' order."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     err = _stderr_console()
     stats = Stats()
+    jobs = min(jobs or os.cpu_count() or 1, len(sources))
+    if len(sources) < 2 * _FILES_PER_TASK:
+        jobs = 1  # starting processes costs more than it saves
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                         console=err, transient=True, disable=not err.is_terminal)
-    with progress:
+    with progress, _executor(jobs) as pool:
         task = progress.add_task("optimizing", total=len(sources))
-        for source, target in zip(sources, targets):
-            stats.files += 1
-            seen = len(stats.notes)
-            try:
-                text = _catalog_hint(lambda: optimize_source(source, catalog, exclude, pretty, stats),
-                                     schema)
-            except SparkfoldError as e:
-                if e.exit_code != 2:
-                    raise
-                stats.errors.append(e.message)
-                progress.console.print(f"sparkfold: error: {e.message}", markup=False, soft_wrap=True)
+        work = [(s, catalog if jobs == 1 else None, schema, exclude, pretty) for s in sources]
+        outcomes = pool.map(_optimize_file, work, chunksize=_FILES_PER_TASK) if pool else map(_optimize_file, work)
+        for target, (text, error, part) in zip(targets, outcomes):
+            stats.merge(part)
+            if error is not None:
+                stats.errors.append(error)
+                progress.console.print(f"sparkfold: error: {error}", markup=False, soft_wrap=True)
             else:
                 write_output(target, text)
-                for note in stats.notes[seen:] if not quiet else ():
+                for note in part.notes if not quiet else ():
                     progress.console.print(note, markup=False, soft_wrap=True, highlight=False)
             progress.advance(task)
     return stats
+
+
+_FILES_PER_TASK = 8
+
+
+def _executor(jobs: int):
+    """A process pool for `jobs` > 1 (spawned: sparkfold runs threads), else nothing."""
+    import contextlib
+
+    if jobs <= 1:
+        return contextlib.nullcontext(None)
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))
+
+
+def _optimize_file(item) -> tuple[str | None, str | None, Stats]:
+    """One source's optimized text (or its error message) and its statistics; in a worker
+    process the catalog is read from the schema file there."""
+    source, catalog, schema, exclude, pretty = item
+    part = Stats(files=1)
+    try:
+        if catalog is None:
+            catalog = _cached_catalog(schema)
+        text = _catalog_hint(lambda: optimize_source(source, catalog, exclude, pretty, part), schema)
+    except SparkfoldError as e:
+        if e.exit_code != 2:
+            raise
+        return None, e.message, part
+    return text, None, part
+
+
+@functools.lru_cache(maxsize=4)
+def _cached_catalog(schema):
+    return load_catalog(schema)
 
 
 _NO_SCHEMA = "no --schema given: pass --schema FILE.json with the tables' columns"

@@ -146,6 +146,23 @@ def test_several_files_are_written_to_out(schema, folder, tmp_path):
     assert snapshot(folder) == before
 
 
+def test_many_files_in_several_processes_give_the_same_output(schema, tmp_path):
+    queries = list(QUERIES.values()) + ["SELECT nope FROM t"]
+    src = tmp_path / "many"
+    src.mkdir()
+    for i in range(24):  # enough files for the process pool (it starts at 16)
+        (src / f"q{i:02d}.sql").write_text(";\n".join(queries[(i + k) % len(queries)] for k in range(2)))
+    runs = {}
+    for jobs in ("1", "2"):
+        out = tmp_path / f"out{jobs}"
+        proc = sparkfold("optimize", "-f", src, "--schema", schema, "--out", out, "--jobs", jobs)
+        assert proc.returncode == 2, proc.stderr  # the files with `nope` are reported
+        runs[jobs] = (proc.stdout.replace(str(out), "OUT"), proc.stderr,
+                      {p.name: p.read_text() for p in sorted(out.iterdir())})
+    assert runs["1"] == runs["2"]
+    assert len(runs["1"][2]) == 24 - sum("nope" in (src / f).read_text() for f in os.listdir(src))
+
+
 def test_several_files_without_out_is_refused(schema, folder):
     proc = sparkfold("optimize", "-f", folder, "--schema", schema)
     assert proc.returncode == 2 and "--out" in proc.stderr
