@@ -1,0 +1,103 @@
+"""Literals and types as Spark SQL that Spark reads back exactly (value and type):
+`0L`, `1.5D`, `CAST('NaN' AS DOUBLE)`, `CAST(NULL AS INT)`."""
+
+from __future__ import annotations
+
+import math
+from datetime import date, datetime
+from decimal import Decimal
+
+from sqlglot import exp
+
+from ..ir import expressions as E
+from ..ir import types as T
+from ..ir.dialect import TYPED_LITERAL_PREFIX
+from ..ir.errors import InternalError
+
+
+def data_type_sql(t: T.DataType) -> exp.DataType:
+    return exp.DataType.build(t.sql(), dialect="spark")
+
+
+def _typed_number(text: str, suffix_type: str) -> exp.Expression:
+    neg = text.startswith("-")
+    lit = exp.Anonymous(this=TYPED_LITERAL_PREFIX + suffix_type,
+                        expressions=[exp.Literal.number(text.lstrip("-"))])
+    return exp.Neg(this=lit) if neg else lit
+
+
+def _natural_decimal(v: Decimal) -> T.DecimalType:
+    _, digits, exponent = v.as_tuple()
+    scale = max(-exponent, 0)
+    return T.DecimalType(max(len(digits), scale, 1), scale)
+
+
+def literal_sql(value, t: T.DataType) -> exp.Expression:
+    """SQL text that Spark reads back as exactly this value of exactly this type."""
+    if value is None:
+        if t == T.NULL:
+            return exp.Null()
+        return exp.Cast(this=exp.Null(), to=data_type_sql(t))
+    if t == T.BOOLEAN:
+        return exp.true() if value else exp.false()
+    if t == T.INT:
+        return exp.Literal.number(value) if value >= 0 else exp.Neg(this=exp.Literal.number(-value))
+    if t in (T.LONG, T.SHORT, T.BYTE):
+        suffix = {T.LONG: "bigint", T.SHORT: "smallint", T.BYTE: "tinyint"}[t]
+        return _typed_number(str(value), suffix)
+    if t == T.DOUBLE:
+        v = float(value)
+        if math.isnan(v) or math.isinf(v):
+            text = "NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity")
+            return exp.Cast(this=exp.Literal.string(text), to=data_type_sql(T.DOUBLE))
+        return _typed_number(repr(v), "double")
+    if t == T.FLOAT:
+        v = float(value)
+        text = "NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity") if math.isinf(v) \
+            else repr(v)
+        return exp.Cast(this=exp.Literal.string(text), to=data_type_sql(T.FLOAT))
+    if isinstance(t, T.DecimalType):
+        d = Decimal(value)
+        if _natural_decimal(d) == t:
+            text = format(d, "f")
+            if d.is_signed() and d == 0:
+                text = text.lstrip("-")
+            if text.startswith("-"):
+                return exp.Neg(this=_decimal_literal(text[1:]))
+            return _decimal_literal(text)
+        return exp.Cast(this=exp.Literal.string(format(d, "f")), to=data_type_sql(t))
+    if t == T.STRING:
+        return exp.Literal.string(str(value))
+    if t == T.BINARY:
+        return exp.HexString(this=bytes(value).hex().upper())
+    if t == T.DATE and isinstance(value, date):
+        return exp.Anonymous(this=TYPED_LITERAL_PREFIX + "date", expressions=[exp.Literal.string(value.isoformat())])
+    if t in (T.TIMESTAMP, T.TIMESTAMP_NTZ) and isinstance(value, datetime):
+        kind = "timestamp" if t == T.TIMESTAMP else "timestamp_ntz"
+        return exp.Anonymous(this=TYPED_LITERAL_PREFIX + kind,
+                             expressions=[exp.Literal.string(value.isoformat(sep=" "))])
+    if t in T.INTERVAL_UNITS and isinstance(value, tuple):
+        name, field, size = T.INTERVAL_UNITS[t]
+        return exp.Interval(this=exp.Literal.string(str(value[field] // size)), unit=exp.Var(this=name))
+    raise InternalError(f"cannot write a literal {value!r} of type {t}")
+
+
+def _decimal_literal(text: str) -> exp.Expression:
+    if "." in text:
+        return exp.Literal.number(text)
+    # an integral decimal literal needs the BD suffix to stay a decimal
+    return exp.Anonymous(this=TYPED_LITERAL_PREFIX + "decimal", expressions=[exp.Literal.number(text)])
+
+
+def literal_is_plain(lit: E.Literal) -> bool:
+    """Does the literal's SQL text make Spark name the column as spark_name(lit) does?"""
+    v, t = lit.value, lit.data_type
+    if v is None:
+        return t == T.NULL
+    if t == T.DOUBLE:
+        return not (math.isnan(v) or math.isinf(v))
+    if t == T.FLOAT:
+        return False
+    if isinstance(t, T.DecimalType):
+        return _natural_decimal(Decimal(v)) == t
+    return True

@@ -1,0 +1,124 @@
+"""The writers of the leaves of a plan: tables, subquery aliases, VALUES, opaque blocks.
+Each takes the generator (`SqlGenerator`: fresh aliases, blocks of children, wrapping)
+first."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from ..ir import expressions as E
+from ..ir import logical as L
+from ..ir.dialect import ARG_PREFIX
+from .blocks import Block
+from .expressions import ExprWriter, _wrap
+from .literals import literal_sql
+from .names import _needs_quotes, _unique_names
+
+
+def write_relation(gen, plan: L.Relation, outer) -> Block:
+    return write_table(gen, plan, plan.table.split(".")[-1], outer)
+
+
+def write_table(gen, rel: L.Relation, alias: str, outer) -> Block:
+    name = gen.fresh_alias(alias)
+    parts = rel.table.split(".")
+    ident = lambda n: exp.to_identifier(n, quoted=_needs_quotes(n))  # noqa: E731
+    table = exp.Table(this=ident(parts[-1]), db=ident(parts[-2]) if len(parts) > 1 else None,
+                      catalog=ident(parts[-3]) if len(parts) > 2 else None)
+    if name.lower() != parts[-1].lower() or name != alias:
+        table.set("alias", exp.TableAlias(this=exp.to_identifier(name, quoted=_needs_quotes(name))))
+    refs = dict(outer)
+    for a in rel.output:
+        refs[a.expr_id] = (a.name, name)
+    return Block(list(rel.output), refs, from_=table)
+
+
+def write_subquery_alias(gen, plan: L.SubqueryAlias, outer) -> Block:
+    child = plan.child
+    if isinstance(child, L.Relation):
+        block = write_table(gen, child, plan.alias, outer)
+        block.output = list(plan.output)
+        return block
+    if isinstance(child, L.LocalRelation) and child.rows:
+        return write_values(gen, child, plan.alias, outer, list(plan.output))
+    inner = gen.block(child, outer)
+    return gen.wrap(inner, outer, plan.alias, list(plan.output))
+
+
+def write_local_relation(gen, plan: L.LocalRelation, outer) -> Block:
+    if plan.rows:
+        return write_values(gen, plan, "_values", outer, list(plan.output))
+    # the empty relation: typed NULLs, no rows, no table read
+    select = [(a, exp.alias_(literal_sql(None, a.data_type), a.name, quoted=_needs_quotes(a.name)))
+              for a in plan.output]
+    block = Block(list(plan.output), dict(outer), where=[exp.false()])
+    block.select = select
+    return block
+
+
+def write_values(gen, rel: L.LocalRelation, alias: str, outer, output) -> Block:
+    name = gen.fresh_alias(alias)
+    names = _unique_names([a.name for a in rel.output])
+    rows = [exp.Tuple(expressions=[literal_sql(v, a.data_type) for v, a in zip(row, rel.output)])
+            for row in rel.rows]
+    values = exp.Values(expressions=rows, alias=exp.TableAlias(
+        this=exp.to_identifier(name, quoted=_needs_quotes(name)), columns=[exp.to_identifier(n, quoted=_needs_quotes(n)) for n in names]))
+    refs = dict(outer)
+    for a, n in zip(output, names):
+        refs[a.expr_id] = (n, name)
+    return Block(list(output), refs, from_=values)
+
+
+def write_one_row_relation(gen, plan, outer) -> Block:
+    return Block([], dict(outer))
+
+
+def write_opaque_relation(gen, plan: L.OpaqueRelation, outer) -> Block:
+    """A SELECT block kept as text: its input goes back in place of the placeholder
+    table, its placeholders become references to the input's columns."""
+    template = plan.template.copy()
+    refs = dict(outer)
+    needed = set()
+    for a in plan.args:
+        needed |= a.references
+    for i, child in enumerate(plan.inputs):
+        if isinstance(child, (L.SubqueryAlias, L.Relation)):
+            # a table or an aliased subquery is a FROM item as it is (and regenerating
+            # the output does not add a wrapper each time)
+            inner = gen.block(child, outer)
+        else:
+            used = [a for a in child.output if a.expr_id in needed]
+            if used and len(used) < len(child.output) and _reads_only_its_args(plan.template):
+                child = L.Project(tuple(used), child)  # read only the columns the block uses
+            inner = gen.wrap(gen.block(child, outer), outer, "_in")
+        refs.update(inner.refs)
+        for table in list(template.find_all(exp.Table)):
+            if table.name == f"__sf_input_{i}":
+                item = inner.from_.copy()
+                if table.args.get("pivots"):
+                    item.set("pivots", table.args["pivots"])
+                table.replace(item)
+    writer = ExprWriter(gen, refs)
+    for col in list(template.find_all(exp.Column)):
+        name = col.name
+        if name.startswith(ARG_PREFIX) and not col.table:
+            value = writer(plan.args[int(name[len(ARG_PREFIX):])])
+            parent = col.parent
+            if isinstance(template, exp.Select) and parent is template and isinstance(value, exp.Column) \
+                    and value.name != col.name:
+                # a bare column in the select list: keep the name it had
+                arg = plan.args[int(name[len(ARG_PREFIX):])]
+                if isinstance(arg, E.Attribute) and value.name != arg.name:
+                    value = exp.alias_(value, arg.name, quoted=_needs_quotes(arg.name))
+            col.replace(_wrap(value, 11))
+    return Block(list(plan.output), dict(outer), setop=template)
+
+
+def _reads_only_its_args(template: exp.Expression) -> bool:
+    """Does an opaque block read no input column but those its args name?  A PIVOT
+    groups by every input column it does not pivot (so pruning its input changes the
+    rows: one row instead of one per year), and `*`, LATERAL VIEW and UNPIVOT read
+    columns the text does not name either; their input keeps all its columns."""
+    if any(t.args.get("pivots") for t in template.find_all(exp.Table)):
+        return False
+    return not any(True for _ in template.find_all(exp.Star, exp.Lateral, exp.Pivot))  # (UNPIVOT is a Pivot)
