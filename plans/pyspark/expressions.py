@@ -1,0 +1,192 @@
+"""IR expressions -> PySpark column expressions (`F.` calls), falling back to
+`F.expr(<SQL>)` where a function has no DataFrame counterpart.  Each takes the
+`Lowering` first."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from ..ir import expressions as E
+from ..ir import logical as L
+from ..ir.dialect import DIALECT
+from ..ir.errors import InternalError
+from ..ir.tree import fold, transform_down
+from ..sql_out.to_sql import ExprWriter, SqlGenerator
+from .frames import _MAX_DEPTH, Scope, _lazy_safe, _nested_reach
+from .values import _lit, _plain_literal, col, py_str
+
+# Nesting depth of one Python expression before a sub-expression is hoisted into its own
+# variable (CPython's parser allows 200 nested parentheses).
+
+
+def lower_expr(low, e: E.Expr, scope: Scope, receiver: bool = False) -> str:
+    """Python code of a Column computing e (sub-expressions nested deeper than
+    _MAX_DEPTH are hoisted into variables); parenthesized when it is an operator
+    expression and `receiver` (a method is called on it)."""
+
+    def node(x: E.Expr, args: list[tuple[str, bool, int]]) -> tuple[str, bool, int]:
+        code, atomic = expr_node_code(low, x, [(c, a) for c, a, _ in args], scope)
+        depth = 1 + max((d for _, _, d in args), default=0)
+        if depth > _MAX_DEPTH:
+            low.n_expr += 1
+            var = low.fresh_var(f"c{low.n_expr}")
+            low.lines.append(f"{var} = {code}")
+            return var, True, 1
+        return code, atomic, depth
+
+    if _too_big(e) and not (scope.outer is not None and e.references & set(scope.outer.ids)):
+        # thousands of Column calls are slow (each records its Python call site) and a
+        # deep Column tree overflows the JVM's stack: one F.expr of the SQL text instead
+        return sql_expr_code(low, e, scope)
+    code, atomic, _ = fold(_balanced(e), node)
+    return f"({code})" if receiver and not atomic else code
+
+
+def column_code(low, a: E.Attribute, scope: Scope) -> str:
+    n = scope.frame.ids.get(a.expr_id)
+    if n is not None:
+        return col(n)
+    if scope.outer is not None and a.expr_id in scope.outer.ids:
+        return col(scope.outer.ids[a.expr_id]) + ".outer()"
+    raise InternalError(f"no column for {a.name}#{a.expr_id} while lowering to PySpark")
+
+
+def expr_node_code(low, e: E.Expr, args: list[tuple[str, bool]], scope: Scope) -> tuple[str, bool]:
+    """(code, atomic): atomic code needs no parentheses as an operand."""
+    a = [c for c, _ in args]
+    w = [c if atomic else f"({c})" for c, atomic in args]  # as operands / receivers
+    match e:
+        case E.Literal(value, dt):
+            return _lit(value, dt), True
+        case E.Attribute():
+            return column_code(low, e, scope), True
+        case E.Alias():
+            return args[0]
+        case E.Not():
+            return f"~{w[0]}", False
+        case E.IsNull():
+            return f"{w[0]}.isNull()", True
+        case E.IsNotNull():
+            return f"{w[0]}.isNotNull()", True
+        case E.Negate():
+            return f"-{w[0]}", False
+        case E.EqualNullSafe():
+            return f"{w[0]}.eqNullSafe({a[1]})", True
+        case E.IntegralDivide():
+            return f'F.call_function("div", {a[0]}, {a[1]})', True
+        case E.And() | E.Or() | E.Comparison() | E.Arithmetic():
+            op = _OPERATORS[type(e)]
+            right = _plain_literal(e.right) or w[1]
+            return f"{w[0]} {op} {right}", False
+        case E.Cast(_, to, try_):
+            return f'{w[0]}.{"try_cast" if try_ else "cast"}({py_str(to.sql())})', True
+        case E.If():
+            return f'F.call_function("if", {a[0]}, {a[1]}, {a[2]})', True
+        case E.CaseWhen(branches, otherwise):
+            code = "F"
+            for i in range(len(branches)):
+                code += f".when({a[2 * i]}, {a[2 * i + 1]})"
+            if otherwise is not None:
+                code += f".otherwise({a[-1]})"
+            return code, True
+        case E.Coalesce(_, fname):
+            if fname == "coalesce":
+                return f"F.coalesce({', '.join(a)})", True
+            return f"F.call_function({py_str(fname)}, {', '.join(a)})", True
+        case E.In():
+            return f"{w[0]}.isin({', '.join(a[1:])})", True
+        case E.Func(name):
+            return f"F.call_function({py_str(name)}{''.join(', ' + x for x in a)})", True
+        case E.Agg(name, fargs, False, None):
+            if name in ("count", "sum", "avg", "min", "max") and len(fargs) == 1:
+                return f"F.{name}({a[0]})", True
+            return f"F.call_function({py_str(name)}{''.join(', ' + x for x in a)})", True
+        case E.Agg("count", _, True, None):
+            return f"F.count_distinct({', '.join(a)})", True
+        case E.SortOrder(_, asc, nulls_first):
+            return f"{w[0]}.{'asc' if asc else 'desc'}_nulls_{'first' if nulls_first else 'last'}()", True
+        case E.Exists() | E.ScalarSubquery() | E.InSubquery():
+            return subquery_expr_code(low, e, w, scope), True
+        case _:  # Opaque, DISTINCT / FILTER aggregates: through SQL text
+            return sql_expr_code(low, e, scope), True
+
+
+def sql_expr_code(low, e: E.Expr, scope: Scope) -> str:
+    refs: dict[int, exp.Expression] = {}
+    for frame in (scope.outer, scope.frame):
+        if frame is not None:
+            for i, n in frame.ids.items():
+                refs[i] = exp.column(n, quoted=True)
+    text = ExprWriter(SqlGenerator(), refs)(e).sql(dialect=DIALECT, normalize_functions=False)
+    return f"F.expr({py_str(text)})"
+
+
+def subquery_expr_code(low, e: E.SubqueryExpr, args: list[str], scope: Scope) -> str:
+    plan = e.plan
+    corr = L.outer_references(plan)
+    ok = corr <= set(scope.frame.ids) and not _nested_reach(plan, set(scope.frame.ids))
+    if ok and corr:
+        ok = _lazy_safe(plan, corr)
+    if ok and isinstance(e, E.InSubquery) and len(e.values) != 1:
+        ok = False
+    if not ok:
+        return sql_expr_code(low, e, scope)
+    sub = low.lower(plan, scope.frame if corr else None)
+    if isinstance(e, E.Exists):
+        return f"{sub.var}.exists()"
+    if isinstance(e, E.ScalarSubquery):
+        return f"{sub.var}.scalar()"
+    return f"{args[0]}.isin({sub.var})"
+
+
+_SUBQUERY_MASK = E.Exists.bit | E.InSubquery.bit | E.ScalarSubquery.bit
+
+
+_OPERATORS = {
+    E.And: "&", E.Or: "|", E.EqualTo: "==", E.LessThan: "<", E.LessThanOrEqual: "<=",
+    E.GreaterThan: ">", E.GreaterThanOrEqual: ">=", E.Add: "+", E.Subtract: "-",
+    E.Multiply: "*", E.Divide: "/", E.Remainder: "%",
+}
+
+
+_BIG = 400  # expression nodes
+
+
+def _too_big(e: E.Expr) -> bool:
+    n = 0
+    for _ in e.walk():
+        n += 1
+        if n > _BIG:
+            return True
+    return False
+
+
+_CHAIN_MASK = E.And.bit | E.Or.bit
+
+
+_LONG_CHAIN = 32
+
+
+def _balanced(e: E.Expr) -> E.Expr:
+    """Long AND / OR chains as balanced trees, as Spark's SQL parser builds them: a
+    10,000-term chain nested 10,000 deep overflows the JVM's stack when a classic session
+    converts the Column.  AND and OR are associative, evaluation order included."""
+    if not (e.deep_mask & _CHAIN_MASK):
+        return e
+
+    def build(cls, parts):
+        while len(parts) > 1:
+            parts = [cls(parts[i], parts[i + 1]) if i + 1 < len(parts) else parts[i]
+                     for i in range(0, len(parts), 2)]
+        return parts[0]
+
+    def fn(x):
+        if isinstance(x, (E.And, E.Or)):
+            parts = E.split_conjuncts(x) if isinstance(x, E.And) else E.split_disjuncts(x)
+            if len(parts) > _LONG_CHAIN:
+                return build(type(x), parts)
+        return x
+
+    return transform_down(e, fn, opaque=(E.Opaque,))
+
+

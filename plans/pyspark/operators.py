@@ -1,0 +1,291 @@
+"""The lowering of each logical operator to DataFrame calls (anything else goes through
+its SQL text: `Lowering.via_sql`).  Each takes the `Lowering` first."""
+
+from __future__ import annotations
+
+from ..ir import expressions as E
+from ..ir import logical as L
+from ..ir import types as T
+from ..ir.errors import InternalError
+from .expressions import _SUBQUERY_MASK, lower_expr
+from .frames import Frame, Scope, _nested_reach
+from .values import (
+    _SIMPLE_TYPES,
+    _as_type,
+    _py_tuple,
+    col,
+    ddl,
+    py_str,
+    py_value,
+    quote_ident,
+)
+
+# Nesting depth of one Python expression before a sub-expression is hoisted into its own
+# variable (CPython's parser allows 200 nested parentheses).
+
+
+def lower_relation(low, p: L.Relation, outer) -> Frame:
+    names = low.column_names(p.output)
+    table = ".".join(quote_ident(part) for part in p.table.split("."))
+    code = f"{low.spark}.table({py_str(table)})"
+    if names != [a.name for a in p.output]:
+        items = [col(a.name) if a.name == n else f"{col(a.name)}.alias({py_str(n)})"
+                 for a, n in zip(p.output, names)]
+        code += f".select({', '.join(items)})"
+    return low.frame(code, p.output, names, p.table.split(".")[-1])
+
+
+def lower_local_relation(low, p: L.LocalRelation, outer) -> Frame:
+    names = low.column_names(p.output)
+    if p.rows and not all(a.data_type in _SIMPLE_TYPES or isinstance(a.data_type, T.DecimalType)
+                          for a in p.output):
+        return low.via_sql(p)
+    types = [a.data_type for a in p.output]
+    rows = ", ".join(_py_tuple([py_value(_as_type(v, t), low.imports) for v, t in zip(r, types)])
+                     for r in p.rows)
+    code = f"{low.spark}.createDataFrame([{rows}], {py_str(ddl(names, p.output))})"
+    return low.frame(code, p.output, names, "values" if p.rows else "empty")
+
+
+def lower_one_row_relation(low, p, outer) -> Frame:
+    return low.frame(f"{low.spark}.range(1).select()", [], [], "one_row")
+
+
+def lower_opaque_relation(low, p, outer) -> Frame:
+    return low.via_sql(p)
+
+
+def lower_subquery_alias(low, p: L.SubqueryAlias, outer) -> Frame:
+    child = low.lower(p.child, outer)
+    return low.chain(child, f".alias({py_str(p.alias)})")
+
+
+def lower_project(low, p: L.Project, outer) -> Frame:
+    child = low.lower(p.child, outer)
+    scope = Scope(child, outer)
+    names = low.column_names(p.output)
+    items = []
+    for e, n in zip(p.projections, names):
+        if isinstance(e, E.Attribute) and child.ids.get(e.expr_id) == n:
+            items.append(col(n))
+        else:
+            body = e.child if isinstance(e, E.Alias) else e
+            items.append(f"{lower_expr(low, body, scope, True)}.alias({py_str(n)})")
+    return low.frame(f"{child.var}.select({', '.join(items)})", p.output, names)
+
+
+def lower_filter(low, p: L.Filter, outer) -> Frame:
+    child = low.lower(p.child, outer)
+    conjuncts = E.split_conjuncts(p.condition)
+    joins, rest = [], []
+    for c in conjuncts:
+        spec = None if _ordered(p.child) else subquery_join(low, c, child, outer)
+        (joins if spec is not None else rest).append(spec if spec is not None else c)
+    frame = child
+    if rest:
+        cond = lower_expr(low, E.conjunction(rest), Scope(child, outer))
+        frame = Frame(low.emit(f"{child.var}.filter({cond})"), child.names, child.ids)
+    for make in joins:
+        frame = make(frame)
+    return frame
+
+
+def lower_aggregate(low, p: L.Aggregate, outer) -> Frame:
+    child = low.lower(p.child, outer)
+    scope = Scope(child, outer)
+    names = low.column_names(p.output)
+    grouping: list[E.Expr] = []
+    for g in p.grouping:
+        if g not in grouping:
+            grouping.append(g)
+    gcode, gnames = [], []
+    for g in grouping:
+        if isinstance(g, E.Attribute) and g.expr_id in child.ids:
+            n = child.ids[g.expr_id]
+            gcode.append(col(n))
+        else:
+            n = low.names.fresh("_group")
+            gcode.append(f"{lower_expr(low, g, scope, True)}.alias({py_str(n)})")
+        gnames.append(n)
+    grouped_ids = {g.expr_id: n for g, n in zip(grouping, gnames) if isinstance(g, E.Attribute)}
+    aggs, agg_names = [], []
+    out_names = []
+    for e, n in zip(p.aggregates, names):
+        if isinstance(e, E.Attribute) and grouped_ids.get(e.expr_id) == n:
+            out_names.append(n)  # the grouping column groupBy keeps
+            continue
+        body = e.child if isinstance(e, E.Alias) else e
+        aggs.append(f"{lower_expr(low, body, scope, True)}.alias({py_str(n)})")
+        agg_names.append(n)
+        out_names.append(n)
+    if not aggs:
+        dummy = low.names.fresh("_rows")
+        aggs.append(f"F.count(F.lit(1)).alias({py_str(dummy)})")
+        agg_names.append(dummy)
+    if not p.grouping:
+        # a correlated global aggregate is written as a select: on a classic session
+        # agg() analyzes its input eagerly, which fails on an outer reference
+        method = "select" if outer is not None and L.outer_references(p) else "agg"
+        code = f"{child.var}.{method}({', '.join(aggs)})"
+    else:
+        code = f"{child.var}.groupBy({', '.join(gcode)}).agg({', '.join(aggs)})"
+    produced = (gnames if p.grouping else []) + agg_names
+    if produced != out_names:
+        code += f".select({', '.join(col(n) for n in out_names)})"
+    return low.frame(code, p.output, out_names)
+
+
+def lower_sort(low, p: L.Sort, outer) -> Frame:
+    child = low.lower(p.child, outer)
+    scope = Scope(child, outer)
+    orders = ", ".join(lower_expr(low, o, scope) for o in p.orders)
+    return low.chain(child, f".orderBy({orders})")
+
+
+def lower_limit(low, p: L.Limit, outer) -> Frame:
+    child = low.lower(p.child, outer)
+    return low.chain(child, f".limit({int(p.count)})")
+
+
+def lower_offset(low, p: L.Offset, outer) -> Frame:
+    child = low.lower(p.child, outer)
+    return low.chain(child, f".offset({int(p.count)})")
+
+
+def lower_distinct(low, p: L.Distinct, outer) -> Frame:
+    child = low.lower(p.child, outer)
+    return low.chain(child, ".distinct()")
+
+
+def lower_join(low, p: L.Join, outer) -> Frame:
+    left = low.lower(p.left, outer)
+    right = low.lower(p.right, outer)
+    if set(left.names) & set(right.names):
+        raise InternalError("join sides share attribute ids; cannot lower unambiguously")
+    both = Frame(left.var, left.names + right.names, {**right.ids, **left.ids})
+    how = _JOIN_HOW[p.join_type]
+    if p.condition is None and p.join_type in (L.INNER, L.CROSS):
+        code = f"{left.var}.crossJoin({right.var})"
+    else:
+        cond = "F.lit(True)" if p.condition is None else lower_expr(low, p.condition, Scope(both, outer))
+        code = f"{left.var}.join({right.var}, {cond}, {py_str(how)})"
+    if p.join_type in (L.LEFT_SEMI, L.LEFT_ANTI):
+        return Frame(low.emit(code), left.names, left.ids)
+    return Frame(low.emit(code), both.names, both.ids)
+
+
+def lower_union(low, p: L.Union, outer) -> Frame:
+    frames = [low.lower(c, outer) for c in p.inputs]
+    first = frames[0]
+    code = first.var + "".join(f".union({f.var})" for f in frames[1:])
+    if len(frames) > 50:  # keep each statement short
+        var = first.var
+        for i in range(1, len(frames), 50):
+            var = low.emit(var + "".join(f".union({f.var})" for f in frames[i:i + 50]))
+        return Frame.of(var, p.output, first.names)
+    return Frame.of(low.emit(code), p.output, first.names)
+
+
+def lower_intersect(low, p: L.Intersect, outer) -> Frame:
+    left, right = low.lower(p.left, outer), low.lower(p.right, outer)
+    method = "intersectAll" if p.all else "intersect"
+    return Frame.of(low.emit(f"{left.var}.{method}({right.var})"), p.output, left.names)
+
+
+def lower_except(low, p: L.Except, outer) -> Frame:
+    left, right = low.lower(p.left, outer), low.lower(p.right, outer)
+    method = "exceptAll" if p.all else "subtract"
+    return Frame.of(low.emit(f"{left.var}.{method}({right.var})"), p.output, left.names)
+
+
+def subquery_join(low, c: E.Expr, frame: Frame, outer: Frame | None):
+    """For a filter conjunct [NOT] EXISTS / [NOT] IN (subquery): a function making
+    the semi / anti join, or None to keep the conjunct as an expression."""
+    negated = isinstance(c, E.Not)
+    sub = c.child if negated else c
+    if not isinstance(sub, (E.Exists, E.InSubquery)):
+        return None
+    plan = sub.plan
+    if negated and L.is_empty_relation(plan):
+        # an anti join with an empty side keeps every row, and Spark drops it unevaluated
+        # (PropagateEmptyRelation) when it runs the SQL; as a DataFrame join it also trips
+        # a Spark bug (`key not found` under a correlated scalar subquery and INTERSECT ALL)
+        return lambda left: left
+    corr_ids = L.outer_references(plan)
+    if not corr_ids <= set(frame.ids):
+        return None
+    if _nested_reach(plan, set(frame.ids)):
+        return None
+    if isinstance(sub, E.InSubquery) and (any(v.deep_mask & _SUBQUERY_MASK for v in sub.values)
+                                          or len(sub.values) != len(plan.output)):
+        return None
+    correlated: list[E.Expr] = []
+    if corr_ids:
+        pulled = _pull_up_correlated(plan, corr_ids)
+        if pulled is None:
+            return None
+        plan, correlated = pulled
+    conds: list[E.Expr] = []
+    if isinstance(sub, E.InSubquery):
+        for v, o in zip(sub.values, plan.output):
+            eq = E.EqualTo(v, o)
+            # NOT IN is null-aware: a NULL on either side makes the row match
+            conds.append(E.Or(eq, E.IsNull(eq)) if negated else eq)
+    conds += correlated
+    how = "left_anti" if negated else "left_semi"
+
+    def make(left: Frame) -> Frame:
+        right = low.lower(plan, None)
+        both = Frame(left.var, left.names + right.names, {**right.ids, **left.ids})
+        cond = lower_expr(low, E.conjunction(conds), Scope(both, outer)) if conds else "F.lit(True)"
+        var = low.emit(f"{left.var}.join({right.var}, {cond}, {py_str(how)})")
+        return Frame(var, left.names, left.ids)
+
+    return make
+
+
+_JOIN_HOW = {L.INNER: "inner", L.CROSS: "cross", L.LEFT_OUTER: "left", L.RIGHT_OUTER: "right",
+             L.FULL_OUTER: "full", L.LEFT_SEMI: "left_semi", L.LEFT_ANTI: "left_anti"}
+
+
+def _ordered(p: L.Plan) -> bool:
+    """Does p end in a Sort through order-preserving operators only?"""
+    while isinstance(p, (L.Project, L.Filter, L.Limit, L.Offset, L.SubqueryAlias)):
+        p = p.child
+    return isinstance(p, L.Sort)
+
+
+def _pull_up_correlated(plan: L.Plan, corr: frozenset[int]):
+    """Split `[Project | SubqueryAlias]* Filter(cond, X)` with X uncorrelated into the plan
+    without cond's correlated conjuncts (projections extended to pass through the columns
+    they use) and those conjuncts; None when the plan has another shape."""
+    chain = []
+    p = plan
+    while isinstance(p, (L.Project, L.SubqueryAlias)):
+        chain.append(p)
+        p = p.child
+    if not isinstance(p, L.Filter) or L.outer_references(p.child):
+        return None
+    conjuncts = E.split_conjuncts(p.condition)
+    correlated = [c for c in conjuncts if c.references & corr]
+    rest = [c for c in conjuncts if not (c.references & corr)]
+    if any(c.deep_mask & _SUBQUERY_MASK or not c.deterministic for c in correlated):
+        return None
+    base_ids = p.child.output_ids
+    needed = {i for c in correlated for i in c.references if i in base_ids}
+    needed_attrs = [a for a in p.child.output if a.expr_id in needed]
+    new: L.Plan = L.Filter(E.conjunction(rest), p.child) if rest else p.child
+    for layer in reversed(chain):
+        if isinstance(layer, L.Project):
+            have = {a.expr_id for a in layer.output}
+            extra = []
+            for a in needed_attrs:
+                if a.expr_id not in have:
+                    extra.append(a)
+                    have.add(a.expr_id)
+            new = L.Project(layer.projections + tuple(extra), new)
+        else:
+            new = L.SubqueryAlias(layer.alias, new)
+    if L.outer_references(new):
+        return None
+    return new, correlated
