@@ -139,6 +139,14 @@ class _Combined:
     analyzed: Any = None
     passthrough: Any = None
 
+    @property
+    def query_original_sql(self) -> str:  # a query, not a statement wrapping one
+        return self.original_sql
+
+    @property
+    def query_sql(self) -> str:
+        return self.sql
+
 
 def _optimize(sql: str, catalog):
     from sparkfold.optimizer import optimize
