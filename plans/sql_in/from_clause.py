@@ -1,0 +1,286 @@
+"""The FROM clause: tables (and CTE references), VALUES, derived tables, joins (USING and
+NATURAL keys merged) into a plan and the `Scope` its names resolve in.  Each takes
+the `Analyzer` first."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from sqlglot import exp
+
+from ..ir import expressions as E
+from ..ir import logical as L
+from ..ir import types as T
+from ..ir.dialect import function_name
+from ..ir.errors import AnalysisError
+from .analyze_expr import (
+    Ctx,
+    NotModelled,
+    calls_nondeterministic,
+    require_boolean,
+)
+from .scope import Scope
+
+
+@dataclass
+class CTEDef:
+    name: str
+    node: exp.Expression
+    columns: list[str]
+    outer: Scope | None
+    ctes: dict
+    uses: list
+
+
+def from_items(an, from_: exp.From, joins, outer, ctes) -> tuple[L.Plan, Scope]:
+    plan, scope = relation(an, from_.this, outer, ctes)
+    for j in joins:
+        right, rscope = relation(an, j.this, outer, ctes)
+        plan, scope = join(an, plan, scope, right, rscope, j, outer, ctes)
+    return plan, scope
+
+
+def relation(an, node: exp.Expression, outer, ctes) -> tuple[L.Plan, Scope]:
+    if node.args.get("pivots"):
+        raise NotModelled("PIVOT / UNPIVOT")
+    if node.args.get("laterals") or node.args.get("joins"):
+        raise NotModelled("nested joins in a FROM item")
+    if isinstance(node, exp.Table):
+        return table_reference(an, node, ctes)
+    if isinstance(node, exp.Subquery):
+        plan = an.query(node.this, outer, ctes)
+        plan = an._modifiers(node, plan, outer, ctes) if _has_modifiers(node) else plan
+        alias = node.args.get("alias")
+        columns = [c.name for c in alias.columns] if alias is not None and alias.columns else []
+        name = node.alias
+        plan = an._rename(plan, columns, f"subquery {name}")
+        if name:
+            plan = L.SubqueryAlias(name, plan)
+            return plan, Scope.of((name.lower(),), list(plan.output), name)
+        return plan, Scope.of((), list(plan.output))
+    if isinstance(node, exp.Values):
+        return values_relation(an, node)
+    raise NotModelled(f"FROM item {type(node).__name__}")
+
+
+def table_reference(an, node: exp.Table, ctes) -> tuple[L.Plan, Scope]:
+    if not isinstance(node.this, exp.Identifier):
+        raise NotModelled("table-valued function")
+    for arg in ("sample", "version", "when", "changes", "partition", "hints", "system_time"):
+        if node.args.get(arg):
+            raise NotModelled(f"table {arg}")
+    parts = [p.name for p in node.parts]
+    alias_node = node.args.get("alias")
+    alias = node.alias
+    columns = [c.name for c in alias_node.columns] if alias_node is not None and alias_node.columns else []
+    if len(parts) == 1 and parts[0].lower() in ctes:
+        d = ctes[parts[0].lower()]
+        plan = cte_reference(an, d)
+        qualifier = alias or d.name
+    else:
+        name = ".".join(parts)
+        schema = an.catalog.lookup(name)
+        attrs = tuple(E.Attribute(c.name, c.data_type, c.nullable, E.new_id()) for c in schema.columns)
+        plan = L.Relation(schema.name, attrs)
+        qualifier = alias or parts[-1]
+    plan = an._rename(plan, columns, f"table {qualifier}")
+    plan = L.SubqueryAlias(qualifier, plan)
+    if alias:
+        qual = (alias.lower(),)
+    elif len(parts) == 1 and parts[0].lower() in ctes:
+        qual = (parts[0].lower(),)
+    else:
+        full = [p.lower() for p in parts]
+        if len(full) == 1:
+            full = ["spark_catalog", "default"] + full
+        elif len(full) == 2:
+            full = ["spark_catalog"] + full
+        qual = tuple(full)
+    return plan, Scope.of(qual, list(plan.output), qualifier)
+
+
+def cte_reference(an, d: CTEDef) -> L.Plan:
+    # Each reference analyzes the definition afresh (fresh attribute ids, so a CTE
+    # can be joined with itself).  Spark inlines deterministic CTEs the same way; a
+    # non-deterministic CTE used twice must be computed once, which we do not model.
+    plan = an.query(d.node, d.outer, d.ctes)
+    d.uses.append(plan)
+    if len(d.uses) > 1 and not surely_deterministic(plan):
+        raise NotModelled(f"non-deterministic CTE {d.name} referenced more than once")
+    return an._rename(plan, d.columns, d.name)
+
+
+def values_relation(an, node: exp.Values) -> tuple[L.Plan, Scope]:
+    rows_ast = node.expressions
+    rows: list[list[E.Literal]] = []
+    for r in rows_ast:
+        values = r.expressions if isinstance(r, exp.Tuple) else [r]
+        lits = [an.exprs.analyze(v, Ctx(Scope(), clause="VALUES")) for v in values]
+        if not all(isinstance(v, E.Literal) for v in lits):
+            raise NotModelled("VALUES with non-literal values")
+        rows.append(lits)
+    width = len(rows[0])
+    if any(len(r) != width for r in rows):
+        raise AnalysisError("VALUES rows have different numbers of columns")
+    alias_node = node.args.get("alias")
+    names = [c.name for c in alias_node.columns] if alias_node is not None and alias_node.columns \
+        else [f"col{i + 1}" for i in range(width)]
+    if len(names) != width:
+        raise AnalysisError(f"VALUES has {width} columns but {len(names)} names were given")
+    attrs, out_rows = [], [list() for _ in rows]
+    for i in range(width):
+        t = T.wider_type_of(r[i].data_type for r in rows)
+        if t is None or t == T.UNKNOWN:
+            raise NotModelled("VALUES column types we do not model")
+        if t == T.NULL:
+            pass
+        for j, r in enumerate(rows):
+            out_rows[j].append(_convert_literal(r[i], t))
+        nullable = any(r[i].value is None for r in rows)
+        attrs.append(E.Attribute(names[i], t, nullable, E.new_id()))
+    plan: L.Plan = L.LocalRelation(tuple(attrs), tuple(tuple(r) for r in out_rows))
+    name = node.alias
+    if name:
+        plan = L.SubqueryAlias(name, plan)
+        return plan, Scope.of((name.lower(),), list(plan.output), name)
+    return plan, Scope.of((), list(plan.output))
+
+
+def join(an, left, lscope: Scope, right, rscope: Scope, j: exp.Join, outer, ctes):
+    side = (j.side or "").upper()
+    kind = (j.kind or "").upper()
+    method = (j.method or "").upper()
+    if j.args.get("match_condition") or j.args.get("directed") or j.args.get("nearest"):
+        raise NotModelled("special join")
+    if kind in ("SEMI", "ANTI"):
+        if side not in ("", "LEFT"):
+            raise NotModelled(f"{side} {kind} JOIN")
+        join_type = L.LEFT_SEMI if kind == "SEMI" else L.LEFT_ANTI
+    elif side == "LEFT":
+        join_type = L.LEFT_OUTER
+    elif side == "RIGHT":
+        join_type = L.RIGHT_OUTER
+    elif side == "FULL":
+        join_type = L.FULL_OUTER
+    elif kind == "CROSS":
+        join_type = L.CROSS
+    elif kind in ("", "INNER", "OUTER"):
+        join_type = L.INNER
+    else:
+        raise NotModelled(f"{kind} JOIN")
+    combined = lscope.combine(rscope).with_parent(outer, ctes)
+    using = j.args.get("using")
+    if method == "NATURAL" or using:
+        if method == "NATURAL":
+            rnames = {_cname(c).lower() for c in rscope.star}
+            names = [_cname(c) for c in lscope.star if _cname(c).lower() in rnames]
+        else:
+            names = [u.name for u in using]
+        return using_join(an, left, lscope, right, rscope, join_type, names, outer)
+    on = j.args.get("on")
+    condition = None
+    if on is not None:
+        if calls_nondeterministic(on):
+            # Spark rejects it (INVALID_NON_DETERMINISTIC_EXPRESSIONS); pruning the join
+            # (an empty side) would hide that error
+            raise NotModelled("a non-deterministic JOIN condition")
+        condition = require_boolean(an.exprs.analyze(on, Ctx(combined, clause="JOIN ON")), "JOIN ON")
+        if join_type == L.CROSS:
+            join_type = L.INNER
+    plan = L.Join(left, right, join_type, condition)
+    return plan, join_scope(an, plan, lscope, rscope, outer)
+
+
+def join_scope(an, plan: L.Join, lscope: Scope, rscope: Scope, outer) -> Scope:
+    mapping = {a.expr_id: a for a in plan.output}
+    if plan.join_type in (L.LEFT_SEMI, L.LEFT_ANTI):
+        return lscope.remap(mapping).with_parent(outer)
+    return lscope.combine(rscope).remap(mapping).with_parent(outer)
+
+
+def using_join(an, left, lscope, right, rscope, join_type, names, outer):
+    lkeys, rkeys = [], []
+    for n in names:
+        lk, _ = lscope.lookup_local((n,), n)
+        rk, _ = rscope.lookup_local((n,), n)
+        if lk is None or rk is None:
+            raise AnalysisError(f"USING column `{n}` must be in both sides of the join")
+        lkeys.append(lk)
+        rkeys.append(rk)
+    condition = E.conjunction(E.EqualTo(a, b) for a, b in zip(lkeys, rkeys)) if names else None
+    plan = L.Join(left, right, join_type if names or join_type != L.INNER else L.INNER, condition)
+    scope = join_scope(an, plan, lscope, rscope, outer)
+    if join_type in (L.LEFT_SEMI, L.LEFT_ANTI):
+        return plan, scope
+    mapping = {a.expr_id: a for a in plan.output}
+    lkeys = [_remap(k, mapping) for k in lkeys]
+    rkeys = [_remap(k, mapping) for k in rkeys]
+    merged = []
+    for n, lk, rk in zip(names, lkeys, rkeys):
+        if join_type == L.RIGHT_OUTER:
+            merged.append(rk)
+        elif join_type == L.FULL_OUTER:
+            merged.append(E.Alias(E.Coalesce((lk, rk)), _cname(lk), E.new_id()))
+        else:
+            merged.append(lk)
+    key_ids = {id(k) for k in lkeys + rkeys}
+    key_attr_ids = {k.expr_id for k in lkeys + rkeys if isinstance(k, (E.Attribute, E.Alias))}
+    rest_left = [c for c in scope.star[:len(lscope.star)]
+                 if not (isinstance(c, (E.Attribute, E.Alias)) and c.expr_id in key_attr_ids)]
+    rest_right = [c for c in scope.star[len(lscope.star):]
+                  if not (isinstance(c, (E.Attribute, E.Alias)) and c.expr_id in key_attr_ids)]
+    del key_ids
+    return plan, Scope(scope.entries, merged + rest_left + rest_right, outer)
+
+
+def _cname(c: E.Expr) -> str:
+    return c.name  # type: ignore[attr-defined]
+
+
+def _convert_literal(lit: E.Literal, t: T.DataType):
+    """A VALUES cell as a Python value of the column's type."""
+    v = lit.value
+    if v is None or lit.data_type == t:
+        return v
+    if isinstance(t, T.DecimalType) and isinstance(v, (int, Decimal)) and not isinstance(v, bool):
+        return Decimal(v).quantize(Decimal(1).scaleb(-t.scale))
+    if t in (T.DOUBLE, T.FLOAT) and isinstance(v, (int, float, Decimal)) and not isinstance(v, bool):
+        return float(v)
+    if T.is_integral(t) and isinstance(v, int) and not isinstance(v, bool):
+        return v
+    raise NotModelled(f"VALUES cell {v!r} of type {lit.data_type} in a {t} column")
+
+
+def surely_deterministic(plan: L.Plan) -> bool:
+    """Deterministic for certain: unmodelled (opaque) expressions count when they only call
+    built-in deterministic functions (window functions included), not user functions."""
+    from ..ir.functions import NONDETERMINISTIC_NAMES
+    from .builtins import BUILTIN_FUNCTIONS
+
+    for p in plan.walk():
+        if isinstance(p, L.OpaqueRelation):
+            return False
+        for e in p.expressions:
+            for n in e.walk():
+                if isinstance(n, E.Opaque):
+                    for f in n.template.find_all(exp.Func):
+                        name = function_name(f)
+                        if name not in BUILTIN_FUNCTIONS or name in NONDETERMINISTIC_NAMES:
+                            return False
+                elif isinstance(n, E.SubqueryExpr):
+                    if not surely_deterministic(n.plan):
+                        return False
+                elif not n._self_deterministic():
+                    return False
+    return True
+
+
+def _has_modifiers(node: exp.Expression) -> bool:
+    return any(node.args.get(k) for k in ("order", "limit", "offset", "with_"))
+
+
+def _remap(e: E.Expr, mapping) -> E.Expr:
+    if isinstance(e, E.Attribute):
+        return mapping.get(e.expr_id, e)
+    return e

@@ -1,0 +1,412 @@
+"""A SELECT block over its FROM plan: WHERE, the select list (lateral aliases, stars),
+GROUP BY / HAVING (aggregates rewritten over the Aggregate's output, hidden columns
+for HAVING and ORDER BY), ORDER BY (aliases and ordinals), OFFSET and LIMIT.  Each
+takes the `Analyzer` first."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from ..ir import expressions as E
+from ..ir import logical as L
+from ..ir.errors import AnalysisError
+from ..ir.naming import spark_name
+from ..ir.tree import transform_down
+from .analyze_expr import (
+    Ctx,
+    NotModelled,
+    require_boolean,
+)
+from .from_clause import from_items
+from .opaque_select import opaque_reason, opaque_select
+from .scope import Scope
+
+
+def select_block(an, sel: exp.Select, outer: Scope | None, ctes: dict) -> L.Plan:
+    for arg in _UNSUPPORTED_SELECT_ARGS:
+        if sel.args.get(arg):
+            raise NotModelled(f"SELECT with {arg.rstrip('_')}")
+    if sel.args.get("hint"):
+        raise NotModelled("query hints")
+    reason = opaque_reason(sel)
+    if reason is not None:
+        return opaque_select(an, sel, outer, ctes, reason, is_root=sel is an.root)
+    from_ = sel.args.get("from_")
+    if from_ is not None:
+        plan, scope = from_items(an, from_, sel.args.get("joins") or [], outer, ctes)
+    else:
+        if sel.args.get("joins"):
+            raise NotModelled("joins without FROM")
+        plan, scope = L.OneRowRelation(), Scope()
+    scope = scope.with_parent(outer, ctes)
+
+    where = sel.args.get("where")
+    if where is not None:
+        cond = require_boolean(an.exprs.analyze(where.this, Ctx(scope, clause="WHERE")), "WHERE")
+        plan = L.Filter(cond, plan)
+
+    items = select_items(an, sel, scope)
+    group = sel.args.get("group")
+    having = sel.args.get("having")
+    is_aggregate = group is not None or having is not None or any(
+        E.contains_aggregate(e) for e, _ in items)
+    if is_aggregate:
+        return aggregate_query(an, sel, plan, scope, items, group, having)
+
+    projections = named_items(an, items)
+    for e in projections:
+        if E.contains_aggregate(e):
+            raise AnalysisError("aggregate functions need an aggregate query")
+    plan = L.Project(tuple(projections), plan)
+    distinct = sel.args.get("distinct")
+    if distinct is not None:
+        if distinct.args.get("on"):
+            raise NotModelled("DISTINCT ON")
+        plan = L.Distinct(plan)
+    order = sel.args.get("order")
+    if order is not None:
+        plan = order_project(an, order, plan, scope, distinct is not None)
+    return limit_offset(an, sel, plan)
+
+
+def select_items(an, sel: exp.Select, scope: Scope) -> list[tuple[E.Expr, str | None]]:
+    """Analyze the select list: (expression, explicit alias or None), stars expanded."""
+    out: list[tuple[E.Expr, str | None]] = []
+    lateral: dict[str, E.Expr] = {}
+    for item in sel.expressions:
+        if isinstance(item, exp.Star):
+            if item.args.get("except_") or item.args.get("replace") or item.args.get("rename"):
+                raise NotModelled("SELECT * EXCEPT/REPLACE")
+            out.extend((c, None) for c in scope.expand_star(None))
+            continue
+        if isinstance(item, exp.Column) and isinstance(item.this, exp.Star):
+            qual = tuple(p.name for p in item.parts[:-1])
+            out.extend((c, None) for c in scope.expand_star(qual))
+            continue
+        ctx = Ctx(scope, lateral=dict(lateral), allow_aggregates=True, allow_windows=True)
+        if isinstance(item, exp.Alias):
+            if isinstance(item.this, exp.Star):
+                raise AnalysisError("`*` cannot be aliased")
+            e = an.exprs.analyze(item.this, ctx)
+            name = item.alias
+            out.append((e, name))
+            # Spark names a later item that uses it `(lateralAliasReference(a) * 2)`
+            lateral[name.lower()] = E.Alias(e, f"{LATERAL_PREFIX}{name})", E.new_id())
+        elif isinstance(item, exp.Aliases):
+            raise NotModelled("multi-alias select item")
+        else:
+            out.append((an.exprs.analyze(item, ctx), None))
+    return out
+
+
+def named_items(an, items) -> list[E.Expr]:
+    out = []
+    for e, alias in items:
+        if alias is not None:
+            out.append(E.Alias(e, alias, E.new_id()))
+        elif isinstance(e, E.Attribute):
+            out.append(e)
+        elif isinstance(e, E.Alias):
+            name = e.name
+            if name.startswith(LATERAL_PREFIX):
+                name = name[len(LATERAL_PREFIX):-1]
+            out.append(E.Alias(e.child, name, E.new_id()))
+        else:
+            out.append(E.Alias(e, spark_name(e), E.new_id(), auto=True))
+    return out
+
+
+def order_project(an, order: exp.Order, plan: L.Project | L.Distinct, scope: Scope,
+                   distinct: bool) -> L.Plan:
+    project = plan.child if isinstance(plan, L.Distinct) else plan
+    outputs = list(project.output)
+    ctx = Ctx(scope, preferred=_preferred(project.projections), clause="ORDER BY")
+    orders = [sort_order(an, o, ctx, outputs) for o in order.expressions]
+    out_ids = {a.expr_id for a in outputs}
+    missing: dict[int, E.Attribute] = {}
+    for o in orders:
+        for n in o.walk():
+            if isinstance(n, E.Attribute) and n.expr_id not in out_ids and _local(n, scope):
+                missing.setdefault(n.expr_id, n)
+    if not missing:
+        return L.Sort(tuple(orders), plan)
+    if distinct:
+        raise AnalysisError("ORDER BY of a SELECT DISTINCT can only use columns of the select list")
+    wider = L.Project(project.projections + tuple(missing.values()), project.child)
+    return L.Project(tuple(outputs), L.Sort(tuple(orders), wider))
+
+
+def sort_order(an, o: exp.Ordered, ctx: Ctx, outputs: list[E.Attribute]) -> E.SortOrder:
+    node = o.this
+    if isinstance(node, exp.Literal) and not node.is_string and node.this.isdigit():
+        i = int(node.this)
+        if not 1 <= i <= len(outputs):
+            raise AnalysisError(f"ORDER BY position {i} is not in the select list "
+                                f"(1 to {len(outputs)})")
+        e: E.Expr = outputs[i - 1]
+    else:
+        e = an.exprs.analyze(node, ctx)
+    asc = not o.args.get("desc")
+    nulls_first = o.args.get("nulls_first")
+    if nulls_first is None:
+        nulls_first = asc
+    return E.SortOrder(e, asc, bool(nulls_first))
+
+
+def limit_offset(an, node: exp.Expression, plan: L.Plan) -> L.Plan:
+    offset = node.args.get("offset")
+    if offset is not None:
+        plan = L.Offset(limit_count(an, offset.expression, "OFFSET"), plan)
+    limit = node.args.get("limit")
+    if limit is not None:
+        if limit.args.get("offset") is not None:
+            raise NotModelled("LIMIT with an offset argument")
+        plan = L.Limit(limit_count(an, limit.expression, "LIMIT"), plan)
+    return plan
+
+
+def limit_count(an, node, what: str) -> int:
+    e = an.exprs.analyze(node, Ctx(Scope(), clause=what))
+    if isinstance(e, E.Literal) and isinstance(e.value, int) and not isinstance(e.value, bool):
+        if e.value < 0:
+            raise AnalysisError(f"{what} must not be negative")
+        return e.value
+    raise NotModelled(f"{what} with a non-literal value")
+
+
+def aggregate_query(an, sel, plan, scope, items, group, having) -> L.Plan:
+    grouping = grouping_expressions(an, group, items, scope) if group is not None else []
+    named = named_items(an, items)
+    for e in named:
+        check_grouped(an, e, grouping, scope)
+
+    window_items = [i for i, e in enumerate(named) if _has_window(e)]
+    agg_list: list[E.Expr] = [e for i, e in enumerate(named) if i not in window_items]
+    hidden: list[E.Expr] = []
+
+    rewrite = _AggRewriter(grouping, agg_list, hidden, scope)
+    final: list[E.Expr] = []
+    for i, e in enumerate(named):
+        if i in window_items:
+            final.append(rewrite(e))
+        else:
+            final.append(E.to_attribute(e))
+
+    preferred = _preferred(named)
+    having_cond = None
+    if having is not None:
+        grouped = frozenset(g.expr_id for g in grouping if isinstance(g, E.Attribute))
+        ctx = Ctx(scope, preferred=preferred, grouping=grouped, allow_aggregates=True, clause="HAVING")
+        cond = an.exprs.analyze(having.this, ctx)
+        having_cond = rewrite(require_boolean(cond, "HAVING", allow_void=True))
+    orders = None
+    order = sel.args.get("order")
+    if having is not None and order is not None and any(
+            isinstance(n, exp.AggFunc) for o in order.expressions for n in o.walk()):
+        # Spark resolves aggregates in ORDER BY past a HAVING only in some cases
+        # (UNRESOLVED_COLUMN otherwise); let Spark decide on the original text.
+        raise NotModelled("ORDER BY with aggregate functions after HAVING")
+    distinct = sel.args.get("distinct")
+    if order is not None:
+        ctx = Ctx(scope, preferred=preferred, allow_aggregates=True, clause="ORDER BY")
+        outputs = [E.to_attribute(e) for e in named]
+        orders = [rewrite(sort_order(an, o, ctx, outputs)) for o in order.expressions]
+    agg = L.Aggregate(tuple(grouping), tuple(agg_list + hidden), plan)
+    out: L.Plan = agg
+    if having_cond is not None:
+        out = L.Filter(having_cond, out)
+    needs_project = bool(window_items) or bool(hidden)
+    final_ids = {E.to_attribute(e).expr_id for e in final}
+    if distinct is not None:
+        if distinct.args.get("on"):
+            raise NotModelled("DISTINCT ON")
+        if needs_project:
+            out = L.Project(tuple(final), out)
+        out = L.Distinct(out)
+        agg_ids = {a.expr_id for a in agg.output}
+        for so in orders or ():
+            if any(i in agg_ids and i not in final_ids for i in so.references):
+                raise AnalysisError("ORDER BY of a SELECT DISTINCT can only use columns "
+                                    "of the select list")
+        if orders is not None:
+            out = L.Sort(tuple(orders), out)
+        return limit_offset(an, sel, out)
+    if not needs_project:
+        if orders is not None:
+            out = L.Sort(tuple(orders), out)
+        return limit_offset(an, sel, out)
+    # The select list needs a Project over the Aggregate (window expressions, or
+    # hidden aggregates for HAVING / ORDER BY).  ORDER BY may use the select list's
+    # window outputs, so it goes above that Project, which then also carries the
+    # hidden outputs the ordering needs.
+    needed = {i for so in orders or () for i in so.references} - final_ids
+    extra = [a for a in agg.output if a.expr_id in needed]
+    out = L.Project(tuple(final) + tuple(extra), out)
+    if orders is not None:
+        out = L.Sort(tuple(orders), out)
+    if extra:
+        out = L.Project(tuple(E.to_attribute(e) for e in final), out)
+    return limit_offset(an, sel, out)
+
+
+def grouping_expressions(an, group: exp.Group, items, scope) -> list[E.Expr]:
+    for arg in ("grouping_sets", "cube", "rollup", "totals"):
+        if group.args.get(arg):
+            raise NotModelled(f"GROUP BY {arg.upper().replace('_', ' ')}")
+    if group.args.get("all"):
+        return [e for e, _ in items if not E.contains_aggregate(e)]
+    out = []
+    ctx = Ctx(scope, clause="GROUP BY")
+    for g in group.expressions:
+        if isinstance(g, exp.Literal) and not g.is_string and g.this.isdigit():
+            i = int(g.this)
+            if not 1 <= i <= len(items):
+                raise AnalysisError(f"GROUP BY position {i} is not in the select list "
+                                    f"(1 to {len(items)})")
+            e = items[i - 1][0]
+            if E.contains_aggregate(e):
+                raise AnalysisError(f"GROUP BY position {i} refers to an aggregate")
+            out.append(_unalias(e))
+            continue
+        try:
+            out.append(_unalias(an.exprs.analyze(g, ctx)))
+        except AnalysisError:
+            # groupByAliases: a select alias, when no FROM column has the name
+            if isinstance(g, exp.Column) and len(g.parts) == 1:
+                match = [e for e, a in items if a is not None and a.lower() == g.name.lower()]
+                if len(match) == 1 and not E.contains_aggregate(match[0]):
+                    out.append(_unalias(match[0]))
+                    continue
+            raise
+    return out
+
+
+def check_grouped(an, e: E.Expr, grouping: list[E.Expr], scope: Scope) -> None:
+    """Spark's MISSING_AGGREGATION check: a column outside aggregate functions must be
+    (part of) a grouping expression."""
+    group_set = set(grouping)
+    stack = [e.child if isinstance(e, E.Alias) else e]
+    while stack:
+        x = stack.pop()
+        if x in group_set:
+            continue
+        if isinstance(x, E.Agg) or (isinstance(x, E.Opaque) and x.kind == "aggregate"):
+            continue
+        if isinstance(x, E.Attribute):
+            if _local(x, scope):
+                raise AnalysisError(f"column `{x.name}` must be in GROUP BY or inside an "
+                                    f"aggregate function")
+            continue
+        if isinstance(x, E.SubqueryExpr):
+            for rid in x.outer_references:
+                if _local_id(rid, scope) and not any(isinstance(g, E.Attribute) and g.expr_id == rid
+                                                     for g in grouping):
+                    raise AnalysisError("a correlated subquery refers to a column that is not "
+                                        "in GROUP BY")
+        stack.extend(x.children)
+
+
+_UNSUPPORTED_SELECT_ARGS = ("into", "connect", "prewhere", "pivots", "locks", "sample", "match",
+                            "settings", "format", "options", "for_", "exclude", "kind",
+                            "operation_modifiers")
+
+
+LATERAL_PREFIX = "lateralAliasReference("
+
+
+def _unalias(e: E.Expr) -> E.Expr:
+    while isinstance(e, E.Alias):
+        e = e.child
+    return e
+
+
+def _has_window(e: E.Expr) -> bool:
+    if not (e.mask & E.Opaque.bit):
+        return False
+    return any(isinstance(n, E.Opaque) and n.kind == "window" for n in e.walk())
+
+
+def _preferred(named) -> dict[str, E.Expr]:
+    """Select-list outputs by name, for HAVING and ORDER BY (only unambiguous names)."""
+    by_name: dict[str, list[E.Attribute]] = {}
+    for e in named:
+        a = E.to_attribute(e)
+        by_name.setdefault(a.name.lower(), []).append(a)
+    return {k: v[0] for k, v in by_name.items() if len({a.expr_id for a in v}) == 1}
+
+
+def _scope_ids(scope: Scope) -> set[int]:
+    ids = set()
+    for en in scope.entries:
+        for c in en.columns:
+            for n in c.walk():
+                if isinstance(n, E.Attribute):
+                    ids.add(n.expr_id)
+    for c in scope.star:
+        for n in c.walk():
+            if isinstance(n, E.Attribute):
+                ids.add(n.expr_id)
+    return ids
+
+
+def _local(a: E.Attribute, scope: Scope) -> bool:
+    return _local_id(a.expr_id, scope)
+
+
+def _local_id(i: int, scope: Scope) -> bool:
+    cache = getattr(scope, "_ids", None)
+    if cache is None:
+        cache = _scope_ids(scope)
+        scope._ids = cache  # type: ignore[attr-defined]
+    return i in cache
+
+
+class _AggRewriter:
+    """Rewrites an expression over the FROM columns into one over the Aggregate's
+    output, adding hidden aggregate outputs as needed (Spark's
+    ResolveAggregateFunctions)."""
+
+    def __init__(self, grouping, agg_list, hidden, scope):
+        self.grouping = grouping
+        self.agg_list = agg_list
+        self.hidden = hidden
+        self.scope = scope
+
+    def _output_for(self, e: E.Expr) -> E.Attribute | None:
+        for item in self.agg_list + self.hidden:
+            if isinstance(item, E.Alias) and item.child == e:
+                return item.to_attribute()
+            if isinstance(item, E.Attribute) and item == e:
+                return item
+        return None
+
+    def _add_hidden(self, e: E.Expr) -> E.Attribute:
+        found = self._output_for(e)
+        if found is not None:
+            return found
+        if isinstance(e, E.Attribute):
+            self.hidden.append(e)
+            return e
+        alias = E.Alias(e, spark_name(e), E.new_id(), auto=True)
+        self.hidden.append(alias)
+        return alias.to_attribute()
+
+    def __call__(self, e: E.Expr) -> E.Expr:
+        out_ids = {E.to_attribute(x).expr_id for x in self.agg_list + self.hidden}
+        group_set = set(self.grouping)
+
+        def fn(x: E.Expr) -> E.Expr:
+            if isinstance(x, E.Attribute) and x.expr_id in out_ids:
+                return x
+            if isinstance(x, E.Agg) or (isinstance(x, E.Opaque) and x.kind == "aggregate"):
+                return self._add_hidden(x)
+            if x in group_set:
+                return self._add_hidden(x)
+            if isinstance(x, E.Attribute):
+                if _local(x, self.scope):
+                    raise AnalysisError(f"column `{x.name}` must be in GROUP BY or inside an "
+                                        f"aggregate function")
+                return x
+            return x
+
+        return transform_down(e, fn)
