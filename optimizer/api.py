@@ -22,9 +22,9 @@ from ..plans.ir import logical as L
 from ..plans.ir.dialect import DIALECT, deep_stack
 from ..plans.ir.errors import InternalError, SparkfoldError
 from ..plans.ir.expressions import id_scope
-from ..plans.sql_in.analyze_expr import NotModelled
 from ..plans.sql_in.analyzer import Analyzer
 from ..plans.sql_in.catalog import Catalog
+from ..plans.sql_in.expr_context import NotModelled
 from ..plans.sql_in.parse import parse_query
 from ..plans.sql_out.to_sql import plan_to_ast
 from ..rules.base import Rule, RuleContext, transform_expressions

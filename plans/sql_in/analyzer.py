@@ -25,12 +25,9 @@ from ..ir import expressions as E
 from ..ir import logical as L
 from ..ir import types as T
 from ..ir.errors import AnalysisError, UnsupportedError
-from .analyze_expr import (
-    Ctx,
-    ExprAnalyzer,
-    NotModelled,
-)
+from .analyze_expr import ExprAnalyzer
 from .catalog import Catalog
+from .expr_context import Ctx, NotModelled
 from .from_clause import CTEDef, _has_modifiers, from_items, values_relation
 from .scope import Entry, Scope
 from .select import limit_offset, select_block, sort_order

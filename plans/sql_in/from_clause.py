@@ -14,12 +14,7 @@ from ..ir import logical as L
 from ..ir import types as T
 from ..ir.dialect import function_name
 from ..ir.errors import AnalysisError
-from .analyze_expr import (
-    Ctx,
-    NotModelled,
-    calls_nondeterministic,
-    require_boolean,
-)
+from .expr_context import Ctx, NotModelled, calls_nondeterministic, require_boolean
 from .scope import Scope
 
 

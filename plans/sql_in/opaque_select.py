@@ -21,7 +21,7 @@ from ..ir import types as T
 from ..ir.dialect import ARG_PREFIX
 from ..ir.errors import AnalysisError
 from ..ir.naming import spark_name
-from .analyze_expr import Ctx, NotModelled, require_boolean
+from .expr_context import Ctx, NotModelled, require_boolean
 
 if TYPE_CHECKING:
     from .analyze_expr import ExprAnalyzer

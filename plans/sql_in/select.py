@@ -12,11 +12,7 @@ from ..ir import logical as L
 from ..ir.errors import AnalysisError
 from ..ir.naming import spark_name
 from ..ir.tree import transform_down
-from .analyze_expr import (
-    Ctx,
-    NotModelled,
-    require_boolean,
-)
+from .expr_context import Ctx, NotModelled, require_boolean
 from .from_clause import from_items
 from .opaque_select import opaque_reason, opaque_select
 from .scope import Scope

@@ -1,0 +1,286 @@
+"""Function calls: the modelled scalar functions and aggregates, window functions,
+and everything else as an opaque call that keeps its text (with Spark's column name).
+Each takes the `ExprAnalyzer` first."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from sqlglot import exp
+
+from ..ir import expressions as E
+from ..ir import functions as F
+from ..ir import types as T
+from ..ir.dialect import ARG_PREFIX, TYPED_LITERAL_PREFIX, function_name
+from ..ir.errors import AnalysisError
+from .expr_context import Ctx, NotModelled, calls_nondeterministic
+from .expr_leaves import typed_literal_call
+from .expr_operators import analyze_cast
+
+
+def analyze_anonymous(ea, node: exp.Anonymous, ctx):
+    name = function_name(node)
+    if name.startswith(TYPED_LITERAL_PREFIX):
+        lit = typed_literal_call(ea, node)
+        if lit is not None:
+            return lit
+    if name in ("tinyint", "smallint", "bigint", "binary") and len(node.expressions) == 1:
+        # bigint(x) is CAST(x AS BIGINT), named like double(x) (sqlglot builds no cast for these)
+        cast = exp.Cast(this=node.expressions[0].copy(), to=exp.DataType.build(name.upper()))
+        cast.meta["name"] = name
+        return analyze_cast(ea, cast, ctx)
+    return function_or_opaque(ea, node, ctx)
+
+
+def analyze_window(ea, node, ctx):
+    if not ctx.allow_windows:
+        raise AnalysisError(f"window functions are not allowed in {ctx.clause}")
+    fn = node.this
+    name = function_name(fn) if isinstance(fn, exp.Expression) else ""
+    out = ea.opaque(node, ctx, kind="window", root_is_structure=True)
+    from ..ir.naming import window_name
+
+    spark_text = window_name(out.template, out.args) or out.sql_text
+    return out.copy(data_type_=window_type(ea, name, out, fn, ctx), sql_text=spark_text)
+
+
+def window_type(ea, name, opaque: E.Opaque, fn, ctx) -> T.DataType:
+    if name in ("row_number", "rank", "dense_rank", "ntile"):
+        return T.INT
+    if name in ("percent_rank", "cume_dist"):
+        return T.DOUBLE
+    if name in ("lag", "lead", "first_value", "last_value", "nth_value") and opaque.args:
+        # the type of the value argument (the first placeholder in the function)
+        t = opaque.args[0].data_type
+        if name in ("lag", "lead") and len(opaque.args) > 2 and opaque.args[2].data_type not in (t, T.NULL):
+            return T.UNKNOWN  # the default widens the type: not modelled
+        return t
+    spec = F.AGGREGATE_FUNCTIONS.get(name)
+    if spec is not None and isinstance(fn, exp.Func):
+        args = [a for a in fn.args.values() if isinstance(a, exp.Expression)]
+        if isinstance(fn, exp.Count) or not args:
+            return T.LONG if name == "count" else T.UNKNOWN
+        n_args = len(args)
+        fn_args = opaque.args[:n_args]
+        if len(fn_args) == n_args:
+            t = spec.result_type(fn_args)
+            return t if t is not None else T.UNKNOWN
+    return T.UNKNOWN
+
+
+def analyze_filter(ea, node: exp.Filter, ctx):
+    agg = ea.analyze(node.this, ctx)
+    where = node.expression
+    cond = where.this if isinstance(where, exp.Where) else where
+    if calls_nondeterministic(cond):
+        raise NotModelled("a non-deterministic aggregate FILTER")  # Spark rejects it
+    if isinstance(agg, E.Agg) and agg.filter is None:
+        return agg.copy(filter=ea.analyze(cond, replace(ctx, allow_aggregates=False)))
+    return ea.opaque(node, ctx)
+
+
+def function_or_opaque(ea, node: exp.Expression, ctx: Ctx) -> E.Expr:
+    name = function_name(node)
+    if name in F.AGGREGATE_FUNCTIONS or name in F.KNOWN_AGGREGATE_NAMES:
+        return aggregate_call(ea, node, name, ctx)
+    if name in F.WINDOW_ONLY_NAMES:
+        raise AnalysisError(f"{name}() needs an OVER clause")
+    if name in F.GENERATOR_NAMES:
+        raise NotModelled(f"generator {name}() in an expression")
+    if name in ("isnull", "isnotnull"):
+        args = _positional_args(node)
+        if args is not None and len(args) == 1:
+            inner = ea.analyze(args[0], ctx)
+            return E.IsNull(inner) if name == "isnull" else E.IsNotNull(inner)
+    spec = F.SCALAR_FUNCTIONS.get(name)
+    if spec is not None:
+        args = _positional_args(node)
+        if args is not None and len(args) >= spec.min_args and \
+                (spec.max_args is None or len(args) <= spec.max_args):
+            return E.Func(name, tuple(ea.analyze(a, ctx) for a in args))
+    kind = "scalar"
+    return ea.opaque(node, ctx, kind)
+
+
+def aggregate_call(ea, node, name, ctx) -> E.Expr:
+    if not ctx.allow_aggregates and ctx.scope.parent is not None:
+        # in a subquery, an aggregate of the outer query's columns (`HAVING EXISTS
+        # (... WHERE b < min(emp.salary))`) belongs to the outer aggregate
+        raise NotModelled(f"aggregate function {name}() in a subquery's {ctx.clause}")
+    if not ctx.allow_aggregates:
+        raise AnalysisError(f"aggregate function {name}() is not allowed in {ctx.clause}")
+    if ctx.in_aggregate:
+        raise AnalysisError(f"aggregate function {name}() inside another aggregate")
+    if calls_nondeterministic(node):
+        # Spark rejects it (AGGREGATE_FUNCTION_WITH_NONDETERMINISTIC_EXPRESSION); a rule
+        # folding the aggregate (count -> count(1), empty input) would hide that error
+        raise NotModelled(f"a non-deterministic argument of {name}()")
+    inner = replace(ctx, in_aggregate=True, allow_windows=False)
+    spec = F.AGGREGATE_FUNCTIONS.get(name)
+    args = _positional_args(node)
+    distinct = False
+    if args is not None and len(args) == 1 and isinstance(args[0], exp.Distinct):
+        distinct = True
+        args = list(args[0].expressions)
+    if name == "count" and args is not None and len(args) == 1 and isinstance(args[0], exp.Star):
+        args = [exp.Literal.number(1)]
+    if spec is not None and args is not None and len(args) >= spec.min_args and \
+            (spec.max_args is None or len(args) <= spec.max_args) and \
+            not any(isinstance(a, (exp.Star, exp.Distinct)) for a in args):
+        return E.Agg(name, tuple(ea.analyze(a, inner) for a in args), distinct)
+    out = ea.opaque(node, inner, kind="aggregate")
+    if name in ("grouping", "grouping_id"):
+        out = out.copy(data_type_=T.BYTE if name == "grouping" else T.LONG)
+    return out
+
+
+def opaque_call(ea, node: exp.Expression, ctx: Ctx, kind: str = "scalar",
+           root_is_structure: bool = False) -> E.Opaque:
+    """Keep `node` as sqlglot text, analyzing its value sub-expressions as args."""
+    template = node.copy()
+    args: list[E.Expr] = []
+    sub_ctx = ctx
+    if kind == "aggregate":
+        sub_ctx = replace(ctx, in_aggregate=True, allow_windows=False)
+
+    unit = _unit_argument(template)
+
+    def is_value(v) -> bool:
+        return isinstance(v, (exp.Condition, exp.Interval, exp.Subquery)) and not \
+            isinstance(v, exp.Star) and v is not unit
+
+    def visit(n: exp.Expression, this_is_structure: bool):
+        # Replace each value sub-expression by a placeholder column and analyze it;
+        # descend into structure (window specs, orderings, type names...).  With
+        # `this_is_structure`, n's `this` (a window's function) is descended into.
+        for key, value in list(n.args.items()):
+            items = value if isinstance(value, list) else [value]
+            new_items, changed = [], False
+            for v in items:
+                if isinstance(v, exp.Lambda):
+                    raise NotModelled("lambda function")
+                if not isinstance(v, exp.Expression):
+                    new_items.append(v)
+                elif is_value(v) and not (this_is_structure and key == "this"):
+                    args.append(ea.analyze(v, sub_ctx))
+                    new_items.append(exp.column(f"{ARG_PREFIX}{len(args) - 1}"))
+                    changed = True
+                else:
+                    visit(v, False)
+                    new_items.append(v)
+            if changed:
+                n.set(key, new_items if isinstance(value, list) else new_items[0])
+
+    visit(template, root_is_structure)
+    name = _opaque_name(node, args)
+    data_type = T.UNKNOWN
+    return E.Opaque(template, tuple(args), data_type, kind, name)
+
+
+# sqlglot node -> (spark name, how to read its arguments) for modelled scalar functions
+_UNARY_FUNCS = (exp.Upper, exp.Lower, exp.Length, exp.Abs, exp.IsNan)
+
+
+_UNIT_FIRST = frozenset({"timestampadd", "timestampdiff", "dateadd", "datediff", "date_diff", "date_add",
+                         "timestamp_add", "timestamp_diff"})
+
+
+_DATETIME_UNITS = frozenset({"YEAR", "YEARS", "QUARTER", "QUARTERS", "MONTH", "MONTHS", "WEEK", "WEEKS", "DAY",
+                             "DAYS", "DAYOFYEAR", "HOUR", "HOURS", "MINUTE", "MINUTES", "SECOND", "SECONDS",
+                             "MILLISECOND", "MILLISECONDS", "MICROSECOND", "MICROSECONDS"})
+
+
+def _unit_argument(node: exp.Expression) -> exp.Expression | None:
+    """The unit keyword of a call written as `timestampadd(DAY, 1, ts)` (a structure
+    argument, not a column), or None."""
+    if isinstance(node, exp.Anonymous) and function_name(node) in _UNIT_FIRST and node.expressions:
+        first = node.expressions[0]
+        if isinstance(first, (exp.Column, exp.Var)) and not (isinstance(first, exp.Column) and first.table) \
+                and first.name.upper() in _DATETIME_UNITS:
+            return first
+    return None
+
+
+def _positional_args(node: exp.Expression):
+    """Arguments of a function node in Spark's order, or None if it has extra options."""
+    if isinstance(node, exp.Anonymous):
+        return list(node.expressions)
+    if isinstance(node, exp.Substring):
+        args = [node.this, node.args.get("start")]
+        if node.args.get("length") is not None:
+            args.append(node.args["length"])
+        return None if args[1] is None or node.args.get("zero_start") else args
+    if isinstance(node, (exp.Nullif, exp.Nanvl)):
+        return [node.this, node.expression]
+    if isinstance(node, exp.TsOrDsAdd) and function_name(node) == "date_add" \
+            and str(node.args.get("unit") or "DAY").upper() == "DAY":
+        # date_add(d, n) (sqlglot's TsOrDsAdd with unit DAY): Spark names it `date_add(d, n)`
+        return [node.this, node.expression]
+    if isinstance(node, exp.Round):
+        if node.args.get("truncate"):
+            return None
+        return [node.this] + ([node.args["decimals"]] if node.args.get("decimals") is not None else [])
+    if isinstance(node, (exp.Greatest, exp.Least)):
+        # sqlglot marks Spark's greatest/least as ignoring NULLs, which is what they do
+        return [node.this] + list(node.expressions)
+    if isinstance(node, exp.Concat):
+        return list(node.expressions)
+    if isinstance(node, exp.Trim):
+        if any(node.args.get(k) for k in ("expression", "position", "collation")):
+            return None
+        return [node.this]
+    if isinstance(node, exp.Count):
+        this = node.this
+        if this is None:
+            return list(node.expressions) or None
+        return [this] + list(node.expressions)
+    if isinstance(node, exp.Func):
+        values = []
+        for key in node.arg_types:
+            v = node.args.get(key)
+            if v is None or v is False:
+                continue
+            if key in ("this", "expression", "expressions"):
+                if isinstance(v, list):
+                    values.extend(v)
+                else:
+                    values.append(v)
+            else:
+                return None
+        return values
+    return None
+
+
+# unmodelled operators and Spark's names for them (checked on Spark 4.3)
+_OPERATOR_NAMES = {exp.BitwiseAnd: "({} & {})", exp.BitwiseOr: "({} | {})", exp.BitwiseXor: "({} ^ {})",
+                   exp.RegexpLike: "RLIKE({}, {})", exp.ILike: "ilike({}, {})"}
+
+
+def _opaque_name(node: exp.Expression, args) -> str:
+    """Best-effort Spark name for an unmodelled expression: `name(arg, ...)` with the
+    argument names, or its SQL text."""
+    from ..ir.naming import call_name, spark_name
+
+    if _unit_argument(node) is not None:
+        # `datediff(DAY, a, b)` is Spark's timestampdiff, `dateadd(DAY, n, d)` its timestampadd
+        name = "timestampdiff" if "diff" in function_name(node) else "timestampadd"
+        unit = node.expressions[0].name  # as written
+        return f"{name}({unit}, {', '.join(spark_name(a) for a in args)})"
+    if isinstance(node, exp.Extract) and len(args) == 1 and isinstance(node.this, (exp.Var, exp.Column)):
+        return f"extract({node.this.name} FROM {spark_name(args[0])})"
+    if isinstance(node, exp.Trim) and 1 <= len(args) <= 2 and not node.args.get("collation"):
+        position = str(node.args.get("position") or "BOTH").upper()
+        names = [spark_name(a) for a in args]
+        if len(args) == 1:
+            return {"LEADING": "ltrim", "TRAILING": "rtrim"}.get(position, "trim") + f"({names[0]})"
+        return f"TRIM({position} {names[1]} FROM {names[0]})"
+    if len(args) == 2 and type(node) in _OPERATOR_NAMES:
+        text = _OPERATOR_NAMES[type(node)].format(*(spark_name(a) for a in args))
+        return f"(NOT {text})" if node.args.get("negate") else text
+    if isinstance(node, (exp.Anonymous, exp.Func)) and not isinstance(node, exp.Window):
+        positional = _positional_args(node)
+        if positional is not None and len(positional) == len(args):
+            return call_name(function_name(node), [spark_name(a) for a in args])
+    from ..ir.dialect import DIALECT
+
+    return node.sql(dialect=DIALECT, normalize_functions=False)

@@ -1,0 +1,77 @@
+"""What every part of expression analysis shares: the context of an expression (`Ctx`:
+its scope, lateral aliases, the clause), `NotModelled` for valid SQL passed through,
+and the checks of a condition's type."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlglot import exp
+
+from ..ir import expressions as E
+from ..ir import functions as F
+from ..ir import types as T
+from ..ir.dialect import function_name
+from ..ir.errors import AnalysisError
+from ..ir.naming import spark_name
+from .scope import Scope
+
+
+class NotModelled(Exception):
+    """Raised for valid SQL the optimizer does not model at all; the query then passes
+    through unchanged."""
+
+
+@dataclass
+class Ctx:
+    scope: Scope
+    # earlier select-list aliases (Spark's lateral column aliases)
+    lateral: dict[str, E.Expr] = field(default_factory=dict)
+    # select-list outputs that win over FROM columns (HAVING / ORDER BY; see _Column)
+    preferred: dict[str, E.Expr] = field(default_factory=dict)
+    # ids of the grouping expressions that are FROM columns (HAVING: see _Column)
+    grouping: frozenset[int] = frozenset()
+    allow_aggregates: bool = False
+    allow_windows: bool = False
+    in_aggregate: bool = False
+    clause: str = "SELECT"
+
+
+def calls_nondeterministic(node: exp.Expression) -> bool:
+    return any(function_name(f) in F.NONDETERMINISTIC_NAMES for f in node.find_all(exp.Func))
+
+
+def _position(sql: str, node: exp.Expression) -> str:
+    target = node.this if isinstance(node, exp.Column) and isinstance(node.this, exp.Expression) else node
+    meta = target.meta or {}
+    if "line" in meta and "col" in meta:
+        col = meta["col"]
+        start, end = meta.get("start"), meta.get("end")
+        if start is not None and end is not None:
+            col = max(1, col - (end - start))
+        return f" (line {meta['line']}, column {col})"
+    return ""
+
+
+# Conditions Spark accepts of a non-boolean type by casting it (checked on Spark 4.3):
+# NOT / AND / OR a STRING, HAVING anything but a datetime.  Not modelled: passed through.
+_CAST_TO_BOOLEAN = {"NOT": (T.STRING,), "AND": (T.STRING,), "OR": (T.STRING,)}
+
+
+def require_boolean(e: E.Expr, where: str, allow_void: bool = False) -> E.Expr:
+    """Spark's type check of a condition: WHERE / ON / CASE WHEN / IF need a BOOLEAN (an
+    untyped NULL fails in WHERE / ON / CASE WHEN); NOT / AND / OR / IF / HAVING coerce an
+    untyped NULL."""
+    t = e.data_type
+    if t == T.BOOLEAN or t == T.UNKNOWN or (allow_void and t == T.NULL):
+        return e
+    if t in _CAST_TO_BOOLEAN.get(where, ()) or (where == "HAVING" and t not in (T.DATE, T.TIMESTAMP,
+                                                                                T.TIMESTAMP_NTZ)):
+        raise NotModelled(f"{where} over a condition of type {t.simple_string().upper()} (Spark casts it "
+                          f"to BOOLEAN): {_expr_name(e)}")
+    raise AnalysisError(f"{where} needs a BOOLEAN condition, not {t.simple_string().upper()}: "
+                        f"{_expr_name(e)}")
+
+
+def _expr_name(e: E.Expr) -> str:
+    return spark_name(e)

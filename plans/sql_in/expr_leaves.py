@@ -1,0 +1,277 @@
+"""Columns (name resolution, struct fields) and literals (numbers, typed literals,
+intervals, parameters).  Each takes the `ExprAnalyzer` first."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+from decimal import Decimal, InvalidOperation
+
+from sqlglot import exp
+
+from ..ir import expressions as E
+from ..ir import types as T
+from ..ir.dialect import ARG_PREFIX, TYPED_LITERAL_PREFIX, function_name
+from ..ir.errors import AnalysisError
+from .expr_context import Ctx, NotModelled, _expr_name, _position
+
+
+def analyze_paren(ea, node, ctx):
+    return ea.analyze(node.this, ctx)
+
+
+def analyze_column(ea, node: exp.Column, ctx: Ctx) -> E.Expr:
+    parts = tuple(p.name for p in node.parts)
+    display = ".".join(parts)
+    if isinstance(node.this, exp.Star):
+        if isinstance(node.parent, (exp.Func, exp.Distinct)):
+            # count(t.*), struct(t.*): Spark expands the star into the arguments
+            raise NotModelled(f"`{display}` as a function argument")
+        raise AnalysisError(f"`{display}` is not allowed here")
+    if len(parts) == 1:
+        key = parts[0].lower()
+        if key in ctx.preferred and not from_column_first(ea, parts, ctx, node):
+            return ctx.preferred[key]
+    try:
+        found, rest, _depth = ctx.scope.resolve(parts, display, _position(ea.sql, node))
+    except AnalysisError:
+        if len(parts) == 1 and parts[0].lower() in ctx.lateral:
+            return ctx.lateral[parts[0].lower()]
+        raise
+    if rest:
+        return field_access(ea, found, rest, node)
+    return found
+
+
+def from_column_first(ea, parts: tuple, ctx: Ctx, node) -> bool:
+    """Does a name that is also a select-list alias mean the FROM column?  In ORDER BY
+    the alias wins.  In HAVING (checked on Spark 4.3) the FROM column wins inside an
+    aggregate function's arguments, and outside them when the column is itself a
+    grouping expression: `SELECT sum(a) AS b ... GROUP BY b HAVING b > 10` filters on
+    t.b; with GROUP BY c (or b + 1), b is the alias; `HAVING max(b) > 10` is t.b."""
+    if ctx.clause != "HAVING":
+        return False
+    try:
+        found, rest, _depth = ctx.scope.resolve(parts, parts[0], _position(ea.sql, node))
+    except AnalysisError:
+        return False
+    if rest or not isinstance(found, E.Attribute):
+        return False
+    return ctx.in_aggregate or found.expr_id in ctx.grouping
+
+
+def field_access(ea, base: E.Expr, fields: list[str], node) -> E.Expr:
+    t = base.data_type
+    for f in fields:
+        if isinstance(t, T.StructType):
+            match = [x for x in t.fields if x.name.lower() == f.lower()]
+            t = match[0].data_type if match else T.UNKNOWN
+        else:
+            t = T.UNKNOWN
+    template: exp.Expression = exp.column(ARG_PREFIX + "0")
+    for f in fields:
+        template = exp.Dot(this=template, expression=exp.to_identifier(f))
+    name = ".".join([_expr_name(base)] + fields)
+    return E.Opaque(template, (base,), t, "scalar", name)
+
+
+def analyze_null(ea, node, ctx):
+    return E.Literal(None, T.NULL)
+
+
+def analyze_boolean(ea, node, ctx):
+    return E.TRUE if node.this else E.FALSE
+
+
+def analyze_literal(ea, node: exp.Literal, ctx):
+    if node.is_string:
+        return E.Literal(node.this, T.STRING)
+    return number_literal(node.this)
+
+
+def analyze_hex_string(ea, node, ctx):
+    try:
+        return E.Literal(bytes.fromhex(node.this), T.BINARY)
+    except ValueError:
+        return ea.opaque(node, ctx)
+
+
+def analyze_neg(ea, node: exp.Neg, ctx):
+    inner = node.this
+    if isinstance(inner, exp.Literal) and not inner.is_string:
+        return number_literal("-" + inner.this)
+    if isinstance(inner, exp.Anonymous) and str(inner.this).lower().startswith(TYPED_LITERAL_PREFIX):
+        lit = typed_literal_call(ea, inner, negate=True)
+        if lit is not None:
+            return lit
+    return E.Negate(ea.analyze(inner, ctx))
+
+
+def analyze_interval(ea, node: exp.Interval, ctx):
+    unit = node.args.get("unit")
+    value = node.this
+    unit_name = unit.name.lower() if isinstance(unit, exp.Expression) else ""
+    if isinstance(value, exp.Literal) and unit_name in _INTERVAL_UNITS:
+        try:
+            n = int(str(value.this).strip())
+        except ValueError:
+            return ea.opaque(node, ctx)
+        kind, factor = _INTERVAL_UNITS[unit_name]
+        unit = unit_name.rstrip("s")
+        if unit == "week":
+            return E.Literal((0, n * 7, 0), T.DAY_INTERVAL)
+        t = {"year": T.YEAR_INTERVAL, "month": T.MONTH_INTERVAL, "day": T.DAY_INTERVAL,
+             "hour": T.HOUR_INTERVAL, "minute": T.MINUTE_INTERVAL, "second": T.SECOND_INTERVAL}[unit]
+        if kind == "ym":
+            return E.Literal((n * factor, 0, 0), t)
+        if kind == "days":
+            return E.Literal((0, n * factor, 0), t)
+        return E.Literal((0, 0, n * factor), t)
+    return ea.opaque(node, ctx)
+
+
+def analyze_placeholder(ea, node, ctx):
+    # a parameter marker (`?` or `:name`): its value is only known to Spark
+    return E.Opaque(node.copy(), (), T.UNKNOWN, "scalar", node.sql())
+
+
+def analyze_parameter(ea, node, ctx):
+    return E.Opaque(node.copy(), (), T.UNKNOWN, "scalar", node.sql())
+
+
+def typed_literal_call(ea, node: exp.Anonymous, negate: bool = False):
+    type_name = function_name(node)[len(TYPED_LITERAL_PREFIX):]
+    if len(node.expressions) != 1 or not isinstance(node.expressions[0], exp.Literal):
+        return None
+    text = ("-" if negate else "") + str(node.expressions[0].this)
+    try:
+        if type_name in ("bigint", "smallint", "tinyint"):
+            t = {"bigint": T.LONG, "smallint": T.SHORT, "tinyint": T.BYTE}[type_name]
+            v = int(text)
+            lo, hi = T.INTEGRAL_RANGE[t]
+            if not lo <= v <= hi:
+                raise AnalysisError(f"literal {text} out of range for {t.simple_string()}")
+            return E.Literal(v, t)
+        if type_name == "double":
+            return E.Literal(float(text), T.DOUBLE)
+        if type_name == "float":
+            import struct
+
+            v = struct.unpack("f", struct.pack("f", float(text)))[0]
+            return E.Literal(v, T.FLOAT)
+        if type_name == "decimal":
+            d = Decimal(text)
+            _, digits, exponent = d.as_tuple()
+            scale = max(-exponent, 0)
+            precision = max(len(digits), scale, 1)
+            if precision > T.MAX_PRECISION:
+                return None
+            if d == 0:
+                d = abs(d)  # Spark's decimals have no negative zero: -0.0 is 0.0
+            return E.Literal(d, T.DecimalType(precision, scale))
+    except (ValueError, InvalidOperation, OverflowError):
+        return None
+    return None
+
+
+_INTERVAL_UNITS = {
+    "year": ("ym", 12), "years": ("ym", 12), "month": ("ym", 1), "months": ("ym", 1),
+    "week": ("days", 7), "weeks": ("days", 7), "day": ("days", 1), "days": ("days", 1),
+    "hour": ("us", 3_600_000_000), "hours": ("us", 3_600_000_000),
+    "minute": ("us", 60_000_000), "minutes": ("us", 60_000_000),
+    "second": ("us", 1_000_000), "seconds": ("us", 1_000_000),
+}
+
+
+def _data_type(node) -> T.DataType | None:
+    if not isinstance(node, exp.DataType):
+        return None
+    text = node.sql(dialect="spark")
+    try:
+        return T.parse_type(text)
+    except T.TypeParseError:
+        return None
+
+
+_INT_RE = re.compile(r"^-?\d+$")
+
+
+def number_literal(text: str) -> E.Literal:
+    """Spark's type for an unsuffixed numeric literal: int, bigint, decimal, or double
+    with an exponent."""
+    t = text.strip()
+    if _INT_RE.match(t):
+        v = int(t)
+        if -(2**31) <= v < 2**31:
+            return E.Literal(v, T.INT)
+        if -(2**63) <= v < 2**63:
+            return E.Literal(v, T.LONG)
+        d = Decimal(v)
+        digits = len(str(abs(v)))
+        if digits > T.MAX_PRECISION:
+            raise AnalysisError(f"numeric literal {t} is out of range")
+        return E.Literal(d, T.DecimalType(digits, 0))
+    if "e" in t.lower():
+        return E.Literal(float(t), T.DOUBLE)
+    d = Decimal(t)
+    _, digits, exponent = d.as_tuple()
+    scale = max(-exponent, 0)
+    precision = max(len(digits), scale, 1)
+    if precision > T.MAX_PRECISION:
+        return E.Literal(float(t), T.DOUBLE)
+    return E.Literal(d, T.DecimalType(precision, scale))
+
+
+def typed_literal(text: str, to: T.DataType) -> E.Literal | None:
+    """DATE 'yyyy-mm-dd' and TIMESTAMP '...' literals; None if not a clean value."""
+    s = text.strip()
+    try:
+        if to == T.DATE:
+            return E.Literal(date.fromisoformat(s), T.DATE)
+        if to in (T.TIMESTAMP, T.TIMESTAMP_NTZ):
+            if re.match(r"^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2})?$", s):
+                return E.Literal(datetime.fromisoformat(s), to)
+            return None
+    except ValueError:
+        return None
+    return None
+
+
+_LONG_MIN, _LONG_MAX = -(2 ** 63), 2 ** 63 - 1
+
+
+def integral_decimal_literal(e: E.Expr) -> E.Expr:
+    """Spark's analyzer (DecimalPrecision.integralAndDecimalLiteral) rewrites an ordering
+    comparison of an integral expression with a decimal literal to a bigint literal:
+    `k <= 1.5` is `k <= 1` (floor), `k < 1.5` is `k < 2` (ceil), `1.5 > k` is `2 > k`,
+    and a literal past the bigint range makes the comparison a boolean literal (`TRUE`
+    even for a NULL k).  The name, and that NULL case, follow the rewritten form."""
+    import math
+
+    left, right = e.left, e.right
+    if T.is_integral(left.data_type) and _decimal_value(right) is not None:
+        v, lit_left = _decimal_value(right), False
+    elif T.is_integral(right.data_type) and _decimal_value(left) is not None:
+        v, lit_left = _decimal_value(left), True
+    else:
+        return e
+    # (rounding, literal below the bigint range, above it) with the integral side on the left
+    rounding, below, above = {
+        E.GreaterThan: (math.floor, True, False), E.GreaterThanOrEqual: (math.ceil, True, False),
+        E.LessThan: (math.ceil, False, True), E.LessThanOrEqual: (math.floor, False, True),
+    }[type(e)] if not lit_left else {
+        E.GreaterThan: (math.ceil, False, True), E.GreaterThanOrEqual: (math.floor, False, True),
+        E.LessThan: (math.floor, True, False), E.LessThanOrEqual: (math.ceil, True, False),
+    }[type(e)]
+    if v < _LONG_MIN:
+        return E.TRUE if below else E.FALSE
+    if v > _LONG_MAX:
+        return E.TRUE if above else E.FALSE
+    bound = E.Literal(int(rounding(v)), T.LONG)
+    return type(e)(bound, right) if lit_left else type(e)(left, bound)
+
+
+def _decimal_value(e: E.Expr) -> Decimal | None:
+    if isinstance(e, E.Literal) and isinstance(e.data_type, T.DecimalType) and isinstance(e.value, Decimal):
+        return e.value
+    return None

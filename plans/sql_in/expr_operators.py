@@ -1,0 +1,239 @@
+"""Operators: comparisons, AND / OR / NOT, arithmetic, IS, IN, BETWEEN, LIKE, CASE,
+IF, COALESCE, casts, and subquery expressions.  Each takes the `ExprAnalyzer` first."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from ..ir import expressions as E
+from ..ir.dialect import function_name
+from ..ir.errors import AnalysisError
+from .expr_context import require_boolean
+from .expr_leaves import _data_type, integral_decimal_literal, typed_literal
+
+
+def binary_operator(ea, node, ctx, cls):
+    return cls(ea.analyze(node.this, ctx), ea.analyze(node.expression, ctx))
+
+
+def ordering_comparison(ea, node, ctx, cls):
+    return integral_decimal_literal(binary_operator(ea, node, ctx, cls))
+
+
+def analyze_eq(ea, node, ctx):
+    return binary_operator(ea, node, ctx, E.EqualTo)
+
+
+def analyze_null_safe_eq(ea, node, ctx):
+    return binary_operator(ea, node, ctx, E.EqualNullSafe)
+
+
+def analyze_null_safe_neq(ea, node, ctx):
+    return E.Not(binary_operator(ea, node, ctx, E.EqualNullSafe))
+
+
+def analyze_neq(ea, node, ctx):
+    return E.Not(binary_operator(ea, node, ctx, E.EqualTo))
+
+
+def analyze_lt(ea, node, ctx):
+    return ordering_comparison(ea, node, ctx, E.LessThan)
+
+
+def analyze_lte(ea, node, ctx):
+    return ordering_comparison(ea, node, ctx, E.LessThanOrEqual)
+
+
+def analyze_gt(ea, node, ctx):
+    return ordering_comparison(ea, node, ctx, E.GreaterThan)
+
+
+def analyze_gte(ea, node, ctx):
+    return ordering_comparison(ea, node, ctx, E.GreaterThanOrEqual)
+
+
+def analyze_and(ea, node, ctx):
+    return logical_chain(ea, node, ctx, exp.And, E.And)
+
+
+def analyze_or(ea, node, ctx):
+    return logical_chain(ea, node, ctx, exp.Or, E.Or)
+
+
+def logical_chain(ea, node, ctx, ast_cls, cls):
+    # left-deep chains (a OR b OR c ...) are analyzed without recursing per link
+    spine = []
+    cur = node
+    while isinstance(cur, ast_cls):
+        spine.append(cur)
+        cur = cur.this
+    word = "AND" if cls is E.And else "OR"
+    result = require_boolean(ea.analyze(cur, ctx), word, allow_void=True)
+    for link in reversed(spine):
+        right = require_boolean(ea.analyze(link.expression, ctx), word, allow_void=True)
+        result = cls(result, right)
+    return result
+
+
+def analyze_add(ea, node, ctx):
+    return binary_operator(ea, node, ctx, E.Add)
+
+
+def analyze_sub(ea, node, ctx):
+    return binary_operator(ea, node, ctx, E.Subtract)
+
+
+def analyze_mul(ea, node, ctx):
+    return binary_operator(ea, node, ctx, E.Multiply)
+
+
+def analyze_div(ea, node, ctx):
+    return binary_operator(ea, node, ctx, E.Divide)
+
+
+def analyze_int_div(ea, node, ctx):
+    return binary_operator(ea, node, ctx, E.IntegralDivide)
+
+
+def analyze_mod(ea, node, ctx):
+    return binary_operator(ea, node, ctx, E.Remainder)
+
+
+def analyze_dpipe(ea, node, ctx):
+    return E.Func("concat", (ea.analyze(node.this, ctx), ea.analyze(node.expression, ctx)))
+
+
+def analyze_not(ea, node: exp.Not, ctx):
+    inner = node.this
+    # `x IS NOT NULL` (sqlglot: NOT over IS); `NOT (x IS NULL)` is the same predicate
+    # but Spark names it `(NOT (x IS NULL))`, so it stays a NOT
+    if isinstance(inner, exp.Is) and isinstance(inner.expression, exp.Null):
+        return E.IsNotNull(ea.analyze(inner.this, ctx))
+    return E.Not(require_boolean(ea.analyze(node.this, ctx), "NOT", allow_void=True))
+
+
+def analyze_is(ea, node: exp.Is, ctx):
+    target = node.expression
+    if isinstance(target, exp.Null):
+        return E.IsNull(ea.analyze(node.this, ctx))
+    if isinstance(target, exp.Boolean):
+        return E.EqualNullSafe(ea.analyze(node.this, ctx), E.TRUE if target.this else E.FALSE)
+    return ea.opaque(node, ctx)
+
+
+def analyze_in(ea, node: exp.In, ctx):
+    query = node.args.get("query")
+    if query is not None:
+        values = node.this.expressions if isinstance(node.this, exp.Tuple) else [node.this]
+        vals = tuple(ea.analyze(v, ctx) for v in values)
+        plan = ea.analyzer.subquery(query.this if isinstance(query, exp.Subquery) else query, ctx)
+        if len(plan.output) != len(vals):
+            raise AnalysisError(f"IN subquery returns {len(plan.output)} columns, "
+                                f"expected {len(vals)}")
+        return E.InSubquery(vals, plan)
+    if node.args.get("unnest") or node.args.get("field"):
+        return ea.opaque(node, ctx)
+    value = ea.analyze(node.this, ctx)
+    items = tuple(ea.analyze(i, ctx) for i in node.expressions)
+    if not items:
+        raise AnalysisError("IN () needs at least one value")
+    return E.In(value, items)
+
+
+def analyze_between(ea, node: exp.Between, ctx):
+    if node.args.get("symmetric"):
+        return ea.opaque(node, ctx)
+    args = (ea.analyze(node.this, ctx), ea.analyze(node.args["low"], ctx),
+            ea.analyze(node.args["high"], ctx))
+    return E.Func("between", args)
+
+
+def analyze_like(ea, node: exp.Like, ctx):
+    if node.args.get("escape") or isinstance(node.expression, (exp.Tuple, exp.Any, exp.All)):
+        return ea.opaque(node, ctx)
+    out = E.Func("like", (ea.analyze(node.this, ctx), ea.analyze(node.expression, ctx)))
+    return E.Not(out) if node.args.get("negate") else out
+
+
+def analyze_case(ea, node: exp.Case, ctx):
+    operand = node.this
+    op = ea.analyze(operand, ctx) if operand is not None else None
+    branches = []
+    for clause in node.args.get("ifs") or []:
+        cond = ea.analyze(clause.this, ctx)
+        if op is not None:
+            cond = E.EqualTo(op, cond)
+        require_boolean(cond, "CASE WHEN")
+        branches.append((cond, ea.analyze(clause.args["true"], ctx)))
+    default = node.args.get("default")
+    otherwise = ea.analyze(default, ctx) if default is not None else None
+    return E.CaseWhen(tuple(branches), otherwise)
+
+
+def analyze_if(ea, node: exp.If, ctx):
+    false = node.args.get("false")
+    if false is None:
+        return ea.opaque(node, ctx)
+    cond = require_boolean(ea.analyze(node.this, ctx), "IF", allow_void=True)
+    return E.If(cond, ea.analyze(node.args["true"], ctx), ea.analyze(false, ctx))
+
+
+def analyze_coalesce(ea, node: exp.Coalesce, ctx):
+    args = [node.this] + list(node.expressions)
+    fname = function_name(node)
+    if fname not in ("coalesce", "nvl", "ifnull"):
+        return ea.opaque(node, ctx)
+    return E.Coalesce(tuple(ea.analyze(a, ctx) for a in args), fname)
+
+
+def analyze_try_cast(ea, node: exp.TryCast, ctx):
+    return cast_expression(ea, node, ctx, try_=bool(node.args.get("safe")))
+
+
+def analyze_cast(ea, node: exp.Cast, ctx):
+    fname = node.meta.get("name") if node.meta else None
+    to = _data_type(node.args["to"])
+    value = node.this
+    if fname is None and isinstance(value, exp.Literal) and value.is_string and to is not None:
+        lit = typed_literal(value.this, to)
+        if lit is not None:
+            return lit
+    if fname is not None and str(fname).lower() not in ("cast", "try_cast"):
+        # double(x), int(x), ...: a cast Spark does not show in column names
+        return cast_expression(ea, node, ctx, try_=False, user=False)
+    return cast_expression(ea, node, ctx, try_=False)
+
+
+def cast_expression(ea, node, ctx, try_: bool, user: bool = True):
+    if node.args.get("format") or node.args.get("default"):
+        return ea.opaque(node, ctx)
+    to = _data_type(node.args["to"])
+    if to is None:
+        return ea.opaque(node, ctx)
+    return E.Cast(ea.analyze(node.this, ctx), to, try_, user)
+
+
+def analyze_subquery(ea, node: exp.Subquery, ctx):
+    plan = ea.analyzer.subquery(node, ctx)
+    if len(plan.output) != 1:
+        raise AnalysisError(f"a scalar subquery must return one column, "
+                            f"this one returns {len(plan.output)}")
+    return E.ScalarSubquery(plan)
+
+
+def analyze_exists(ea, node: exp.Exists, ctx):
+    return E.Exists(ea.analyzer.subquery(node.this, ctx))
+
+
+def analyze_select(ea, node, ctx):
+    return analyze_subquery(ea, exp.Subquery(this=node), ctx)
+
+
+_COMPARISONS = {
+    exp.EQ: E.EqualTo, exp.NullSafeEQ: E.EqualNullSafe, exp.LT: E.LessThan,
+    exp.LTE: E.LessThanOrEqual, exp.GT: E.GreaterThan, exp.GTE: E.GreaterThanOrEqual,
+}
+
+
+_ARITHMETIC = {exp.Add: E.Add, exp.Sub: E.Subtract, exp.Mul: E.Multiply, exp.Div: E.Divide,
+               exp.IntDiv: E.IntegralDivide, exp.Mod: E.Remainder}
