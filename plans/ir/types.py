@@ -9,7 +9,6 @@ anything it cannot decide returns `None`, and callers then leave the expression 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 MAX_PRECISION = 38
@@ -178,127 +177,6 @@ def contains_unknown(t: DataType) -> bool:
     if isinstance(t, StructType):
         return any(contains_unknown(f.data_type) for f in t.fields)
     return False
-
-
-# ---------------------------------------------------------------------------
-# Parsing type names (catalog strings and CAST targets)
-# ---------------------------------------------------------------------------
-
-_ALIASES = {
-    "boolean": BOOLEAN, "bool": BOOLEAN,
-    "tinyint": BYTE, "byte": BYTE,
-    "smallint": SHORT, "short": SHORT,
-    "int": INT, "integer": INT,
-    "bigint": LONG, "long": LONG,
-    "float": FLOAT, "real": FLOAT,
-    "double": DOUBLE,
-    "string": STRING, "text": STRING,
-    "binary": BINARY,
-    "date": DATE,
-    "timestamp": TIMESTAMP, "timestamp_ltz": TIMESTAMP,
-    "timestamp_ntz": TIMESTAMP_NTZ,
-    "void": NULL, "null": NULL,
-    "decimal": DecimalType(10, 0), "dec": DecimalType(10, 0), "numeric": DecimalType(10, 0),
-}
-
-
-class TypeParseError(ValueError):
-    pass
-
-
-def parse_type(text: str) -> DataType:
-    """Parse a Spark type name such as `int`, `decimal(15,2)`, `array<string>`,
-    `struct<a:int,b:string>` or `map<string,int>` (case-insensitive)."""
-    parser = _TypeParser(text)
-    t = parser.parse()
-    parser.expect_end()
-    return t
-
-
-class _TypeParser:
-    _TOKEN = re.compile(r"\s*(`[^`]*`|[A-Za-z_][A-Za-z0-9_]*|\d+|[<>(),:])")
-
-    def __init__(self, text: str):
-        self.text = text
-        self.tokens: list[str] = []
-        pos = 0
-        while pos < len(text):
-            if text[pos:].strip() == "":
-                break
-            m = self._TOKEN.match(text, pos)
-            if not m:
-                raise TypeParseError(f"cannot read type {text!r} at position {pos}")
-            self.tokens.append(m.group(1))
-            pos = m.end()
-        self.i = 0
-
-    def peek(self) -> str | None:
-        return self.tokens[self.i] if self.i < len(self.tokens) else None
-
-    def take(self, expected: str | None = None) -> str:
-        tok = self.peek()
-        if tok is None or (expected is not None and tok.lower() != expected):
-            raise TypeParseError(f"cannot read type {self.text!r}: expected {expected or 'a type'}")
-        self.i += 1
-        return tok
-
-    def expect_end(self) -> None:
-        if self.peek() is not None:
-            raise TypeParseError(f"cannot read type {self.text!r}: unexpected {self.peek()!r}")
-
-    def parse(self) -> DataType:
-        name = self.take().lower()
-        if name in ("decimal", "dec", "numeric") and self.peek() == "(":
-            self.take("(")
-            precision = int(self.take())
-            scale = 0
-            if self.peek() == ",":
-                self.take(",")
-                scale = int(self.take())
-            self.take(")")
-            if not (1 <= precision <= MAX_PRECISION and 0 <= scale <= precision):
-                raise TypeParseError(f"invalid decimal type {self.text!r}")
-            return DecimalType(precision, scale)
-        if name in ("char", "varchar") and self.peek() == "(":
-            self.take("(")
-            self.take()
-            self.take(")")
-            return STRING
-        if name == "array":
-            self.take("<")
-            element = self.parse()
-            self.take(">")
-            return ArrayType(element)
-        if name == "map":
-            self.take("<")
-            key = self.parse()
-            self.take(",")
-            value = self.parse()
-            self.take(">")
-            return MapType(key, value)
-        if name == "struct":
-            self.take("<")
-            fields = []
-            while self.peek() != ">":
-                fname = self.take().strip("`")
-                if self.peek() == ":":
-                    self.take(":")
-                ftype = self.parse()
-                nullable = True
-                if self.peek() and self.peek().lower() == "not":
-                    self.take("not")
-                    self.take("null")
-                    nullable = False
-                fields.append(StructField(fname, ftype, nullable))
-                if self.peek() == ",":
-                    self.take(",")
-            self.take(">")
-            return StructType(tuple(fields))
-        if name == "interval":
-            return CALENDAR_INTERVAL
-        if name in _ALIASES:
-            return _ALIASES[name]
-        raise TypeParseError(f"unknown type {self.text!r}")
 
 
 # ---------------------------------------------------------------------------

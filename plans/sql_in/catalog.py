@@ -18,6 +18,7 @@ from typing import Any, Callable, Mapping
 
 from ..ir import types as T
 from ..ir.errors import SchemaError, UnknownTableError
+from .data_types import TypeParseError, parse_type
 
 
 @dataclass(frozen=True)
@@ -50,8 +51,8 @@ def _parse_column_type(text: str) -> tuple[T.DataType, bool]:
     elif lowered.endswith(" null"):
         body = body[: -len(" null")].strip()
     try:
-        return T.parse_type(body), nullable
-    except T.TypeParseError as e:
+        return parse_type(body), nullable
+    except TypeParseError as e:
         raise SchemaError(str(e)) from None
 
 

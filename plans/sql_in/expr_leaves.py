@@ -13,6 +13,7 @@ from ..ir import expressions as E
 from ..ir import types as T
 from ..ir.dialect import ARG_PREFIX, TYPED_LITERAL_PREFIX, function_name
 from ..ir.errors import AnalysisError
+from .data_types import TypeParseError, from_sqlglot
 from .expr_context import Ctx, NotModelled, _expr_name, _position
 
 
@@ -186,10 +187,9 @@ _INTERVAL_UNITS = {
 def _data_type(node) -> T.DataType | None:
     if not isinstance(node, exp.DataType):
         return None
-    text = node.sql(dialect="spark")
     try:
-        return T.parse_type(text)
-    except T.TypeParseError:
+        return from_sqlglot(node)
+    except TypeParseError:
         return None
 
 

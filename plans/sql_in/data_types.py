@@ -1,0 +1,83 @@
+"""Spark type names -> IR types, through sqlglot's `DataType` (no text round trip).
+
+Schema strings (`"decimal(15,2) not null"`, `array<string>`, `struct<a:int,b:string>`)
+are read with sqlglot's Spark type parser; CAST targets arrive as its `DataType`
+already.  `from_sqlglot` maps the one to the other by the type's kind."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+from sqlglot.errors import ParseError as SqlglotParseError
+
+from ..ir import types as T
+
+_D = exp.DataType.Type
+_ATOMIC = {
+    _D.BOOLEAN: T.BOOLEAN,
+    _D.TINYINT: T.BYTE,
+    _D.SMALLINT: T.SHORT,
+    _D.INT: T.INT,
+    _D.BIGINT: T.LONG,
+    _D.FLOAT: T.FLOAT,
+    _D.DOUBLE: T.DOUBLE,
+    _D.TEXT: T.STRING,
+    _D.VARCHAR: T.STRING,  # varchar(n) and char(n) read as strings, as Spark does
+    _D.CHAR: T.STRING,
+    _D.BINARY: T.BINARY,
+    _D.DATE: T.DATE,
+    _D.TIMESTAMP: T.TIMESTAMP,  # Spark's TIMESTAMP is with the session time zone
+    _D.TIMESTAMPTZ: T.TIMESTAMP,
+    _D.TIMESTAMPLTZ: T.TIMESTAMP,
+    _D.TIMESTAMPNTZ: T.TIMESTAMP_NTZ,
+    _D.NULL: T.NULL,
+}
+_VOID = {"void": T.NULL, "null": T.NULL}  # names sqlglot's type parser does not read
+
+
+class TypeParseError(ValueError):
+    """A type name that is not a Spark type."""
+
+
+def parse_type(text: str) -> T.DataType:
+    """A Spark type name such as `int`, `decimal(15,2)`, `array<string>`,
+    `struct<a:int,b:string>` or `map<string,int>` (case-insensitive)."""
+    if text.strip().lower() in _VOID:
+        return _VOID[text.strip().lower()]
+    if text.count("<") != text.count(">") or text.count("(") != text.count(")"):
+        raise TypeParseError(f"cannot read type {text!r}: unbalanced brackets")
+    try:
+        dt = exp.DataType.build(text, dialect="spark")
+    except (SqlglotParseError, ValueError) as e:
+        raise TypeParseError(f"unknown type {text!r}") from e
+    return from_sqlglot(dt, text)
+
+
+def from_sqlglot(dt: exp.DataType, text: str | None = None) -> T.DataType:
+    """The IR type of a sqlglot `DataType`; raises TypeParseError for one Spark has not."""
+    shown = text if text is not None else dt.sql(dialect="spark")
+    kind = dt.this
+    if kind in _ATOMIC:
+        return _ATOMIC[kind]
+    args = dt.expressions
+    if kind == _D.DECIMAL:
+        if not args:
+            return T.DecimalType(10, 0)
+        precision = int(args[0].name)
+        scale = int(args[1].name) if len(args) > 1 else 0
+        if not (1 <= precision <= T.MAX_PRECISION and 0 <= scale <= precision):
+            raise TypeParseError(f"invalid decimal type {shown!r}")
+        return T.DecimalType(precision, scale)
+    if kind == _D.INTERVAL and not args:
+        return T.CALENDAR_INTERVAL
+    if kind == _D.ARRAY and len(args) == 1 and isinstance(args[0], exp.DataType):
+        return T.ArrayType(from_sqlglot(args[0]))
+    if kind == _D.MAP and len(args) == 2 and all(isinstance(a, exp.DataType) for a in args):
+        return T.MapType(from_sqlglot(args[0]), from_sqlglot(args[1]))
+    if kind == _D.STRUCT and all(isinstance(a, exp.ColumnDef) for a in args):
+        fields = []
+        for f in args:
+            nullable = not any(isinstance(c.args.get("kind"), exp.NotNullColumnConstraint)
+                               for c in f.args.get("constraints") or ())
+            fields.append(T.StructField(f.name, from_sqlglot(f.args["kind"]), nullable))
+        return T.StructType(tuple(fields))
+    raise TypeParseError(f"unknown type {shown!r}")
