@@ -4,8 +4,8 @@ now, optimized where it can be (or passed through), and gives Spark's result."""
 from __future__ import annotations
 
 import pytest
-
 from sparkfold import optimize
+
 from tests.spark_check import assert_same_result
 
 QUERIES = [

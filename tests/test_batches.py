@@ -10,7 +10,7 @@ from sparkfold.optimizer.engine import FixedPoint, Once, execute
 from sparkfold.plans.ir import logical as L
 from sparkfold.rules.base import RuleContext
 
-from tests.test_rules_plan_support import (
+from tests.rule_helpers import (
     SCHEMA,
     fired,
     nodes,

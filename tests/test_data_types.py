@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from sparkfold.plans.ir import types as T
 from sparkfold.plans.sql_in.data_types import TypeParseError, parse_type
 

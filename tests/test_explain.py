@@ -15,8 +15,8 @@ from sparkfold.optimizer.explain import (
     FORMAT_VERSION,
     _rewrite_dict,
     changed_places,
-    expression_changes,
     explain_dict,
+    expression_changes,
     line_diff,
     parsed_plan_str,
 )

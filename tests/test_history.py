@@ -21,8 +21,8 @@ from sparkfold.plans.ir import expressions as E
 from sparkfold.plans.ir import logical as L
 
 from tests.data import STANDARD_SCHEMA as S
+from tests.rule_helpers import join_types, nodes, reads_no_table
 from tests.spark_check import assert_same_result, is_ordered, run_or_error
-from tests.test_rules_plan_support import join_types, nodes, reads_no_table
 
 
 def check(spark, sql: str, *, fired=(), not_fired=(), error: str | None = None):

@@ -135,6 +135,7 @@ OUTER_CASES = [
 def test_outer_join_that_a_filter_makes_inner_is_reported_at_its_keywords(spark, tables, sql, words, what,
                                                                          rewritten):
     from sparkfold import optimize
+
     from tests.spark_check import assert_same_result
 
     found = [f for f in optimize(sql, tables).findings if f.code == "outer-join-not-outer"]

@@ -14,8 +14,8 @@ issue showed only then)."""
 from __future__ import annotations
 
 import pytest
-
 from sparkfold import optimize
+
 from tests.spark_check import assert_same_result
 
 HV = {"hv": {"a": "int", "b": "int", "c": "int"}}

@@ -21,8 +21,8 @@ from sparkfold.plans.ir import logical as L
 from sparkfold.plans.ir.functions import NONDETERMINISTIC_NAMES
 
 from tests.data import STANDARD_SCHEMA as S
+from tests.rule_helpers import nodes
 from tests.spark_check import assert_same_result, is_ordered, run, run_or_error
-from tests.test_rules_plan_support import nodes
 
 
 def calls(plan: L.Plan | None) -> Counter:

@@ -8,7 +8,6 @@ Each query runs on Spark as written and as optimized (SQL and DataFrame, through
 from __future__ import annotations
 
 import pytest
-
 from sparkfold import optimize
 
 SALES = {"sales": {"year": "int", "course": "string", "earnings": "int", "extra": "int"}}

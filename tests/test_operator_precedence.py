@@ -7,8 +7,8 @@ must agree."""
 from __future__ import annotations
 
 import pytest
-
 from sparkfold import optimize
+
 from tests.spark_check import assert_same_result
 
 QUERIES = [

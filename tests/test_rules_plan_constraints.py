@@ -11,7 +11,7 @@ from sparkfold.plans.ir import logical as L
 from sparkfold.plans.ir import types as T
 from sparkfold.rules.constraints import canon, constraints, not_null_ids
 
-from tests.test_rules_plan_support import (
+from tests.rule_helpers import (
     SCHEMA,
     filters,
     fired,

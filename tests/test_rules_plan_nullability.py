@@ -10,7 +10,7 @@ from sparkfold.plans.ir import logical as L
 from sparkfold.plans.ir import types as T
 from sparkfold.plans.ir.printer import expr_str
 
-from tests.test_rules_plan_support import attribute, fired, nodes, run, spark_agrees
+from tests.rule_helpers import attribute, fired, nodes, run, spark_agrees
 
 UAN = "UpdateAttributeNullability"
 

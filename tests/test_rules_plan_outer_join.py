@@ -8,7 +8,7 @@ from sparkfold.plans.ir import logical as L
 from sparkfold.plans.ir import types as T
 from sparkfold.rules.outer_join import rejects_nulls
 
-from tests.test_rules_plan_support import fired, join_types, run, spark_agrees
+from tests.rule_helpers import fired, join_types, run, spark_agrees
 
 ELIM = "EliminateOuterJoin"
 

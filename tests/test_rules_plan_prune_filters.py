@@ -8,7 +8,7 @@ from sparkfold.plans.ir import expressions as E
 from sparkfold.plans.ir import logical as L
 from sparkfold.plans.ir import types as T
 
-from tests.test_rules_plan_support import filters, fired, run, spark_agrees, text
+from tests.rule_helpers import filters, fired, run, spark_agrees, text
 
 PRUNE = "PruneFilters"
 

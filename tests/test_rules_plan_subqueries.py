@@ -10,7 +10,7 @@ from sparkfold.plans.ir import types as T
 from sparkfold.plans.sql_in.catalog import Catalog
 from sparkfold.rules.base import RuleContext
 
-from tests.test_rules_plan_support import (
+from tests.rule_helpers import (
     SCHEMA,
     fired,
     nodes,

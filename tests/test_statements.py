@@ -10,8 +10,8 @@ from __future__ import annotations
 import logging
 
 import pytest
-
 from sparkfold import optimize
+
 from tests.spark_check import assert_same_result
 
 QUERY = "SELECT s, count(num) AS n FROM t WHERE x = NULL OR num > 1 GROUP BY s"
