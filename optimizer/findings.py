@@ -15,7 +15,7 @@
 
 Where the lints look:
 - the parsed sqlglot tree, for what the text says (`a = NULL`, a NULL in a NOT IN list);
-  the parser records each expression's character span (`plans.parse.node_span`);
+  the parser records each expression's character span (`plans.ir.dialect.node_span`);
 - the analyzed expressions, for types and nullability: a `SourceMap` installed on the
   analyzer remembers which expression each sqlglot node became;
 - the optimizer's trace, for outer joins that are not outer: EliminateOuterJoin's

@@ -7,7 +7,7 @@
 The reference is the ORIGINAL SQL, run with the Catalyst rules sparkfold also
 implements excluded (`spark.sql.optimizer.excludedRules`, set for the reference's jobs
 and restored after), so the check is not Catalyst checking itself.  The candidates are
-the optimized SQL and the lowered DataFrame (`plans.to_pyspark`).
+the optimized SQL and the lowered DataFrame (`plans.pyspark`).
 
 Schemas (names, types) are compared first, then rows, inside Spark: each side runs once
 as an order-independent fingerprint (count and sums of 64- and 32-bit hashes of the

@@ -18,7 +18,7 @@ division and remainder by zero raise under ANSI (NULL otherwise), for doubles to
 casts between numbers, strings and booleans as Spark's Cast does; And/Or/If/CASE/
 coalesce/IN evaluate lazily, left to right, so an error in a branch not taken is no error.
 
-Evaluation is iterative (`plans.tree.fold`): an error or an unknown value is carried up
+Evaluation is iterative (`plans.ir.tree.fold`): an error or an unknown value is carried up
 as a marker, and the lazy operators drop it when the branch holding it is not taken.
 """
 

@@ -666,7 +666,7 @@ AGGREGATE_FUNCTIONS_DUPLICATE_AGNOSTIC = frozenset({"max", "min", "bit_and", "bi
 @node(children={"args": MANY, "filter": OPT})
 class Agg(Expr):
     """An aggregate function call: count, sum, avg, min, max and the others registered
-    in `plans.functions.AGGREGATE_FUNCTIONS`.  `count(*)` is `count(1)`."""
+    in `plans.ir.functions.AGGREGATE_FUNCTIONS`.  `count(*)` is `count(1)`."""
 
     name: str
     args: tuple[Expr, ...]

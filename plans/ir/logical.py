@@ -1,7 +1,7 @@
 """Logical operators.
 
 A plan node's plan inputs are its `children`; its expressions are `extra` nodes
-(see `plans.tree.node`).  Each node computes its `output` attributes once, with
+(see `plans.ir.tree.node`).  Each node computes its `output` attributes once, with
 Spark's nullability: the nullable side of an outer join makes its columns nullable,
 a union column is nullable if any input's is.
 

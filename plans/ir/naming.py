@@ -235,7 +235,7 @@ def window_name(template, args) -> str | None:
     """Spark's name for `fn(...) OVER (...)`, e.g. `sum(x) OVER (PARTITION BY s ROWS
     BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)`; None if not a simple form.
     `template` is the window's sqlglot tree whose values are placeholder columns for
-    `args` (see plans.analyze_expr.ExprAnalyzer.opaque)."""
+    `args` (see plans.sql_in.expr_calls.opaque_call)."""
     from sqlglot import exp
 
     from .dialect import ARG_PREFIX, function_name

@@ -18,7 +18,7 @@ pulling simple correlated predicates up into the join condition; any other subqu
 uses `DataFrame.exists()` / `.scalar()` / `Column.isin(DataFrame)` with `Column.outer()`
 for correlated references.  What has no exact DataFrame form (unmodelled expressions,
 DISTINCT or FILTER aggregates, deeply correlated subqueries, opaque relations) goes
-through its SQL text from `plans.to_sql` (`F.expr(...)`, `spark.sql(...)`), so nothing
+through its SQL text from `plans.sql_out` (`F.expr(...)`, `spark.sql(...)`), so nothing
 is refused.
 """
 

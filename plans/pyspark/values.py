@@ -110,7 +110,7 @@ def _plain_literal(e: E.Expr) -> str | None:
 
 def _lit(value: Any, dt: T.DataType) -> str:
     """A literal of exactly this type: F.lit where Python's value maps to it, else the
-    SQL text `plans.to_sql` writes for it (`5L`, `1.25`, `CAST(NULL AS INT)`...)."""
+    SQL text `plans.sql_out` writes for it (`5L`, `1.25`, `CAST(NULL AS INT)`...)."""
     if value is None and dt == T.NULL:
         return "F.lit(None)"
     if value is not None:
