@@ -19,7 +19,7 @@ from typing import Iterable
 
 from ..plans.ir import logical as L
 from ..plans.ir.errors import InternalError
-from ..plans.ir.expressions import ensure_ids_above
+from ..plans.ir.expressions import ensure_ids_above, id_scope
 from ..rules.base import Rule, RuleContext
 from .validate import rejection, schema_error
 
@@ -96,6 +96,14 @@ class Trace:
 
 def execute(plan: L.Plan, batches: Iterable[Batch], ctx: RuleContext | None = None,
             excluded: Iterable[str] = (), trace: Trace | None = None) -> tuple[L.Plan, Trace]:
+    """Run the batches on the plan; the run's new expression ids come from the caller's
+    id scope (an `optimize()` call's), or from one of its own above the plan's ids."""
+    with id_scope(L.max_expr_id(plan) + 1, join=True):
+        return _execute(plan, batches, ctx, excluded, trace)
+
+
+def _execute(plan: L.Plan, batches: Iterable[Batch], ctx: RuleContext | None,
+             excluded: Iterable[str], trace: Trace | None) -> tuple[L.Plan, Trace]:
     ctx = ctx or RuleContext()
     trace = trace if trace is not None else Trace()
     ensure_ids_above(L.max_expr_id(plan))

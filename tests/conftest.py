@@ -21,6 +21,16 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def expression_ids():
+    """The test session's expression-id scope, for nodes tests build by hand (`col()`);
+    every analysis and optimizer run opens its own."""
+    from sparkfold.plans.ir.expressions import id_scope
+
+    with id_scope():
+        yield
+
+
 @pytest.fixture(scope="session")
 def spark():
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)

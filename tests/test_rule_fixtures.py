@@ -15,9 +15,9 @@ import re
 from pathlib import Path
 
 import pytest
-
 from sparkfold import optimize
 from sparkfold.optimizer.batches import RULES
+
 from tests.data import STANDARD_SCHEMA
 from tests.spark_check import assert_same_result
 

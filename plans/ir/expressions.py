@@ -44,17 +44,20 @@ class IdCounter:
 
 
 _id_counter: ContextVar = ContextVar("sparkfold_ids", default=None)
-_global_ids = IdCounter(1)
 
 
 def _current() -> IdCounter:
     c = _id_counter.get()
-    return c if c is not None else _global_ids
+    if c is None:
+        raise RuntimeError("expression ids are handed out inside an id_scope(): the one of an "
+                           "analysis or an optimizer run, or one the caller opens")
+    return c
 
 
 def new_id() -> int:
-    """A fresh expression id: per `id_scope()` when one is active (so that explain
-    output is stable per query), otherwise from a process-wide counter."""
+    """A fresh expression id, from the active `id_scope()`: each run (an analysis, an
+    `optimize()`, the engine) owns its ids, so explain output is stable per query and no
+    counter is shared by the process."""
     return next(_current())
 
 
@@ -65,18 +68,22 @@ def ensure_ids_above(used: int) -> None:
 
 
 class id_scope:
-    """Context manager: number new expression ids from `start` within this context."""
+    """Context manager: number new expression ids from `start` within this context.
+    With `join=True`, an active scope is used as it is (a run inside a run)."""
 
-    def __init__(self, start: int = 1):
+    def __init__(self, start: int = 1, join: bool = False):
         self.start = start
+        self.join = join
         self.token = None
 
     def __enter__(self):
-        self.token = _id_counter.set(IdCounter(self.start))
+        if not (self.join and _id_counter.get() is not None):
+            self.token = _id_counter.set(IdCounter(self.start))
         return self
 
     def __exit__(self, *exc):
-        _id_counter.reset(self.token)
+        if self.token is not None:
+            _id_counter.reset(self.token)
 
 
 _NO_REFERENCES: frozenset[int] = frozenset()

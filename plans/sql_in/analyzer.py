@@ -45,7 +45,8 @@ class Analyzer:
         if not isinstance(tree, (exp.Query, exp.Subquery)):
             raise NotModelled(f"{type(tree).__name__} statement (only queries are optimized)")
         self.root = tree
-        return self.query(tree, None, {})
+        with E.id_scope(join=True):  # the caller's run's ids, or the analysis's own
+            return self.query(tree, None, {})
 
     def subquery(self, node: exp.Expression, ctx: Ctx) -> L.Plan:
         """A subquery inside an expression: correlated with ctx's scope."""
