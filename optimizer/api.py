@@ -122,6 +122,13 @@ def _same_but_nullability(a: L.Plan, b: L.Plan) -> bool:
     return a == b or transform_expressions(a, _as_written) == transform_expressions(b, _as_written)
 
 
+def _rewritten(trace: Trace, batches: Sequence[Batch]) -> bool:
+    """Did a rule that rewrites (not one that only moves filters or narrows nullability)
+    change the plan?"""
+    preparing = {r.name for b in batches for r in b.rules if not r.rewrites}
+    return any(step.rule not in preparing for step in trace.rewrites)
+
+
 def _rewrapped(sql: str, span: tuple[int, int], inner: OptimizeResult) -> OptimizeResult:
     """The result for a statement that wraps a query, from the query's: the statement's
     text with the query replaced, findings at their place in the statement."""
@@ -202,7 +209,8 @@ def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regener
         timings["optimize"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         try:
-            changed = optimized is not analyzed and not _same_but_nullability(analyzed, optimized)
+            changed = optimized is not analyzed and not _same_but_nullability(analyzed, optimized) \
+                and _rewritten(trace, batch_list)
             regenerated = _sql_of(optimized, pretty) if (changed or always_regenerate) else None
             if changed and not always_regenerate and regenerated == _sql_of(analyzed, pretty):
                 # the rewrites do not show in SQL (a NULL of a type folded one way, an IN list

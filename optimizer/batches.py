@@ -54,6 +54,7 @@ from ..rules.nullability import update_attribute_nullability
 from ..rules.optimize_in import optimize_in
 from ..rules.outer_join import eliminate_outer_join
 from ..rules.prune_filters import prune_filters
+from ..rules.pushdown import push_down_predicates
 from ..rules.replace_null_with_false import replace_null_with_false
 from ..rules.subqueries import optimize_subqueries
 from .engine import Batch, FixedPoint, Once
@@ -63,6 +64,7 @@ FIXED_POINT = FixedPoint(100)
 LOCAL_RELATION = (propagate_empty_relation, fold_empty_aggregate, update_attribute_nullability)
 
 OPERATOR_OPTIMIZATION = (
+    push_down_predicates,
     eliminate_outer_join,
     null_propagation,
     null_down_propagation,

@@ -59,6 +59,9 @@ class Rule:
     apply: Callable[[L.Plan, RuleContext], L.Plan]
     description: str = ""
     catalyst: str = ""  # the Catalyst rule it corresponds to
+    # False for a rule that only prepares the ground for others (moves a filter, narrows
+    # nullability): when no other rule changed the plan, the query's text is kept
+    rewrites: bool = True
 
     def __call__(self, plan: L.Plan, ctx: RuleContext | None = None) -> L.Plan:
         return self.apply(plan, ctx or RuleContext())
@@ -160,14 +163,14 @@ def expression_rule(name: str, needs=(), catalyst: str = "", description: str = 
     return deco
 
 
-def plan_rule(name: str, needs=(), catalyst: str = "", description: str = ""):
+def plan_rule(name: str, needs=(), catalyst: str = "", description: str = "", rewrites: bool = True):
     mask = mask_of(*needs) if needs else -1
 
     def deco(fn: Callable[[L.Plan, RuleContext], L.Plan]) -> Rule:
         def apply(plan: L.Plan, ctx: RuleContext) -> L.Plan:
             return transform_plan(plan, lambda p: fn(p, ctx), mask)
 
-        return Rule(name, apply, description or (fn.__doc__ or "").strip(), catalyst or name)
+        return Rule(name, apply, description or (fn.__doc__ or "").strip(), catalyst or name, rewrites)
 
     return deco
 

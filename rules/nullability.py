@@ -35,7 +35,7 @@ def _child_nullability(p: L.Plan, facts: Facts) -> dict[int, bool]:
     return out
 
 
-@plan_rule("UpdateAttributeNullability", catalyst="UpdateAttributeNullability")
+@plan_rule("UpdateAttributeNullability", catalyst="UpdateAttributeNullability", rewrites=False)
 def update_attribute_nullability(p: L.Plan, ctx) -> L.Plan:
     """References to a child's output take the nullability the child proves."""
     match p:
