@@ -23,6 +23,7 @@ from ..plans.sql_in.catalog import Catalog
 from . import hooks
 from .lint import FORMATS as LINT_FORMATS
 from .sources import (
+    InputError,
     Source,
     Statement,
     check_rules,
@@ -30,6 +31,7 @@ from .sources import (
     gather,
     load_catalog,
     located,
+    parse_conf,
     parse_table_spec,
     plan_outputs,
     position,
@@ -70,6 +72,12 @@ debug_option = click.option("--debug", is_flag=True, expose_value=False, callbac
 
 
 # -- inputs ---------------------------------------------------------------------------
+
+conf_option = click.option(
+    "--conf", "conf", multiple=True, metavar="KEY=VALUE", callback=parse_conf,
+    help="A Spark session setting the queries run under (repeatable), as for spark-submit: "
+         "spark.sql.ansi.enabled=false (dbt-spark's and older clusters' mode), "
+         "spark.sql.legacy.setopsPrecedence.enabled=true.")
 
 # -- optimizing ------------------------------------------------------------------------
 
@@ -153,10 +161,12 @@ def input_options(fn):
         click.option("-f", "--file", "files", multiple=True,
                      type=click.Path(exists=True, allow_dash=True, path_type=Path),
                      help="A SQL file, or a folder of .sql files (repeatable); - for standard input."),
-        click.option("--schema", type=click.Path(path_type=Path), metavar="FILE.json",
-                     help='Table schemas: {"table": {"column": "type [not null]"}}.'),
+        click.option("--schema", type=click.Path(path_type=Path), metavar="FILE",
+                     help='Table schemas: FILE.json, {"table": {"column": "type [not null]"}}, or '
+                          'FILE.sql, CREATE TABLE statements (as SHOW CREATE TABLE prints them).'),
         click.option("--exclude-rule", "exclude", multiple=True, metavar="NAME",
                      help="Do not run this rule (repeatable), like spark.sql.optimizer.excludedRules."),
+        conf_option,
         debug_option,
     ]):
         fn = deco(fn)
@@ -209,13 +219,13 @@ queries, and queries with the comment /* sparkfold:off */, are kept as they are.
 @click.option("-q", "--quiet", is_flag=True, help="Do not print findings (likely mistakes) on stderr.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N",
               help="Processes optimizing files at once (default: one per core).")
-def optimize(sql, files, schema, exclude, out, pretty, quiet, jobs):
+def optimize(sql, files, schema, exclude, conf, out, pretty, quiet, jobs):
     """Print the optimized SQL (or write optimized files to --out DIR).
 
     SQL comes from the argument, from -f FILE or folder, or from standard input.
     Queries no rule changes are written back exactly as they were."""
     sources, folders = gather(sql, files)
-    catalog = load_catalog(schema)
+    catalog = load_catalog(schema, conf)
     exclude = check_rules(exclude, "--exclude-rule")
     if out is None and (len(sources) > 1 or folders):
         raise click.UsageError("several input files: give --out DIR to write the optimized files "
@@ -229,13 +239,13 @@ def optimize(sql, files, schema, exclude, out, pretty, quiet, jobs):
                 click.echo(note, err=True)
         return
     targets = plan_outputs(sources, folders, out)
-    stats = _optimize_many(sources, targets, catalog, exclude, pretty, schema, quiet, jobs)
+    stats = _optimize_many(sources, targets, catalog, exclude, pretty, (schema, conf), quiet, jobs)
     click.echo(f"{stats.line()} -> {out}")
     if stats.errors:
         raise SystemExit(2)
 
 
-def _optimize_many(sources, targets, catalog, exclude, pretty, schema, quiet, jobs=None) -> Stats:
+def _optimize_many(sources, targets, catalog, exclude, pretty, schema_conf, quiet, jobs=None) -> Stats:
     """Optimize every source into its target, in `jobs` processes (one per core by
     default; in this process for a few files), with a progress bar on a terminal.
     Results are written and reported in the sources' order."""
@@ -250,7 +260,7 @@ def _optimize_many(sources, targets, catalog, exclude, pretty, schema, quiet, jo
                         console=err, transient=True, disable=not err.is_terminal)
     with progress, _executor(jobs) as pool:
         task = progress.add_task("optimizing", total=len(sources))
-        work = [(s, catalog if jobs == 1 else None, schema, exclude, pretty) for s in sources]
+        work = [(s, catalog if jobs == 1 else None, schema_conf, exclude, pretty) for s in sources]
         outcomes = pool.map(_optimize_file, work, chunksize=_FILES_PER_TASK) if pool else map(_optimize_file, work)
         for target, (text, error, part) in zip(targets, outcomes):
             stats.merge(part)
@@ -283,11 +293,11 @@ def _executor(jobs: int):
 def _optimize_file(item) -> tuple[str | None, str | None, Stats]:
     """One source's optimized text (or its error message) and its statistics; in a worker
     process the catalog is read from the schema file there."""
-    source, catalog, schema, exclude, pretty = item
+    source, catalog, (schema, conf), exclude, pretty = item
     part = Stats(files=1)
     try:
         if catalog is None:
-            catalog = _cached_catalog(schema)
+            catalog = _cached_catalog(schema, conf)
         text = _catalog_hint(lambda: optimize_source(source, catalog, exclude, pretty, part), schema)
     except SparkfoldError as e:
         if e.exit_code != 2:
@@ -297,8 +307,8 @@ def _optimize_file(item) -> tuple[str | None, str | None, Stats]:
 
 
 @functools.lru_cache(maxsize=4)
-def _cached_catalog(schema):
-    return load_catalog(schema)
+def _cached_catalog(schema, conf):
+    return load_catalog(schema, conf)
 
 
 _NO_SCHEMA = "no --schema given: pass --schema FILE.json with the tables' columns"
@@ -358,17 +368,19 @@ Exit codes: 0 nothing at or above --fail-on, 1 a finding at or above it,
               type=click.Path(exists=True, allow_dash=True, path_type=Path),
               help="A SQL file, or a folder of .sql files (repeatable); - for standard input.")
 @click.option("--sql", "sql", metavar="TEXT", help="Lint this SQL text instead of files.")
-@click.option("--schema", type=click.Path(path_type=Path), metavar="FILE.json",
-              help='Table schemas: {"table": {"column": "type [not null]"}}.')
+@click.option("--schema", type=click.Path(path_type=Path), metavar="FILE",
+              help='Table schemas: FILE.json, {"table": {"column": "type [not null]"}}, or '
+                   'FILE.sql, CREATE TABLE statements (as SHOW CREATE TABLE prints them).')
 @click.option("--exclude-rule", "exclude", multiple=True, metavar="NAME",
               help="Do not run this rule (repeatable), like spark.sql.optimizer.excludedRules.")
+@conf_option
 @click.option("--fail-on", type=click.Choice(["info", "warning", "error", "never"]), default="warning",
               show_default=True, help="Exit 1 when a finding at or above this severity is found.")
 @click.option("--format", "fmt", type=click.Choice(list(LINT_FORMATS)), default="text", show_default=True,
               help="text for people, jsonl for tools, github for Actions annotations, sarif for code scanning.")
 @click.option("-q", "--quiet", is_flag=True, help="No summary line on stderr.")
 @debug_option
-def lint(paths, files, sql, schema, exclude, fail_on, fmt, quiet):
+def lint(paths, files, sql, schema, exclude, conf, fail_on, fmt, quiet):
     """Report likely mistakes in Spark SQL (findings only; nothing is rewritten).
 
     PATHS are SQL files or folders of .sql files (- for standard input); with none,
@@ -376,7 +388,7 @@ def lint(paths, files, sql, schema, exclude, fail_on, fmt, quiet):
     from .lint import exit_code, lint_sources, render, summary
 
     sources, _ = gather(sql, tuple(paths) + tuple(files))
-    catalog = load_catalog(schema)
+    catalog = load_catalog(schema, conf)
     exclude = check_rules(exclude, "--exclude-rule")
     records = list(lint_sources(sources, catalog, exclude))
     click.echo(render(records, fmt, _version()), nl=False)
@@ -397,11 +409,11 @@ Examples:
               show_default=True, help="Text for people, JSON for tools.")
 @click.option("--rule", "rule", metavar="NAME", help="Show only the rewrites of this rule.")
 @click.option("--color/--no-color", default=None, help="Color the text (default: on a terminal).")
-def explain(sql, files, schema, exclude, fmt, rule, color):
+def explain(sql, files, schema, exclude, conf, fmt, rule, color):
     """Show how a query is optimized: the plans, every rewrite (rule, batch, before and
     after), the optimized SQL and the findings (likely mistakes, such as `a = NULL`)."""
     sources, _ = gather(sql, files)
-    catalog = load_catalog(schema)
+    catalog = load_catalog(schema, conf)
     exclude = check_rules(exclude, "--exclude-rule")
     rule = check_rules([rule], "--rule")[0] if rule else None
     use_color = _use_color(color) and fmt == "text"
@@ -443,7 +455,7 @@ Exit code 1 when a query's optimized form gives a different result.""")
 @click.option("--remote", metavar="sc://HOST:PORT", help="Use a Spark Connect server instead.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
-def verify(sql, files, schema, exclude, tables, master, remote, fmt):
+def verify(sql, files, schema, exclude, conf, tables, master, remote, fmt):
     """Run each query as written and as optimized on Spark, and compare the results
     (schemas, then rows: Spark's equality, NULL matching NULL, NaN matching NaN)."""
     if master and remote:
@@ -454,7 +466,7 @@ def verify(sql, files, schema, exclude, tables, master, remote, fmt):
     sources, _ = gather(sql, files)
     exclude = check_rules(exclude, "--exclude-rule")
     specs = [parse_table_spec(t) for t in tables]
-    file_catalog = load_catalog(schema) if schema is not None else None
+    file_catalog = load_catalog(schema, conf) if schema is not None else None
     errors: list[tuple[Statement, SparkfoldError]] = []
     # Every statement is parsed (and, with --schema, analyzed) before Spark starts, which
     # takes long: the bad ones are reported and the rest verified.
@@ -468,7 +480,7 @@ def verify(sql, files, schema, exclude, tables, master, remote, fmt):
                 errors.append((st, e))
     reports = []
     if todo:
-        spark = start_session(master, remote)
+        spark = start_session(master, remote, conf)
         try:
             for name, path, kind in specs:
                 register_table(spark, name, path, kind)
@@ -525,6 +537,49 @@ def rules(fmt):
     for r in rows:
         table.add_row(r["rule"], r["description"], r["catalyst"])
     Console(highlight=False, soft_wrap=False).print(table)
+
+
+@cli.command("run", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+             epilog="""\b
+Examples:
+  sparkfold run -- dbt run
+  sparkfold run --lint -- python etl.py --day 2026-11-24
+  sparkfold run -- jupyter lab
+
+Every Python process the command starts (with sparkfold installed in its environment)
+wraps `spark.sql` of each SparkSession it creates, classic or Spark Connect, with the
+schemas and settings read from the session. Findings are logged on stderr (the
+`sparkfold` logger, WARNING), rewrites at INFO. The command's exit code is returned.""")
+@click.option("--lint", "lint_only", is_flag=True,
+              help="Report findings only; every query is sent to Spark as written.")
+@click.option("-q", "--quiet", is_flag=True, help="No summary line at the end.")
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- COMMAND [ARGS]...")
+@debug_option
+def run_command(lint_only, quiet, command):
+    """Run COMMAND with sparkfold in every SparkSession its Python processes create
+    (SPARKFOLD=on, or lint), and print a summary when it ends."""
+    import subprocess
+    import tempfile
+
+    boot = str(Path(__file__).resolve().parent / "_boot")
+    env = dict(os.environ)
+    env["SPARKFOLD"] = "lint" if lint_only else "on"
+    env["PYTHONPATH"] = os.pathsep.join([boot] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    with tempfile.TemporaryDirectory(prefix="sparkfold-run-") as tmp:
+        report = Path(tmp) / "report.jsonl"
+        env["SPARKFOLD_REPORT"] = str(report)
+        try:
+            code = subprocess.call(list(command), env=env)
+        except FileNotFoundError:
+            raise InputError(f"command not found: {command[0]}") from None
+        except PermissionError:
+            raise InputError(f"cannot run {command[0]}: permission denied") from None
+        if not quiet:
+            from .autohook import summary
+
+            lines = report.read_text(encoding="utf-8").splitlines() if report.exists() else []
+            click.echo(summary(lines), err=True)
+    raise SystemExit(128 - code if code < 0 else code)  # killed by a signal: as a shell says it
 
 
 def rule_catalogue() -> list[dict[str, Any]]:

@@ -24,7 +24,8 @@ original SQL runs and a warning is logged on the ``sparkfold`` logger):
       def _optimize(conn, cursor, statement, parameters, context, executemany):
           return rewrite(statement), parameters      # bind parameters untouched
 
-Parameter markers (``?`` and ``:name``) are kept: the analyzer treats them as opaque
+Parameter markers (``?``, ``:name``, and the pyformat ``%s`` and ``%(name)s`` of PyHive and
+the SQLAlchemy Hive/Spark dialects, with ``%%`` for ``%``) are kept: the analyzer treats them as opaque
 values that no rule drops or duplicates, and positional markers are checked to come out
 in the same order (otherwise the original SQL is used).  A query that contains the
 comment ``/* sparkfold:off */`` is passed through untouched.
@@ -32,6 +33,7 @@ comment ``/* sparkfold:off */`` is passed through untouched.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import re
@@ -39,7 +41,7 @@ import threading
 from typing import Any, Callable, Iterable
 
 from ..plans.ir.errors import InternalError, SparkfoldError
-from ..plans.sql_in.catalog import Catalog
+from ..plans.sql_in.catalog import Catalog, session_settings
 from .api import OptimizeResult, optimize
 
 log = logging.getLogger("sparkfold")
@@ -59,7 +61,9 @@ def rewrite(sql: str, catalog: Any, *, exclude: Iterable[str] = (),
     result (None when the query opted out).  Raises what `optimize` raises."""
     if opted_out(sql):
         return sql, None
-    marked, n = _name_positional_markers(sql)
+    pyformat = _pyformat(sql)
+    text = pyformat.text if pyformat else sql
+    marked, n = _name_positional_markers(text)
     result = optimize(marked, catalog, exclude=exclude, pretty=pretty)
     if not result.changed:
         return sql, result
@@ -67,11 +71,78 @@ def rewrite(sql: str, catalog: Any, *, exclude: Iterable[str] = (),
     if n:
         restored = _restore_positional_markers(out, n)
         if restored is None:
-            log.info("sparkfold: the optimized query would bind its `?` parameters in another "
+            log.info("the optimized query would bind its positional parameters in another "
                      "order; running the original SQL")
             return sql, result
         out = restored
+    if pyformat:
+        out = pyformat.restore(out)
+        if out is None:
+            log.info("the optimized query lost a %%(name)s parameter marker; running the original SQL")
+            return sql, result
     return out, result
+
+
+# -- pyformat markers ----------------------------------------------------------------
+# DB-API drivers with the `pyformat` paramstyle (PyHive, the SQLAlchemy Hive and Spark
+# dialects) send `%s` and `%(name)s`, and `%%` for a literal `%` (inside strings too),
+# and apply Python's `%` formatting to the whole text.  Such a text is read as the SQL it
+# stands for: `%s` as `?`, `%(name)s` as a named marker, `%%` as `%`; the output is
+# escaped the same way again.
+
+_PYFORMAT = re.compile(r"%(?:\((\w+)\)s|s|%)")
+_QUOTED = re.compile(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`|--[^\n]*|/\*.*?\*/", re.DOTALL)
+_NAMED = "__sf_k"
+
+
+@dataclasses.dataclass(frozen=True)
+class _Pyformat:
+    text: str              # the SQL the driver's text stands for, with markers
+    names: tuple[str, ...]  # the i-th named marker's name
+
+    def restore(self, sql: str) -> str | None:
+        """sql escaped for the driver again, with its markers; None if one was lost."""
+        out = sql.replace("%", "%%").replace("?", "%s")
+        for i, name in enumerate(self.names):
+            marker = f":{_NAMED}{i}"
+            if marker not in out:
+                return None
+            out = re.sub(re.escape(marker) + r"\b", f"%({name})s", out)
+        return out
+
+
+def _pyformat(sql: str) -> _Pyformat | None:
+    """The pyformat reading of sql, or None when it has no `%s`, `%(name)s` or `%%`
+    (a lone `%` is then the modulo operator, or text)."""
+    if "%" not in sql or not _PYFORMAT.search(sql) or "?" in sql:
+        return None
+    names: list[str] = []
+    out, last = [], 0
+    code_spans = _code_spans(sql)
+    for m in _PYFORMAT.finditer(sql):
+        out.append(sql[last:m.start()])
+        last = m.end()
+        if m.group(0) == "%%":
+            out.append("%")
+        elif not any(a <= m.start() < b for a, b in code_spans):
+            return None  # `%s` inside a string or comment: not a marker this reading knows
+        elif m.group(1):
+            out.append(f":{_NAMED}{len(names)}")
+            names.append(m.group(1))
+        else:
+            out.append("?")
+    out.append(sql[last:])
+    return _Pyformat("".join(out), tuple(names))
+
+
+def _code_spans(sql: str) -> list[tuple[int, int]]:
+    """The stretches of sql outside strings, quoted names and comments."""
+    spans, last = [], 0
+    for m in _QUOTED.finditer(sql):
+        spans.append((last, m.start()))
+        last = m.end()
+    spans.append((last, len(sql)))
+    return spans
 
 
 # -- positional markers -------------------------------------------------------------
@@ -133,13 +204,16 @@ class SqlHook:
     `.trace` and `.findings`), `.last_sql` (the text Spark received), `.last_error`."""
 
     def __init__(self, spark: Any, catalog: Any = None, strict: bool = False,
-                 exclude: Iterable[str] = ()):
+                 exclude: Iterable[str] = (), *, lint_only: bool = False, report: bool = False,
+                 original: Callable[..., Any] | None = None):
         self.spark = spark
         self.strict = strict
         self.exclude = tuple(exclude)
+        self.lint_only = lint_only  # find, report, but send the query as written
+        self.report = report        # log each finding (WARNING) and rewrite (INFO)
         self._catalog = Catalog.coerce(catalog) if catalog is not None else None
         self._had_instance_attr = "sql" in vars(spark)
-        self._original: Callable[..., Any] = spark.sql
+        self._original: Callable[..., Any] = original if original is not None else spark.sql
         self.wrapper = self._sql  # one bound method, so that identity tells it is ours
         self._installed = False
         self._local = threading.local()
@@ -147,7 +221,9 @@ class SqlHook:
         self.last_sql: str | None = None  # the text the last query was sent to Spark as
         self.last_error: BaseException | None = None
         self.queries = 0
-        self.rewritten = 0
+        self.rewritten = 0        # queries whose optimized text differs (lint_only: would differ)
+        self.findings_seen = 0
+        self.internal_errors = 0
 
     # what the last query did
     @property
@@ -161,8 +237,11 @@ class SqlHook:
     def catalog(self) -> Catalog:
         """The catalog for the next query.  Without an explicit catalog the schemas are
         read from the session afresh for every query, so a temp view replaced since the
-        last query is never seen with its old schema (and old nullability)."""
-        return self._catalog if self._catalog is not None else Catalog.from_spark(self.spark)
+        last query is never seen with its old schema (and old nullability).  An explicit
+        catalog gives the schemas; the session's settings (ANSI mode...) are read afresh."""
+        if self._catalog is None:
+            return Catalog.from_spark(self.spark)
+        return self._catalog.with_settings(**session_settings(self.spark))
 
     def install(self) -> "SqlHook":
         if not self._installed:
@@ -210,7 +289,7 @@ class SqlHook:
         finally:
             self._local.busy = False
         self.last_sql = text
-        if optimized == text:
+        if optimized == text or self.lint_only:
             return self._original(text, args)
         try:
             df = self._original(optimized, args)
@@ -259,10 +338,26 @@ class SqlHook:
         self.last = result
         if out != sql:
             self.rewritten += 1
+        if result is not None:
+            self.findings_seen += len(result.findings)
+            if self.report:
+                self._report(sql, out, result)
         return out
+
+    def _report(self, sql: str, out: str, result: OptimizeResult) -> None:
+        shown = " ".join(sql.split())
+        shown = shown if len(shown) <= 80 else shown[:77] + "..."
+        for f in result.findings:
+            log.warning("sparkfold: %s:%s: %s: %s [%s] in: %s", f.line, f.column, f.severity, f.message, f.code,
+                        shown)
+        if out != sql:
+            rules = sorted({step.rule for step in result.trace.rewrites})
+            log.info("sparkfold: rewrote (%s%s): %s", ", ".join(rules), "; sent as written" if self.lint_only else "",
+                     shown)
 
     def _failed(self, error: BaseException) -> None:
         self.last_error = error
+        self.internal_errors += 1
         if self.strict:
             raise error
         log.warning("sparkfold: running the original SQL after an internal error: %s",
@@ -312,7 +407,7 @@ def optimize_expression(expression: Any, catalog: Any, *, strict: bool = False,
 def sql_rewriter(catalog: Any, *, strict: bool = False, exclude: Iterable[str] = (),
                  cache_size: int = 1024) -> Callable[[str], str]:
     """A `str -> str` function that optimizes one SQL statement, keeping bind parameters
-    (`?`, `:name`) as they are.  Anything it cannot or need not optimize comes back
+    (`?`, `:name`, `%s`, `%(name)s`) as they are.  Anything it cannot or need not optimize comes back
     unchanged.  Results are cached by text (`cache_size` statements)."""
     cat = Catalog.coerce(catalog)
     exclude = tuple(exclude)

@@ -22,7 +22,7 @@ from typing import Iterable
 import click
 
 from ..plans.ir.errors import ParseError, SparkfoldError, VerificationError
-from ..plans.sql_in.catalog import Catalog
+from ..plans.sql_in.catalog import Catalog, settings_from
 from . import hooks
 from .hooks import first_line
 
@@ -145,8 +145,21 @@ def require_statements(source: Source) -> list[Statement]:
     return sts
 
 
-def load_catalog(schema: Path | None) -> Catalog:
-    return Catalog.from_json(schema) if schema is not None else Catalog({})
+def load_catalog(schema: Path | None, conf: tuple[tuple[str, str], ...] = ()) -> Catalog:
+    """The schemas of `--schema`, under the session settings of `--conf`."""
+    catalog = Catalog.from_file(schema) if schema is not None else Catalog({})
+    return catalog.with_settings(**settings_from(dict(conf).get))
+
+
+def parse_conf(ctx, param, values) -> tuple[tuple[str, str], ...]:
+    """`--conf KEY=VALUE` (repeatable), as Spark's own command line takes it."""
+    out = []
+    for v in values:
+        key, eq, value = v.partition("=")
+        if not eq or not key.strip():
+            raise InputError(f"--conf: expected KEY=VALUE, got {v!r}")
+        out.append((key.strip(), value.strip()))
+    return tuple(out)
 
 
 def check_rules(names: Iterable[str], option: str) -> tuple[str, ...]:
@@ -266,7 +279,7 @@ def parse_table_spec(spec: str) -> tuple[str, Path, str]:
     return name, path, kind
 
 
-def start_session(master: str | None, remote: str | None):
+def start_session(master: str | None, remote: str | None, conf: tuple[tuple[str, str], ...] = ()):
     import warnings
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -284,6 +297,8 @@ def start_session(master: str | None, remote: str | None):
             builder = (builder.master(master or "local[*]").config("spark.ui.enabled", "false")
                        .config("spark.ui.showConsoleProgress", "false"))
         spark = builder.getOrCreate()
+        for key, value in conf:  # the session's settings are what the queries mean under
+            spark.conf.set(key, value)
     except Exception as e:
         raise VerificationError(f"cannot start a Spark session ({first_line(e)})") from None
     if not remote:

@@ -142,3 +142,26 @@ print("CODES", codes, "HEAVY", heavy)
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert "CODES [0, 1, 0, 2] HEAVY []" in proc.stdout, proc.stdout + proc.stderr
     assert "pip install 'sparkfold[spark]'" in proc.stderr
+
+
+def test_compiled_sqlglot_gives_one_clear_error(installed, tmp_path):
+    """With sqlglotc (`pip install "sqlglot[c]"`, which sqlglot's own warning recommends)
+    sqlglot's parser is compiled and cannot be subclassed: the user gets one line saying
+    so and what to do, exit code 2, not a TypeError traceback.  Installed for real, next
+    to the wheel, at the version of the sqlglot in use."""
+    import sqlglot
+
+    compiled = tmp_path / "compiled"
+    pip = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(compiled),
+                          f"sqlglot=={sqlglot.__version__}", f"sqlglotc=={sqlglot.__version__}"],
+                         capture_output=True, text=True, timeout=600)
+    assert pip.returncode == 0, pip.stderr
+    site = f"{compiled}{os.pathsep}{installed}"
+    probe = _run("import sqlglot.parser as p; print(p.__file__)", tmp_path, site)
+    assert probe.stdout.strip().endswith(".so"), probe.stdout + probe.stderr  # really compiled
+    proc = _run(["-m", "sparkfold.optimizer.cli", "optimize", "SELECT 1 WHERE 1 = 1"], tmp_path, site)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip().splitlines() == [
+        "sparkfold: error: sqlglot's compiled build (sqlglotc, from `sqlglot[c]`) is installed, and sparkfold "
+        "extends sqlglot's Spark parser, which compiled classes do not allow: `pip uninstall sqlglotc` to use "
+        "sqlglot's pure-Python build"]

@@ -61,3 +61,48 @@ def test_from_spark_session_reads_schemas_nullability_and_ansi(spark, tables):
     assert cat.ansi is (spark.conf.get("spark.sql.ansi.enabled").lower() == "true")
     with pytest.raises(UnknownTableError):
         cat.lookup("no_such_table_here")
+
+
+DDL_TABLES = [
+    "CREATE TABLE ddl_db.orders (id INT NOT NULL, cust BIGINT, amount DECIMAL(10,2) NOT NULL COMMENT 'paid', "
+    "tags ARRAY<STRING>, placed TIMESTAMP, meta STRUCT<a: INT, b: STRING>) USING parquet",
+    "CREATE TABLE ddl_customers (cid INT NOT NULL, name STRING, born DATE) USING parquet",
+]
+DDL = "-- as SHOW CREATE TABLE prints them\n" + ";\n".join(DDL_TABLES + ["CREATE VIEW ddl_v AS SELECT 1 AS one"])
+
+
+def test_ddl_file_gives_the_types_and_not_nulls_spark_gives(spark, tmp_path):
+    """A `.sql` file of CREATE TABLE statements is a schema; Spark, running the same
+    statements, is the oracle for each column's name and type.  NOT NULL is taken as
+    declared, like "not null" in a JSON schema: Spark drops it from a file-source table's
+    schema (and does not enforce it there), so it is the user's word, not Spark's."""
+    path = tmp_path / "schema.sql"
+    path.write_text(DDL)
+    cat = Catalog.coerce(str(path))
+    names = ["ddl_db.orders", "ddl_customers"]
+    spark.sql("CREATE DATABASE IF NOT EXISTS ddl_db")
+    try:
+        for i, statement in enumerate(DDL_TABLES):
+            spark.sql(f"{statement} LOCATION '{tmp_path / f't{i}'}'")
+        live = Catalog.from_spark(spark)
+        for name in names:
+            assert [(c.name, c.data_type) for c in cat.lookup(name).columns] == \
+                [(c.name, c.data_type) for c in live.lookup(name).columns], name
+    finally:
+        for name in names:
+            spark.sql(f"DROP TABLE IF EXISTS {name}")
+        spark.sql("DROP DATABASE IF EXISTS ddl_db")
+    assert [c.nullable for c in cat.lookup("ddl_db.orders").columns] == [False, True, False, True, True, True]
+    with pytest.raises(UnknownTableError):
+        cat.lookup("ddl_v")  # a view has no column types: skipped
+
+
+@pytest.mark.parametrize("text,message", [
+    ("CREATE TABLE x (a FOO BAR)", "cannot read the CREATE TABLE statements"),
+    ("SELECT 1", "no CREATE TABLE statement with columns"),
+])
+def test_bad_ddl_schema_is_a_clear_error(tmp_path, text, message):
+    path = tmp_path / "bad.sql"
+    path.write_text(text)
+    with pytest.raises(SchemaError, match=message):
+        Catalog.coerce(path)

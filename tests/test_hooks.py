@@ -120,6 +120,35 @@ def test_positional_parameter_markers_are_kept_in_order(spark, tables, not_not, 
     assert hook.last_sql == received[-1] and "__sf_p" not in received[-1]
 
 
+def _pyformat_driver(sql: str, params) -> str:
+    """What a pyformat DB-API driver (PyHive) sends: Python's `%` formatting of the whole
+    text, with each parameter escaped as a SQL literal."""
+    def lit(v):
+        return "'" + v.replace("\\", "\\\\").replace("'", "\\'") + "'" if isinstance(v, str) else str(v)
+
+    if isinstance(params, dict):
+        return sql % {k: lit(v) for k, v in params.items()}
+    return sql % tuple(lit(v) for v in params)
+
+
+PYFORMAT = [
+    ("SELECT num, s FROM t WHERE NOT NOT (num > %s) AND s LIKE 'a%%' AND num < %s", [1, 9]),
+    ("SELECT num %% 3 AS m, %(tag)s AS tag FROM t WHERE NOT NOT (num >= %(lo)s) AND s <> %(s)s",
+     {"tag": "x%", "lo": 2, "s": "it's"}),
+    ("SELECT num FROM t WHERE NOT NOT (num = %(v)s) OR num = %(v)s + 1", {"v": 3}),
+]
+
+
+@pytest.mark.parametrize("sql,params", PYFORMAT)
+def test_pyformat_markers_and_escapes_are_kept(spark, tables, not_not, sql, params):
+    """PyHive and the SQLAlchemy Hive/Spark dialects send `%s`, `%(name)s` and `%%`."""
+    out = hooks.sql_rewriter({"t": {"num": "int", "s": "string"}}, strict=True)(sql)
+    assert out != sql and not double_not(out)
+    assert out.count("%s") == sql.count("%s") and out.count("%%") == sql.count("%%")
+    expected = rows(spark.sql(_pyformat_driver(sql, params)))
+    assert rows(spark.sql(_pyformat_driver(out, params))) == expected and expected
+
+
 def test_positional_markers_that_would_move_are_refused():
     marked, n = hooks._name_positional_markers("SELECT ? , '?' FROM t WHERE a = ?")
     assert n == 2 and marked == "SELECT :__sf_p0 , '?' FROM t WHERE a = :__sf_p1"

@@ -205,6 +205,20 @@ class SparkSQL(Spark):
 
 DIALECT = SparkSQL()
 
+
+@functools.lru_cache(maxsize=1)
+def compiled_sqlglot() -> bool:
+    """Is sqlglot's parser the compiled one of `sqlglotc` (`pip install "sqlglot[c]"`)?
+    Its classes cannot be subclassed from Python, and `SparkSQL` subclasses them."""
+    import sqlglot.parser
+
+    return not str(getattr(sqlglot.parser, "__file__", "parser.py")).endswith(".py")
+
+
+COMPILED_SQLGLOT = ("sqlglot's compiled build (sqlglotc, from `sqlglot[c]`) is installed, and sparkfold "
+                    "extends sqlglot's Spark parser, which compiled classes do not allow: "
+                    "`pip uninstall sqlglotc` to use sqlglot's pure-Python build")
+
 # ---------------------------------------------------------------------------
 # Deep recursion
 # ---------------------------------------------------------------------------

@@ -111,10 +111,8 @@ class ExprAnalyzer:
         kids = e.children
         if any(k.data_type == T.UNKNOWN for k in kids):
             return e
-        if not self.ansi and isinstance(e, (E.Arithmetic, E.Comparison)) and \
-                T.STRING in (e.left.data_type, e.right.data_type) and e.left.data_type != e.right.data_type:
-            # without ANSI, Spark coerces strings next to numbers differently (to double)
-            raise NotModelled("string coercion outside ANSI mode")
+        if not self.ansi:
+            e = legacy_string_coercion(e)
         if isinstance(e, E.Func) and e.data_type == T.UNKNOWN:
             return self.opaque(node, ctx)
         if isinstance(e, E.Comparison) and e.compare_type is None:
@@ -129,7 +127,8 @@ class ExprAnalyzer:
 
     def _fallback(self, node, ctx):
         if isinstance(node, exp.Func) or isinstance(node, exp.Binary) or isinstance(node, exp.Unary):
-            return function_or_opaque(self, node, ctx)
+            out = function_or_opaque(self, node, ctx)
+            return out if self.ansi else legacy_string_coercion(out)
         if isinstance(node, (exp.Condition, exp.Interval)):
             return self.opaque(node, ctx)
         raise NotModelled(f"expression {type(node).__name__}")
@@ -188,3 +187,77 @@ _ANALYZERS: dict[type, Callable[..., E.Expr | None]] = {
     exp.Window: analyze_window,
     exp.Filter: analyze_filter,
 }
+
+
+# Outside ANSI mode Spark coerces a string next to another type with its legacy rules
+# (TypeCoercion's PromoteStrings and findCommonTypeForBinaryComparison, read off Spark 4
+# with spark.sql.ansi.enabled=false): the casts it inserts are made explicit here, as
+# casts Spark does not name (`user=False`), so that every rule sees the operand types
+# Spark computes with.  A failed cast is NULL there, which the casts' nullability covers.
+_LEGACY_COMPARED_AS_OTHER = (T.BYTE, T.SHORT, T.INT, T.LONG, T.FLOAT, T.DOUBLE, T.BOOLEAN, T.DATE,
+                             T.TIMESTAMP)
+_LEGACY_ARITHMETIC = (E.Add, E.Subtract, E.Multiply, E.Divide, E.Remainder)
+
+
+def _implicit(e: E.Expr, to: T.DataType) -> E.Expr:
+    return e if e.data_type == to else E.Cast(e, to, user=False)
+
+
+def legacy_string_coercion(e: E.Expr) -> E.Expr:
+    """e with the casts Spark's legacy (non-ANSI) coercion puts around string operands:
+    a string compared with a number, boolean, date or timestamp is cast to that type
+    (both sides to double next to a decimal); a string in `+ - * / %`, or negated, is a
+    double; next to a string, the values of IN, CASE, IF and coalesce are strings.
+    Mixes whose coercion is not modelled raise NotModelled."""
+    match e:
+        case E.Negate(child) if child.data_type == T.STRING:
+            return e.with_children([_implicit(child, T.DOUBLE)])
+        case E.Comparison(left=left, right=right) if left.data_type != right.data_type \
+                and T.STRING in (left.data_type, right.data_type) and T.NULL not in (left.data_type, right.data_type):
+            other = right.data_type if left.data_type == T.STRING else left.data_type
+            if isinstance(other, T.DecimalType):
+                to = T.DOUBLE
+            elif other in _LEGACY_COMPARED_AS_OTHER:
+                to = other
+            else:
+                raise NotModelled(f"comparison of a string with {other.simple_string()} outside ANSI mode")
+            return e.with_children([_implicit(left, to), _implicit(right, to)])
+        case E.Arithmetic(left=left, right=right) if T.STRING in (left.data_type, right.data_type):
+            if not isinstance(e, _LEGACY_ARITHMETIC) or not all(t in (T.STRING, T.NULL) or T.is_numeric(t) or isinstance(t, T.DecimalType)
+                       for t in (left.data_type, right.data_type)):
+                raise NotModelled(f"{left.data_type.simple_string()} {e.symbol} {right.data_type.simple_string()} "
+                                  f"outside ANSI mode")
+            return e.with_children([_implicit(k, T.DOUBLE) if k.data_type == T.STRING else k
+                                    for k in (left, right)])
+        case E.In() | E.If() | E.CaseWhen() | E.Coalesce():
+            values = _widened_values(e)
+            types = {v.data_type for v in values} - {T.NULL}
+            if T.STRING not in types or len(types) == 1:
+                return e
+            if not all(t == T.STRING or T.is_numeric(t) or isinstance(t, T.DecimalType)
+                       or t in (T.DATE, T.TIMESTAMP) for t in types):
+                raise NotModelled(f"a string next to {', '.join(sorted(t.simple_string() for t in types))} "
+                                  f"outside ANSI mode")
+            as_strings = {id(v): _implicit(v, T.STRING) for v in values if v.data_type != T.NULL}
+            return e.with_children([as_strings.get(id(k), k) for k in e.children])
+        case E.Func() if len({a.data_type for a in e.args} - {T.NULL}) > 1 and \
+                T.STRING in {a.data_type for a in e.args} and e.name in _LEGACY_WIDENING_FUNCTIONS:
+            raise NotModelled(f"{e.name} of a string and other types outside ANSI mode")
+        case _:
+            return e
+
+
+_LEGACY_WIDENING_FUNCTIONS = frozenset({"greatest", "least", "nanvl", "nullif"})
+
+
+def _widened_values(e: E.Expr) -> list[E.Expr]:
+    """The operands Spark widens to one type in e (not CASE's conditions)."""
+    match e:
+        case E.In(value, items):
+            return [value, *items]
+        case E.If(_, then, otherwise):
+            return [then, otherwise]
+        case E.CaseWhen(branches, otherwise):
+            return [v for _, v in branches] + ([otherwise] if otherwise is not None else [])
+        case _:
+            return list(e.children)

@@ -27,7 +27,7 @@ from ..ir import types as T
 from ..ir.errors import AnalysisError, UnsupportedError
 from .analyze_expr import ExprAnalyzer
 from .catalog import Catalog
-from .expr_context import Ctx, NotModelled
+from .expr_context import Ctx, NotModelled, legacy_widening
 from .from_clause import CTEDef, _has_modifiers, from_items, values_relation
 from .scope import Entry, Scope
 from .select import limit_offset, select_block, sort_order
@@ -45,6 +45,13 @@ class Analyzer:
         if not isinstance(tree, (exp.Query, exp.Subquery)):
             raise NotModelled(f"{type(tree).__name__} statement (only queries are optimized)")
         self.root = tree
+        if self.catalog.legacy_setops_precedence and tree.find(exp.Intersect) is not None \
+                and tree.find(exp.Union, exp.Except) is not None:
+            # Spark then reads a chain of set operations left to right, INTERSECT with no
+            # precedence over UNION and EXCEPT; sqlglot's tree (like Spark's default) has
+            # INTERSECT bind tighter, and no longer tells which parentheses were written
+            raise NotModelled("INTERSECT with UNION or EXCEPT under "
+                              "spark.sql.legacy.setopsPrecedence.enabled (read left to right)")
         with E.id_scope(join=True):  # the caller's run's ids, or the analysis's own
             return self.query(tree, None, {})
 
@@ -128,6 +135,8 @@ class Analyzer:
         targets = []
         for i in range(width):
             t = T.wider_type_of(p.output[i].data_type for p in plans)
+            if not self.catalog.ansi:
+                legacy_widening([p.output[i].data_type for p in plans], f"{what} column {i + 1}")
             if t is None or t == T.UNKNOWN:
                 types = [p.output[i].data_type for p in plans]
                 if len(set(types)) > 1:

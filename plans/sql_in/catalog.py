@@ -1,9 +1,11 @@
 """Table schemas the analyzer resolves names against.
 
 A catalog comes from a mapping `{"table": {"column": "type [not null]"}}` (table names
-may be qualified, `db.t`), from the same mapping in a JSON file, or from a live
+may be qualified, `db.t`), from the same mapping in a JSON file, from a `.sql` file of
+CREATE TABLE statements (`SHOW CREATE TABLE`'s output), or from a live
 SparkSession (schemas, nullability included, read lazily with `spark.table(name)`;
-the session's `spark.sql.ansi.enabled` too).  Names are case-insensitive, as in Spark
+the session's `spark.sql.ansi.enabled` and `spark.sql.legacy.setopsPrecedence.enabled`
+too).  Names are case-insensitive, as in Spark
 by default.
 """
 
@@ -56,6 +58,24 @@ def _parse_column_type(text: str) -> tuple[T.DataType, bool]:
         raise SchemaError(str(e)) from None
 
 
+# The session settings that change what a query means, by Spark's key: the Catalog's
+# keyword for each, and Spark's default
+SETTINGS = {"spark.sql.ansi.enabled": ("ansi", "true"),
+            "spark.sql.legacy.setopsPrecedence.enabled": ("legacy_setops_precedence", "false")}
+
+
+def session_settings(spark: Any) -> dict[str, bool]:
+    """The settings of a live session (classic or Connect) that change what a query means."""
+    return settings_from(lambda key, default: spark.conf.get(key, default))
+
+
+def settings_from(get: Callable[[str, str], Any]) -> dict[str, bool]:
+    """The Catalog's settings from `get(spark_key, default)` (a session's conf, or the
+    `--conf KEY=VALUE` pairs of the command line)."""
+    return {name: str(get(key, default)).strip().lower() == "true"
+            for key, (name, default) in SETTINGS.items()}
+
+
 def _normalize(name: str) -> str:
     return ".".join(p.strip("`").lower() for p in name.split("."))
 
@@ -64,11 +84,15 @@ class Catalog:
     """Resolves table names to schemas.  Thread-safe; holds no query state."""
 
     def __init__(self, tables: Mapping[str, TableSchema] | None = None, *, ansi: bool = True,
-                 loader: Callable[[str], TableSchema | None] | None = None):
+                 loader: Callable[[str], TableSchema | None] | None = None,
+                 legacy_setops_precedence: bool = False):
         self._tables: dict[str, TableSchema] = {_normalize(k): v for k, v in (tables or {}).items()}
         self._loader = loader
         self._lock = threading.Lock()
         self.ansi = ansi
+        # Spark's legacy option: set operations evaluated left to right, with no
+        # precedence for INTERSECT (such chains pass through, see the analyzer)
+        self.legacy_setops_precedence = legacy_setops_precedence
 
     # -- construction ------------------------------------------------------
     @classmethod
@@ -103,10 +127,58 @@ class Catalog:
         return cls.from_mapping(data, ansi=ansi)
 
     @classmethod
+    def from_file(cls, path: str | Path) -> "Catalog":
+        """Schemas from a file: `.sql` (CREATE TABLE statements) or JSON."""
+        if str(path).lower().endswith((".sql", ".ddl")):
+            try:
+                text = Path(path).read_text(encoding="utf-8-sig")
+            except (OSError, UnicodeDecodeError) as e:
+                raise SchemaError(f"cannot read schema file {str(path)!r}: {getattr(e, 'strerror', None) or e}") \
+                    from None
+            return cls.from_ddl(text, str(path))
+        return cls.from_json(path)
+
+    @classmethod
+    def from_ddl(cls, text: str, source: str = "the DDL") -> "Catalog":
+        """Schemas from `CREATE TABLE name (column type [NOT NULL], ...)` statements, as
+        Spark's `SHOW CREATE TABLE` prints them; other statements are skipped."""
+        import sqlglot
+        from sqlglot import exp
+        from sqlglot.errors import ParseError as SqlglotParseError
+
+        from .data_types import from_sqlglot
+
+        try:
+            statements = sqlglot.parse(text, read="spark")
+        except SqlglotParseError as e:
+            raise SchemaError(f"{source}: cannot read the CREATE TABLE statements: "
+                              f"{str(e).splitlines()[0]}") from None
+        tables: dict[str, TableSchema] = {}
+        for st in statements:
+            if not (isinstance(st, exp.Create) and str(st.args.get("kind", "")).upper() == "TABLE"
+                    and isinstance(st.this, exp.Schema)):
+                continue
+            name = ".".join(p.name for p in st.this.this.parts)
+            columns = []
+            for cd in st.this.expressions:
+                if not isinstance(cd, exp.ColumnDef) or cd.args.get("kind") is None:
+                    raise SchemaError(f"{source}: table {name}: cannot read column {cd.sql('spark')!r}")
+                try:
+                    dt = from_sqlglot(cd.args["kind"])
+                except TypeParseError as e:
+                    raise SchemaError(f"{source}: table {name}, column {cd.name}: {e}") from None
+                not_null = any(isinstance(c.args.get("kind"), exp.NotNullColumnConstraint)
+                               and not c.args["kind"].args.get("allow_null")
+                               for c in cd.args.get("constraints") or [])
+                columns.append(Column(cd.name, dt, not not_null))
+            tables[name] = TableSchema(name, tuple(columns))
+        if not tables:
+            raise SchemaError(f"{source}: no CREATE TABLE statement with columns")
+        return cls(tables)
+
+    @classmethod
     def from_spark(cls, spark: Any) -> "Catalog":
         """Schemas from a live session (classic or Spark Connect), read on first use."""
-        ansi_text = str(spark.conf.get("spark.sql.ansi.enabled", "true")).lower()
-
         def load(name: str) -> TableSchema | None:
             try:
                 schema = spark.table(name).schema
@@ -114,7 +186,15 @@ class Catalog:
                 return None
             return TableSchema(name, tuple(_from_spark_field(f) for f in schema.fields))
 
-        return cls({}, ansi=ansi_text == "true", loader=load)
+        return cls({}, loader=load, **session_settings(spark))
+
+    def with_settings(self, *, ansi: bool, legacy_setops_precedence: bool) -> "Catalog":
+        """The same schemas under a session's settings (see `session_settings`)."""
+        if (ansi, legacy_setops_precedence) == (self.ansi, self.legacy_setops_precedence):
+            return self
+        out = Catalog(loader=self._loader, ansi=ansi, legacy_setops_precedence=legacy_setops_precedence)
+        out._tables = self._tables
+        return out
 
     @classmethod
     def coerce(cls, catalog: Any) -> "Catalog":
@@ -126,7 +206,7 @@ class Catalog:
         if isinstance(catalog, Mapping):
             return cls.from_mapping(catalog)
         if isinstance(catalog, (str, Path)):
-            return cls.from_json(catalog)
+            return cls.from_file(catalog)
         if hasattr(catalog, "table") and hasattr(catalog, "conf"):
             return cls.from_spark(catalog)
         raise SchemaError(f"cannot use {type(catalog).__name__} as a catalog")

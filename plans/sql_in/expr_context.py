@@ -75,3 +75,11 @@ def require_boolean(e: E.Expr, where: str, allow_void: bool = False) -> E.Expr:
 
 def _expr_name(e: E.Expr) -> str:
     return spark_name(e)
+
+
+def legacy_widening(types: list[T.DataType], what: str) -> None:
+    """Outside ANSI mode a string widens other types to string where ANSI widens it to
+    theirs (set operations, VALUES rows): such a column is not modelled."""
+    kinds = set(types) - {T.NULL}
+    if T.STRING in kinds and len(kinds) > 1:
+        raise NotModelled(f"{what} of a string and other types outside ANSI mode")

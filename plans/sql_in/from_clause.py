@@ -14,7 +14,13 @@ from ..ir import logical as L
 from ..ir import types as T
 from ..ir.dialect import function_name
 from ..ir.errors import AnalysisError
-from .expr_context import Ctx, NotModelled, calls_nondeterministic, require_boolean
+from .expr_context import (
+    Ctx,
+    NotModelled,
+    calls_nondeterministic,
+    legacy_widening,
+    require_boolean,
+)
 from .scope import Scope
 
 
@@ -128,6 +134,8 @@ def values_relation(an, node: exp.Values) -> tuple[L.Plan, Scope]:
         t = T.wider_type_of(r[i].data_type for r in rows)
         if t is None or t == T.UNKNOWN:
             raise NotModelled("VALUES column types we do not model")
+        if not an.catalog.ansi:
+            legacy_widening([r[i].data_type for r in rows], "VALUES column")
         if t == T.NULL:
             pass
         for j, r in enumerate(rows):

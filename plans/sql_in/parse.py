@@ -18,7 +18,13 @@ from sqlglot.errors import ParseError as SqlglotParseError
 from sqlglot.errors import TokenError
 from sqlglot.tokens import Token, TokenType
 
-from ..ir.dialect import DIALECT, SUFFIX_TYPES, TYPED_LITERAL_PREFIX
+from ..ir.dialect import (
+    COMPILED_SQLGLOT,
+    DIALECT,
+    SUFFIX_TYPES,
+    TYPED_LITERAL_PREFIX,
+    compiled_sqlglot,
+)
 from ..ir.errors import ParseError, UnsupportedError
 
 # ---------------------------------------------------------------------------
@@ -174,6 +180,8 @@ def parse_statements(sql: str) -> list[exp.Expression]:
             raise ParseError("unterminated quoted text or comment", line, col) from None
         raise ParseError("cannot read the SQL text") from None
     tokens = _fix_tokens(tokens, sql)
+    if compiled_sqlglot():
+        raise UnsupportedError(COMPILED_SQLGLOT)
     try:
         with _quiet_command_fallback():
             trees = DIALECT.parser().parse(tokens, sql)

@@ -1,0 +1,188 @@
+"""sparkfold in every SparkSession of a process, with no change to the program.
+
+`sparkfold run -- CMD ARGS...` runs a command (`dbt run`, a script, a notebook server)
+with the environment variable `SPARKFOLD` set and a `sitecustomize` on `PYTHONPATH` that
+calls `activate()` when each Python process of the command starts.  `SPARKFOLD=on`
+optimizes every `spark.sql` query of every SparkSession, classic or Spark Connect;
+`SPARKFOLD=lint` reports what it finds and sends each query as written; `off` or unset
+does nothing.  In a program or a notebook, `activate()` does the same for the process.
+
+Nothing is imported before PySpark is: `activate()` waits for PySpark's session modules
+to be imported and then wraps `SparkSession.sql` (class-wide, so sessions created by
+dbt, ibis or any library are covered).  Each session gets a `SqlHook` of its own, with
+the schemas and settings (ANSI mode) read from the session; findings are logged at
+WARNING on the `sparkfold` logger, rewrites at INFO, and a process started by
+`sparkfold run` adds a line of counts to the runner's report when it exits.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import importlib.abc
+import importlib.machinery
+import json
+import logging
+import os
+import sys
+import threading
+import weakref
+from typing import Any
+
+from .hooks import SqlHook
+
+MODES = ("on", "lint", "off")
+_SESSION_MODULES = ("pyspark.sql.session", "pyspark.sql.connect.session")
+_PATCHED = "_sparkfold_original_sql"
+_lock = threading.Lock()
+_hooks: "weakref.WeakKeyDictionary[Any, SqlHook]" = weakref.WeakKeyDictionary()
+_active: str | None = None
+log = logging.getLogger("sparkfold")
+
+
+def mode(value: str | None = None) -> str:
+    """The mode `SPARKFOLD` asks for: on, lint or off (unset, empty or unknown is off;
+    an unknown value is said once)."""
+    text = (os.environ.get("SPARKFOLD", "") if value is None else value).strip().lower()
+    if text in ("", "0", "false", "no"):
+        return "off"
+    if text in ("1", "true", "yes"):
+        return "on"
+    if text not in MODES:
+        log.warning("sparkfold: SPARKFOLD=%s is not one of on, lint, off: sparkfold stays off", text)
+        return "off"
+    return text
+
+
+def activate(value: str | None = None) -> str:
+    """Arm sparkfold for every SparkSession of this process (mode from `SPARKFOLD`, or
+    `value`); returns the mode.  Idempotent."""
+    global _active
+    chosen = mode(value)
+    if chosen == "off":
+        return chosen
+    with _lock:
+        if _active is not None:
+            return _active
+        _active = chosen
+        for name in _SESSION_MODULES:
+            module = sys.modules.get(name)
+            if module is not None:
+                _patch(module.SparkSession)
+        sys.meta_path.insert(0, _SessionFinder())
+        atexit.register(_write_report)
+    return chosen
+
+
+def hooks() -> list[SqlHook]:
+    """The hooks of the sessions that ran queries in this process (what they did)."""
+    return list(_hooks.values())
+
+
+def _hook(session: Any, original) -> SqlHook:
+    hook = _hooks.get(session)
+    if hook is None:
+        with _lock:
+            hook = _hooks.get(session)
+            if hook is None:
+                hook = SqlHook(session, lint_only=_active == "lint", report=True,
+                               original=functools.partial(original, session))
+                _hooks[session] = hook
+    return hook
+
+
+def _patch(cls: type) -> None:
+    """Wrap `cls.sql` (once) so that every session's queries go through its hook."""
+    if _PATCHED in vars(cls):
+        return
+    original = cls.sql
+
+    @functools.wraps(original)
+    def sql(self, sqlQuery, args=None, **kwargs):
+        return _hook(self, original)._sql(sqlQuery, args, **kwargs)
+
+    setattr(cls, _PATCHED, original)
+    cls.sql = sql
+
+
+class _SessionFinder(importlib.abc.MetaPathFinder):
+    """Finds PySpark's session modules with the other finders and patches them once loaded."""
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname not in _SESSION_MODULES:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or spec.loader is None:
+            return None
+        spec.loader = _PatchingLoader(spec.loader)
+        return spec
+
+
+class _PatchingLoader(importlib.abc.Loader):
+    def __init__(self, loader):
+        self.loader = loader
+
+    def create_module(self, spec):
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module):
+        self.loader.exec_module(module)
+        _patch(module.SparkSession)
+
+
+def counts() -> dict[str, int]:
+    """This process's totals over every session."""
+    out = {"queries": 0, "rewritten": 0, "findings": 0, "errors": 0}
+    for h in hooks():
+        out["queries"] += h.queries
+        out["rewritten"] += h.rewritten
+        out["findings"] += h.findings_seen
+        out["errors"] += h.internal_errors
+    return out
+
+
+def _write_report() -> None:
+    path = os.environ.get("SPARKFOLD_REPORT")
+    if not path or not hooks():
+        return
+    try:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"pid": os.getpid(), "mode": _active, **counts()}) + "\n")
+    except OSError:
+        pass
+
+
+def chain_sitecustomize(ours: str) -> None:
+    """Run the `sitecustomize` module that the runner's one hides on the path, if any."""
+    import importlib.util
+
+    here = os.path.dirname(os.path.abspath(ours))
+    rest = [p for p in sys.path if os.path.abspath(p or ".") != here]
+    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", rest)
+    if spec is None or spec.loader is None or os.path.abspath(spec.origin or "") == os.path.abspath(ours):
+        return
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+
+def summary(lines: list[str]) -> str:
+    """The runner's closing line, from the processes' report lines."""
+    totals = {"queries": 0, "rewritten": 0, "findings": 0, "errors": 0}
+    processes = 0
+    lint = False
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        processes += 1
+        lint = lint or record.get("mode") == "lint"
+        for k in totals:
+            totals[k] += int(record.get(k, 0))
+    if not processes:
+        return ("sparkfold: no query went through spark.sql (the command ran no SparkSession "
+                "of a Python with sparkfold installed)")
+    return (f"sparkfold: {totals['queries']} queries in {processes} process{'es' if processes > 1 else ''}: "
+            f"{totals['rewritten']} {'could be rewritten (sent as written)' if lint else 'rewritten'}, "
+            f"{totals['findings']} findings"
+            + (f", {totals['errors']} internal errors (the original SQL ran)" if totals["errors"] else ""))

@@ -1,0 +1,113 @@
+"""Sessions with ANSI off (dbt-spark's mode) and Spark's legacy set-operation order.
+
+Outside ANSI mode Spark coerces a string next to another type with its legacy rules: a
+string compared with an int is cast to int, one in arithmetic is a double, IN, CASE and
+coalesce widen to string, and a failed cast is NULL.  These queries used to pass
+through; they are optimized now, with the casts Spark inserts made explicit.  Every
+query runs on a non-ANSI session as written and as optimized (with Catalyst's own
+folding on and off), on data whose strings are not all numbers; the types of the output
+columns are Spark's.  Mixes whose legacy coercion is not modelled still pass through.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal as D
+
+import pytest
+from sparkfold import optimize
+from sparkfold.optimizer.hooks import install
+from sparkfold.plans.ir import types as T
+from sparkfold.plans.sql_in.catalog import Catalog
+
+from tests.spark_check import run_or_error, schema_of
+from tests.test_ansi_errors import literal_spark, same_outcome
+
+COLUMNS = {"s": "string", "i": "int", "d": "double", "z": "string", "w": "string", "b": "boolean",
+           "m": "decimal(5,2)"}
+ROWS = [("1", 1, 1.5, " 2", "1.5", True, D("1.5")), ("01", 2, -0.0, "x", None, False, D("2")),
+        ("abc", None, None, "2", "1e1", None, None), (None, 0, 2.0, "", "-0", True, D("0")),
+        ("1.9", 3, 3.0, "3 ", "9999999999", False, D("-1.25")), (" 1", 1, 0.0, "1", "1", True, D("1"))]
+
+
+@pytest.fixture
+def legacy(spark):
+    spark.createDataFrame(ROWS, ", ".join(f"{c} {t}" for c, t in COLUMNS.items())).createOrReplaceTempView("lt")
+    old = spark.conf.get("spark.sql.ansi.enabled")
+    spark.conf.set("spark.sql.ansi.enabled", "false")
+    try:
+        yield Catalog.from_mapping({"lt": COLUMNS}, ansi=False)
+    finally:
+        spark.conf.set("spark.sql.ansi.enabled", old)
+
+
+EXPRESSIONS = [
+    "s = i", "s = 1", "'01' = 1", "s < d", "s = 1.5", "s = m", "s + i > 2", "s + z", "s * 2", "'1' + 1",
+    "s / 0", "s % i", "-s", "s + NULL", "s = b", "s <=> i", "w = 1e1", "w < 10", "s - d = 0", "'1.5' = 1",
+    "s IN (1, 2)", "i IN ('1', 2)", "s IN (1)", "coalesce(s, i) = '1'", "CASE WHEN b THEN s ELSE i END",
+    "IF(b, i, w) = '1'", "s = i AND s = i + 1", "s = i OR s IS NULL", "CAST(s AS INT) IS NULL",
+]
+
+
+@pytest.mark.parametrize("e", EXPRESSIONS)
+def test_string_coercion_outside_ansi_is_optimized_and_agrees(spark, legacy, e):
+    for sql in (f"SELECT {e} AS r, i FROM lt WHERE 1 = 1",
+                f"SELECT count(*) AS c FROM lt WHERE ({e}) IS NULL OR NOT NULL"):
+        r = optimize(sql, legacy)
+        assert r.passthrough is None, r.passthrough
+        assert r.sql != sql  # a rule fired (1 = 1, NOT NULL): the query was rewritten
+        same_outcome(spark, r)
+        with literal_spark(spark):
+            same_outcome(spark, r)
+        names_types = [(a.name, a.data_type.simple_string()) for a in r.optimized.output]
+        assert names_types == schema_of(spark.sql(sql))
+
+
+@pytest.mark.parametrize("e,t", [("s + i", T.DOUBLE), ("-s", T.DOUBLE), ("s + z", T.DOUBLE),
+                                 ("coalesce(s, i)", T.STRING), ("s + NULL", T.DOUBLE)])
+def test_legacy_result_types_are_sparks(spark, legacy, e, t):
+    r = optimize(f"SELECT {e} FROM lt", legacy)
+    assert r.analyzed.output[0].data_type == t
+    assert schema_of(spark.sql(f"SELECT {e} FROM lt"))[0][1] == t.simple_string()
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT coalesce(s, b) FROM lt WHERE 1 = 1",  # string and boolean: no common type there
+    "SELECT greatest(s, i) FROM lt WHERE 1 = 1",  # an error in Spark
+    "SELECT s div i FROM lt WHERE 1 = 1",         # an error in Spark
+    "SELECT s FROM lt UNION SELECT i FROM lt WHERE 1 = 1",  # string wins outside ANSI
+    "SELECT * FROM VALUES (1), ('a') AS v(x) WHERE 1 = 1",
+])
+def test_legacy_mixes_not_modelled_pass_through(spark, legacy, sql):
+    r = optimize(sql, legacy)
+    assert r.passthrough and "outside ANSI mode" in r.passthrough
+    assert r.sql == sql
+    assert run_or_error(spark, sql) is not None  # Spark's answer (rows or error) is the original's
+
+
+def test_the_hook_reads_ansi_mode_from_the_session_with_an_explicit_catalog(spark, legacy):
+    """A schema given to the hook gives the tables; the session still gives the mode."""
+    sql = "SELECT i FROM lt WHERE s = i AND 1 = 1"
+    with install(spark, {"lt": COLUMNS}) as hook:
+        rows = sorted(spark.sql(sql).collect())
+        assert hook.last is not None and not hook.last.catalog.ansi
+        assert "CAST" in hook.last_sql  # the legacy cast made explicit, not ANSI's bigint
+    assert rows == sorted(spark.sql(sql).collect())
+
+
+SETOPS = ("SELECT a FROM VALUES (1), (2), (3) AS t(a) EXCEPT SELECT a FROM VALUES (1) AS u(a) "
+          "UNION ALL SELECT a FROM VALUES (1), (5) AS v(a) INTERSECT SELECT a FROM VALUES (5) AS w(a)")
+
+
+def test_legacy_set_operation_order_passes_through(spark):
+    """With spark.sql.legacy.setopsPrecedence.enabled, INTERSECT does not bind tighter:
+    such chains are read left to right there, and pass through."""
+    default = optimize(SETOPS, Catalog({}))
+    assert default.passthrough is None
+    spark.conf.set("spark.sql.legacy.setopsPrecedence.enabled", "true")
+    try:
+        legacy = optimize(SETOPS, spark)
+        assert legacy.passthrough and "setopsPrecedence" in legacy.passthrough
+        left_to_right = sorted(spark.sql(SETOPS).collect())
+    finally:
+        spark.conf.unset("spark.sql.legacy.setopsPrecedence.enabled")
+    assert left_to_right != sorted(spark.sql(SETOPS).collect())  # the setting matters here

@@ -1,0 +1,100 @@
+"""`sparkfold run -- CMD`: sparkfold in every SparkSession a command's Python processes
+create, with no change to the program.
+
+The command here is a real program, run as a user would run it, that knows nothing of
+sparkfold: it creates its own local SparkSession, registers a view and runs queries
+with `spark.sql`.  It prints what Spark returned and, to show what Spark received, the
+text the class-wide hook sent.  Spark is the oracle: the rows must be the ones the
+same program prints without sparkfold."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+PROGRAM = textwrap.dedent("""
+    import json, sys
+    from pyspark.sql import SparkSession
+    spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
+             .config("spark.sql.shuffle.partitions", "1").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    spark.createDataFrame([(1, "a"), (2, None), (3, "c")], "k int, v string").createOrReplaceTempView("r")
+    out = {
+        "rows": [sorted(map(tuple, spark.sql(q).collect())) for q in (
+            "SELECT k FROM r WHERE v = NULL OR k > 1",
+            "SELECT count(k) AS n FROM r WHERE k IS NOT NULL",
+        )],
+        "patched": hasattr(type(spark), "_sparkfold_original_sql"),
+    }
+    try:
+        from sparkfold.optimizer import autohook
+        out["sent"] = [h.last_sql for h in autohook.hooks()]
+    except ImportError:
+        pass
+    spark.stop()
+    print("RESULT " + json.dumps(out))
+""")
+
+
+def _run(args, tmp_path, extra_env=None):
+    script = tmp_path / "program.py"
+    script.write_text(PROGRAM)
+    env = {k: v for k, v in os.environ.items() if k not in ("SPARKFOLD", "SPARKFOLD_REPORT")}
+    env["PYSPARK_PYTHON"] = sys.executable
+    env.update(extra_env or {})
+    proc = subprocess.run([*args, sys.executable, str(script)], cwd=tmp_path, capture_output=True,
+                          text=True, env=env, timeout=300)
+    result = next((json.loads(line[7:]) for line in proc.stdout.splitlines() if line.startswith("RESULT ")), None)
+    return proc, result
+
+
+@pytest.fixture(scope="module")
+def plain(tmp_path_factory):
+    """The program on its own: what Spark returns without sparkfold."""
+    proc, result = _run([], tmp_path_factory.mktemp("plain"))
+    assert proc.returncode == 0 and result is not None, proc.stderr
+    assert not result["patched"]
+    return result
+
+
+def test_run_optimizes_every_session_of_the_command(plain, tmp_path):
+    proc, result = _run([sys.executable, "-m", "sparkfold.optimizer.cli", "run", "--"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert result["patched"] and result["rows"] == plain["rows"]
+    assert result["sent"] == ["SELECT count(1) AS n FROM r WHERE r.k IS NOT NULL"]  # the last query, rewritten
+    lines = proc.stderr.splitlines()
+    assert any("v = NULL" in line and "warning" in line for line in lines), proc.stderr  # the finding, logged
+    assert lines[-1] == "sparkfold: 2 queries in 1 process: 2 rewritten, 2 findings", proc.stderr
+
+
+def test_lint_mode_reports_and_sends_queries_as_written(plain, tmp_path):
+    proc, result = _run([sys.executable, "-m", "sparkfold.optimizer.cli", "run", "--lint", "--"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert result["rows"] == plain["rows"]
+    assert result["sent"] == ["SELECT count(k) AS n FROM r WHERE k IS NOT NULL"]  # as written
+    assert any("v = NULL" in line for line in proc.stderr.splitlines())
+    assert "2 could be rewritten (sent as written)" in proc.stderr.splitlines()[-1]
+
+
+def test_the_command_exit_code_and_a_missing_command(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "sparkfold.optimizer.cli", "run", "--", sys.executable, "-c",
+                           "raise SystemExit(7)"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 7
+    assert proc.stderr.splitlines()[-1].startswith("sparkfold: no query went through spark.sql")
+    proc = subprocess.run([sys.executable, "-m", "sparkfold.optimizer.cli", "run", "--", "no-such-command-sf"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stderr.strip() == "sparkfold: error: command not found: no-such-command-sf"
+
+
+def test_an_unknown_mode_leaves_sparkfold_off_and_says_so(tmp_path):
+    proc, result = _run([], tmp_path, {"SPARKFOLD": "maybe",
+                                       "PYTHONPATH": os.path.join(os.path.dirname(os.path.dirname(
+                                           os.path.abspath(__file__))), "optimizer", "_boot")})
+    assert proc.returncode == 0, proc.stderr
+    assert not result["patched"]
+    assert "SPARKFOLD=maybe is not one of on, lint, off" in proc.stderr
