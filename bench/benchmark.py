@@ -3,6 +3,7 @@
     python bench/benchmark.py                 # TPC-H, TPC-DS and the stress shapes
     python bench/benchmark.py --quick         # fewer runs, smaller stress sizes
     python bench/benchmark.py --no-spark      # skip Catalyst (no JVM needed)
+    python bench/benchmark.py --bench-dir PATH   # the corpus elsewhere (default ../shared/bench)
 
 For every query of ../shared/bench (TPC-H 22, TPC-DS 99) it times, with the median of
 several runs:
@@ -12,7 +13,9 @@ several runs:
 - Catalyst: `spark.sql(q)` + `queryExecution().optimizedPlan()` on empty temp views, after
   a warm-up pass (analysis + optimization, warm JIT).
 It prints per-corpus medians, p95 and ratios, the cost of each phase and batch, the time
-per rule, and for each stress shape (OR chains, IN lists, CASE, chains of NULL
+per rule, how much of each query's text the optimized SQL keeps (the share of unchanged
+lines in a line diff, over the rewritten queries: what a reviewer reads), the cold start
+of the command line against `python -c "import sqlglot"`, and for each stress shape (OR chains, IN lists, CASE, chains of NULL
 comparisons, UNION ALL, nesting) the time at each size with the growth factor.
 Times are measured on the machine at hand: run it, do not trust numbers across machines.
 """
@@ -36,7 +39,7 @@ BENCH = os.environ.get("SPARKFOLD_BENCH", os.path.join(ROOT, "..", "shared", "be
 def corpus(name: str):
     from tests import tpc
 
-    os.environ["SPARKFOLD_BENCH"] = BENCH
+    os.environ.setdefault("SPARKFOLD_BENCH", BENCH)
     return tpc.schema(name), tpc.queries(name)
 
 
@@ -206,6 +209,50 @@ def bench_corpus(name, runs, engines, report):
     report[name] = summary
 
 
+def bench_review(name, report):
+    """The share of unchanged lines between each query and its optimized SQL (difflib),
+    over the queries a rule rewrote: how much of the text a reviewer finds as written."""
+    import difflib
+
+    from sparkfold import optimize
+
+    catalog, queries = corpus(name)
+    kept = total = rewritten = 0
+    for _, q in queries:
+        out = optimize(q, catalog, pretty=True).sql
+        if out == q:
+            continue
+        rewritten += 1
+        a, b = q.strip().splitlines(), out.strip().splitlines()
+        matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+        kept += sum(block.size for block in matcher.get_matching_blocks())
+        total += len(a)
+    share = kept / total if total else 1.0
+    print(f"review ({name}): {rewritten} of {len(queries)} queries rewritten; "
+          f"{share:.1%} of their lines unchanged in the optimized SQL")
+    report.setdefault(name, {})["review"] = {"rewritten": rewritten, "unchanged_line_share": share}
+
+
+def bench_cold_start(runs, report):
+    """`sparkfold optimize "SELECT 1"` as a process, against `python -c "import sqlglot"`."""
+    import subprocess
+
+    def once(args):
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, *args], check=True, capture_output=True)
+        return time.perf_counter() - t0
+
+    cli = ["-m", "sparkfold.optimizer.cli", "optimize", "SELECT 1"]
+    base = ["-c", "import sqlglot"]
+    once(cli), once(base)  # the file system cache
+    ours = statistics.median(once(cli) for _ in range(runs))
+    theirs = statistics.median(once(base) for _ in range(runs))
+    print(f"\n== cold start (median of {runs}) ==\nsparkfold optimize 'SELECT 1': {ours * 1000:.0f} ms; "
+          f"python -c 'import sqlglot': {theirs * 1000:.0f} ms; ratio {ours / theirs:.2f}x")
+    report["cold_start"] = {"sparkfold_ms": ours * 1000, "import_sqlglot_ms": theirs * 1000,
+                            "ratio": ours / theirs}
+
+
 def bench_stress(quick, runs, engines, report):
     print("\n== stress shapes: seconds per size (growth = time ratio / size ratio; 1.0 is linear) ==")
     out = {}
@@ -243,8 +290,16 @@ def main(argv=None) -> int:
     ap.add_argument("--stress-peers", action="store_true", help="also time sqlglot/Catalyst on stress shapes")
     ap.add_argument("--corpus", action="append", choices=["tpch", "tpcds"], help="corpora (default both)")
     ap.add_argument("--json", metavar="FILE", help="also write the numbers as JSON")
+    ap.add_argument("--bench-dir", metavar="PATH", default=BENCH,
+                    help="the folder with tpch/ and tpcds/ (default ../shared/bench, or $SPARKFOLD_BENCH)")
     args = ap.parse_args(argv)
     runs = args.runs or (3 if args.quick else 5)
+    missing = [c for c in (args.corpus or ["tpch", "tpcds"]) if not os.path.isdir(os.path.join(args.bench_dir, c))]
+    if missing:
+        print(f"benchmark: no {', '.join(missing)} folder in {os.path.abspath(args.bench_dir)}: "
+              f"give the corpus with --bench-dir PATH", file=sys.stderr)
+        return 2
+    os.environ["SPARKFOLD_BENCH"] = args.bench_dir
     engines = ["sparkfold"]
     if not args.no_sqlglot:
         engines.append("sqlglot")
@@ -254,6 +309,8 @@ def main(argv=None) -> int:
         report["spark"] = spark_session()
     for name in args.corpus or ["tpch", "tpcds"]:
         bench_corpus(name, runs, engines, report)
+        bench_review(name, report)
+    bench_cold_start(runs, report)
     if not args.no_stress:
         bench_stress(args.quick, runs, engines if args.stress_peers else ["sparkfold"], report)
     report.pop("spark", None)
