@@ -239,3 +239,31 @@ input_file_block_length input_file_block_start input_file_name java_method
 monotonically_increasing_id rand randn random randstr reflect shuffle spark_partition_id uuid
 uniform try_reflect
 """.split())
+
+
+# Result types of scalar functions the optimizer does not model.  They stay opaque (no
+# rule reasons about their values: treated as non-deterministic, nullable, possibly
+# raising); the type is for what surrounds them (explain, the operators above) and is
+# Spark 4's, each checked against Spark by tests/test_opaque_types.py.  (Window
+# functions are typed by the analyzer's `window_type`.)
+OPAQUE_RESULT_TYPES: dict[str, Callable] = {
+    **{n: _const(T.DATE) for n in ("to_date", "trunc", "last_day", "add_months", "next_day")},
+    **{n: _const(T.TIMESTAMP) for n in ("date_trunc", "to_timestamp")},
+    **{n: _const(T.STRING) for n in ("date_format", "from_unixtime", "concat_ws", "regexp_replace",
+                                     "regexp_extract", "lpad", "rpad", "md5", "sha1", "sha2", "initcap",
+                                     "translate", "format_number", "base64", "hex")},
+    **{n: _const(T.INT) for n in ("dayofweek", "weekofyear", "quarter", "hour", "minute", "second", "size",
+                                  "instr", "locate")},
+    "months_between": _const(T.DOUBLE),
+    "unix_timestamp": _const(T.LONG),
+    "split": _const(T.ArrayType(T.STRING, True)),
+}
+
+
+def opaque_result_type(name: str, arg_types: list) -> "T.DataType":
+    """The type of an unmodelled function's result, or UNKNOWN."""
+    fn = OPAQUE_RESULT_TYPES.get(name)
+    if fn is None or any(t == T.UNKNOWN for t in arg_types):
+        return T.UNKNOWN
+    t = fn(arg_types)
+    return t if t is not None else T.UNKNOWN

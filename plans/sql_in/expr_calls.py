@@ -50,9 +50,11 @@ def window_type(ea, name, opaque: E.Opaque, fn, ctx) -> T.DataType:
     if name in ("percent_rank", "cume_dist"):
         return T.DOUBLE
     if name in ("lag", "lead", "first_value", "last_value", "nth_value") and opaque.args:
-        # the type of the value argument (the first placeholder in the function)
+        # the type of the value argument (the first placeholder: the function's own
+        # arguments come before the window's PARTITION BY and ORDER BY values)
         t = opaque.args[0].data_type
-        if name in ("lag", "lead") and len(opaque.args) > 2 and opaque.args[2].data_type not in (t, T.NULL):
+        own = [a for a in fn.args.values() if isinstance(a, exp.Expression)] if isinstance(fn, exp.Func) else []
+        if name in ("lag", "lead") and len(own) > 2 and opaque.args[2].data_type not in (t, T.NULL):
             return T.UNKNOWN  # the default widens the type: not modelled
         return t
     spec = F.AGGREGATE_FUNCTIONS.get(name)
@@ -174,6 +176,8 @@ def opaque_call(ea, node: exp.Expression, ctx: Ctx, kind: str = "scalar",
     visit(template, root_is_structure)
     name = _opaque_name(node, args)
     data_type = T.UNKNOWN
+    if kind == "scalar":  # (a window's type is window_type's)
+        data_type = F.opaque_result_type(function_name(node), [a.data_type for a in args])
     return E.Opaque(template, tuple(args), data_type, kind, name)
 
 
