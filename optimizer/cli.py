@@ -468,6 +468,7 @@ def verify(sql, files, schema, exclude, conf, tables, master, remote, fmt):
     specs = [parse_table_spec(t) for t in tables]
     file_catalog = load_catalog(schema, conf) if schema is not None else None
     errors: list[tuple[Statement, SparkfoldError]] = []
+    facts: list[str] = []  # NOT NULL declarations the data breaks
     # Every statement is parsed (and, with --schema, analyzed) before Spark starts, which
     # takes long: the bad ones are reported and the rest verified.
     todo: list[tuple[Statement, Any]] = []
@@ -484,6 +485,10 @@ def verify(sql, files, schema, exclude, conf, tables, master, remote, fmt):
         try:
             for name, path, kind in specs:
                 register_table(spark, name, path, kind)
+            if file_catalog is not None:  # the schema's NOT NULLs, checked against the data first
+                from .verify import broken_not_null
+
+                facts = broken_not_null(spark, file_catalog)
             catalog = file_catalog or Catalog.from_spark(spark)
             for st, done in todo:
                 try:
@@ -498,11 +503,13 @@ def verify(sql, files, schema, exclude, conf, tables, master, remote, fmt):
         finally:
             stop_session(spark)
     errors.sort(key=lambda item: (sources.index(item[0].source), item[0].index))
-    messages = [located(e, st).message for st, e in errors]
+    statement_messages = [located(e, st).message for st, e in errors]
+    messages = facts + statement_messages
     if fmt == "json":
         docs = [{"source": st.source.name, "statement": st.index, **r.to_dict()} for st, r in reports]
-        bad = [{"source": st.source.name, "statement": st.index, "message": m}
-               for (st, _), m in zip(errors, messages)]
+        bad = [{"source": None, "statement": None, "message": m} for m in facts] + \
+              [{"source": st.source.name, "statement": st.index, "message": m}
+               for (st, _), m in zip(errors, statement_messages)]
         click.echo(json.dumps({"format_version": 1, "statements": docs, "errors": bad}, indent=2, default=str))
     else:
         for i, (st, report) in enumerate(reports):
@@ -513,7 +520,7 @@ def verify(sql, files, schema, exclude, conf, tables, master, remote, fmt):
         click.echo(f"sparkfold: error: {m}", err=True)
     if not all(r.equal for _, r in reports):
         raise SystemExit(1)  # a difference first: it is what verify is for
-    if errors:
+    if errors or facts:
         raise SystemExit(2)
 
 

@@ -218,6 +218,34 @@ def catalyst_rule_classes(names: Iterable[str] | None = None) -> list[str]:
     return sorted(out)
 
 
+def broken_not_null(spark, catalog) -> list[str]:
+    """The NOT NULL declarations of a schema file that the data in the session breaks.
+
+    A schema's `not null` is the user's word (Spark keeps none for a file read as a table,
+    and enforces none on a file-source table); rewrites rest on it (`count(id)` becomes
+    `count(1)`), so before comparing results, verify counts the NULLs of each declared
+    NOT NULL column of each table the session has."""
+    out = []
+    for name in catalog.table_names():
+        try:
+            table = catalog.lookup(name)
+            if not spark.catalog.tableExists(name):
+                continue
+        except Exception:  # a name Spark cannot look up is no table of this session
+            continue
+        columns = [c for c in table.columns if not c.nullable]
+        if not columns:
+            continue
+        quoted = ".".join(f"`{p}`" for p in name.split("."))
+        counts = spark.sql("SELECT " + ", ".join(f"count_if(`{c.name}` IS NULL)" for c in columns)
+                           + f" FROM {quoted}").first()
+        for c, n in zip(columns, counts):
+            if n:
+                out.append(f"{name}.{c.name} has {n} NULL{'s' if n != 1 else ''}; the schema says NOT NULL "
+                           f"(rewrites that rest on it can change the results)")
+    return out
+
+
 @contextmanager
 def excluded_rules(spark, classes: Sequence[str]):
     """Set `spark.sql.optimizer.excludedRules` for the block; restore the old value."""

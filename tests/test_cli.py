@@ -544,3 +544,20 @@ def test_verify_bad_options_fail_before_spark_starts(tmp_path):
                           (["--master", "local", "--remote", "sc://localhost"], "not both")):
         proc = sparkfold("verify", "SELECT 1", *args)
         assert proc.returncode == 2 and message in proc.stderr, (args, proc.stderr)
+
+
+@pytest.mark.spark
+def test_verify_checks_the_schemas_not_null_against_the_data_first(tmp_path):
+    """`customer_id` is declared NOT NULL, and the Parquet file has a NULL there: with it,
+    `count(customer_id)` becomes `count(1)` and the results differ.  verify says why."""
+    data = _data(tmp_path)
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps({"orders": {"id": "bigint not null", "customer_id": "bigint not null",
+                                             "amount": "double", "status": "string"}}))
+    proc = sparkfold("verify", "SELECT count(customer_id) AS n FROM orders", "--schema", schema,
+                     "--master", "local[1]", "--table", f"orders={data['orders']}")
+    assert proc.returncode == 1, proc.stderr[-3000:]  # the difference first: what verify is for
+    assert "DIFFERENT" in proc.stdout
+    assert ("sparkfold: error: orders.customer_id has 1 NULL; the schema says NOT NULL (rewrites that rest "
+            "on it can change the results)") in proc.stderr.splitlines()
+    assert "orders.id" not in proc.stderr  # id has no NULL: its declaration holds
