@@ -67,14 +67,14 @@ def _passable(e: E.Expr) -> bool:
     return e.deterministic and not (e.deep_mask & _BLOCKED)
 
 
-def _exact_type(t: T.DataType) -> bool:
+def exact_type(t: T.DataType) -> bool:
     """Are equal values of t identical (no 0.0 / -0.0, no collation)?"""
     if isinstance(t, T.DecimalType):
         return True
     if isinstance(t, T.ArrayType):
-        return _exact_type(t.element)
+        return exact_type(t.element)
     if isinstance(t, T.StructType):
-        return all(_exact_type(f.data_type) for f in t.fields)
+        return all(exact_type(f.data_type) for f in t.fields)
     return t in _EXACT
 
 
@@ -84,7 +84,7 @@ def _constant(e: E.Expr | None) -> bool:
 
 
 def _reads_exact(e: E.Expr) -> bool:
-    return all(_exact_type(n.data_type) for n in e.walk() if isinstance(n, E.Attribute))
+    return all(exact_type(n.data_type) for n in e.walk() if isinstance(n, E.Attribute))
 
 
 @plan_rule("PushDownPredicates", needs=(L.Filter,), catalyst="PushDownPredicates", rewrites=False)

@@ -24,7 +24,7 @@ EXPRESSION_RULES = {"NullPropagation", "ConstantFolding", "BooleanSimplification
                     "ReplaceNullWithFalseInPredicate"}
 PLAN_RULES = {"PruneFilters", "PropagateEmptyRelation", "FoldEmptyAggregate", "FoldConstantAggregate",
               "EliminateOuterJoin", "InferFiltersFromConstraints", "UpdateAttributeNullability",
-              "OptimizeSubqueries", "PushDownPredicates"}
+              "OptimizeSubqueries", "PushDownPredicates", "ConstantPropagation"}
 CLEANUP_RULES = {"RemoveRedundantIsNotNull"}
 
 
