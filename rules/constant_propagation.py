@@ -11,7 +11,8 @@ Only where it is sound:
   k NULL, `k = 1 AND k = 2` is NULL and `k = 1 AND 1 = 2` FALSE);
 - from `attribute = literal` (either side, not NULL) of the same type, a type whose
   equal values are identical (not floating point: 0.0 = -0.0, yet 1 / x tells them
-  apart);
+  apart), and not a string: a CHAR(n) column reads as a string here, and Spark pads
+  CHAR values in comparisons (Calcite's 6448 emptied `s = 'a' AND s = 'a '` so);
 - into conjuncts that are deterministic and cannot raise: on a row where the equality
   is NULL, the other conjuncts are still evaluated, and `10 / k` would become `10 / 0`.
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
+from ..plans.ir import types as T
 from .base import plan_rule, transform_up_typed
 from .pushdown import exact_type
 
@@ -30,7 +32,7 @@ def _binding(c: E.Expr) -> tuple[int, E.Literal] | None:
         return None
     for a, b in ((c.left, c.right), (c.right, c.left)):
         if isinstance(a, E.Attribute) and isinstance(b, E.Literal) and b.value is not None \
-                and a.data_type == b.data_type and exact_type(a.data_type):
+                and a.data_type == b.data_type and exact_type(a.data_type) and a.data_type != T.STRING:
             return a.expr_id, b
     return None
 
