@@ -144,7 +144,7 @@ def _execute(plan: L.Plan, batches: Iterable[Batch], ctx: RuleContext | None,
                 if broken:
                     raise InternalError(f"rule {rule.name} (batch {batch.name}) {broken}; please report "
                                         f"this as a bug")
-                reason = rejection(plan, new)
+                reason = rejection(plan, new, ctx.ansi)
                 if reason:
                     trace.warnings.append(f"rule {rule.name} (batch {batch.name}) {reason}; its rewrite "
                                           f"is not kept")

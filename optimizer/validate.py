@@ -9,13 +9,24 @@ plan may not replace the old one, or None:
   never NULL (UpdateAttributeNullability narrows it again);
 - every Aggregate stays grouped (Spark's MISSING_AGGREGATION): a rewrite that takes a
   grouping expression apart in a select list is equal in value but rejected by Spark,
-  so the engine does not keep it (a trace warning names the rule).
+  so the engine does not keep it (a trace warning names the rule);
+- no new constant that Spark's optimizer evaluates to an error (`spark_fold_errors`):
+  folding `count(*)` over an empty input to `0` under a HAVING that keeps no row hands
+  Spark a `0L AS c` that its FoldablePropagation carries into `c % c` above and its
+  ConstantFolding evaluates at planning, raising REMAINDER_BY_ZERO where the query
+  returned no row.  Such a rewrite is not kept (a trace warning names the rule).
 """
 
 from __future__ import annotations
 
+import threading
+from functools import lru_cache
+
 from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
+from ..plans.ir import types as T
+from ..plans.ir.evaluate import CannotEvaluate, EvaluationError, evaluate
+from ..plans.ir.tree import transform_up
 
 _SUBQUERY_MASK = E.ScalarSubquery.bit | E.Exists.bit | E.InSubquery.bit
 
@@ -69,8 +80,190 @@ def ungrouped_aggregates(plan: L.Plan) -> int:
     return count
 
 
-def rejection(before: L.Plan, after: L.Plan) -> str | None:
+# Operators FoldablePropagation carries a child's constant columns through (Spark 4's
+# `canPropagateFoldables`, and Distinct, which is an Aggregate by then); a join carries
+# the sides whose rows it keeps unchanged.  A set operation's column is one of its
+# inputs' values: Spark pushes projections and filters into each input of a union (and
+# into the left of an EXCEPT or INTERSECT), where that input's constant is folded in.
+_PASS_THROUGH = (L.Filter, L.Sort, L.Limit, L.Offset, L.Distinct, L.SubqueryAlias)
+_JOIN_SIDES = {L.INNER: (0, 1), L.CROSS: (0, 1), L.LEFT_SEMI: (0, 1), L.LEFT_ANTI: (0, 1),
+               L.LEFT_OUTER: (0,), L.RIGHT_OUTER: (1,)}
+_MAX_COMBINATIONS = 16
+
+# column id -> the constants it may hold (one per set-operation input it comes from)
+Constants = dict[int, tuple[E.Literal, ...]]
+
+
+@lru_cache(maxsize=4096)
+def _raises(e: E.Expr, ansi: bool) -> bool:
+    try:
+        evaluate(e, ansi)
+    except EvaluationError:
+        return True
+    except CannotEvaluate:
+        return False
+    return False
+
+
+def _raising_constants(e: E.Expr, ansi: bool) -> int:
+    """How many maximal constant (foldable, not literal) subexpressions of e raise when
+    evaluated.  Counted in conditional branches too (Spark 4 leaves those unfolded when
+    they raise; counting them only makes the check stricter)."""
+    count, stack = 0, [e]
+    while stack:
+        x = stack.pop()
+        if not (x.mask & E.Literal.bit) or isinstance(x, E.Literal):
+            continue  # a constant is built from literals
+        if x.foldable:
+            count += _raises(x, ansi)
+            continue
+        stack.extend(x.children)
+    return count
+
+
+def _is_null(e: E.Expr) -> bool:
+    if isinstance(e, E.Literal):
+        return e.value is None
+    try:
+        return e.foldable and evaluate(e) is None
+    except (EvaluationError, CannotEvaluate):
+        return False
+
+
+def _count_of_nulls(n: E.Expr) -> E.Expr:
+    """Spark's NullPropagation: `count(NULL, ...)` is the constant 0."""
+    if isinstance(n, E.Agg) and n.name == "count" and n.args and all(_is_null(a) for a in n.args):
+        return E.Literal(0, n.data_type)
+    return n
+
+
+def _substitutions(e: E.Expr, values: Constants) -> list[E.Expr]:
+    """e with its constant columns replaced, once per combination of their constants."""
+    used = sorted(e.references & values.keys())
+    if not used:
+        return [e]
+    combos: list[dict[int, E.Literal]] = [{}]
+    for i in used:
+        combos = [{**c, i: v} for c in combos for v in values[i]][:_MAX_COMBINATIONS]
+    out = []
+    for c in combos:
+        x = transform_up(e, lambda n, c=c: c.get(n.expr_id, n) if isinstance(n, E.Attribute) else n,
+                         E.Attribute.bit)
+        out.append(transform_up(x, _count_of_nulls, E.Agg.bit))
+    return out
+
+
+def _constant_columns(named: tuple[E.Expr, ...], values: Constants, ansi: bool) -> Constants:
+    out: Constants = {}
+    for n in named:
+        if isinstance(n, E.Attribute) and n.expr_id in values:
+            out[n.expr_id] = values[n.expr_id]
+        elif isinstance(n, E.Alias) and (n.child.foldable or n.child.references & values.keys()):
+            found = []
+            for v in _substitutions(n.child, values):
+                if isinstance(v, E.Literal):
+                    found.append(v)
+                elif v.foldable and not T.contains_unknown(v.data_type):
+                    try:
+                        found.append(E.Literal(evaluate(v, ansi), v.data_type))
+                    except (EvaluationError, CannotEvaluate):
+                        pass
+            if found:
+                out[n.expr_id] = tuple(found)
+    return out
+
+
+def _by_position(target: L.Plan, inputs: list[tuple[L.Plan, Constants]]) -> Constants:
+    out: Constants = {}
+    for i, a in enumerate(target.output):
+        found = tuple(v for p, c in inputs for v in c.get(p.output[i].expr_id, ()))
+        if found:
+            out[a.expr_id] = found
+    return out
+
+
+def _carried(p: L.Plan, kids: list[Constants]) -> tuple[Constants, Constants]:
+    """(the constants p's expressions see, the constants p passes up) before p's own."""
+    if isinstance(p, L.Join):
+        seen = {**kids[0], **kids[1]}
+        return seen, {k: v for i in _JOIN_SIDES.get(p.join_type, ()) for k, v in kids[i].items()}
+    if isinstance(p, L.Union):
+        return {}, _by_position(p, list(zip(p.children, kids)))
+    if isinstance(p, (L.Except, L.Intersect)):
+        return {}, _by_position(p, [(p.left, kids[0])])
+    if len(kids) == 1 and isinstance(p, (*_PASS_THROUGH, L.Project, L.Aggregate)):
+        return kids[0], kids[0]
+    if L.is_empty_relation(p):  # written as `SELECT CAST(NULL AS t) AS c, ... WHERE FALSE`
+        return {}, {a.expr_id: (E.Literal(None, a.data_type),) for a in p.output}
+    return {}, {}
+
+
+def spark_fold_errors(plan: L.Plan, ansi: bool) -> int:
+    """How many expressions of the plan (subquery plans included) Spark's optimizer
+    would evaluate to an error before reading a row.
+
+    FoldablePropagation replaces a column that a Project or Aggregate defines as a
+    constant by the constant in the operators above it (through filters, sorts, limits,
+    aliases and the kept sides of joins; Spark pushes what is above a set operation
+    into its inputs); NullPropagation makes `count(NULL)` the constant 0 (an empty
+    relation is written as a row of NULLs under WHERE FALSE); ConstantFolding then
+    evaluates every constant subexpression and raises what evaluation raises, whatever
+    the rows (on Spark 4, `SELECT c % c FROM (SELECT 0L AS c) t WHERE false` fails with
+    REMAINDER_BY_ZERO).
+    Modelled as far as `plans.evaluate` goes (an expression it cannot evaluate is not
+    counted), which is what a rewrite's constants are built from; tests/test_fold_errors
+    checks the model against Spark."""
+    count = 0
+    roots = [plan]
+    while roots:
+        root = roots.pop()
+        constants: dict[int, Constants] = {}
+        stack: list = [(root, False)]
+        while stack:
+            p, expanded = stack.pop()
+            if not expanded:
+                stack.append((p, True))
+                stack.extend((c, False) for c in p.children)
+                continue
+            seen, values = _carried(p, [constants.get(id(c), {}) for c in p.children])
+            for e in p.expressions:
+                if seen and e.references & seen.keys():
+                    count += max(_raising_constants(x, ansi) for x in _substitutions(e, seen))
+                elif e.mask & E.Literal.bit:
+                    count += _raising_constants(e, ansi)
+                if e.deep_mask & _SUBQUERY_MASK:
+                    roots.extend(x.plan for x in e.walk() if isinstance(x, E.SubqueryExpr))
+            if isinstance(p, L.Project):
+                values = _constant_columns(p.projections, values, ansi)
+            elif isinstance(p, L.Aggregate):
+                values = _constant_columns(p.aggregates, values, ansi)
+            if values:
+                constants[id(p)] = values
+    return count
+
+
+class _Counts:
+    """The counts of the last plan checked: a kept rewrite's plan is the next one's
+    `before` (one entry per thread)."""
+
+    local = threading.local()
+
+    @classmethod
+    def of(cls, plan: L.Plan, ansi: bool) -> tuple[int, int]:
+        last = getattr(cls.local, "last", None)
+        if last is not None and last[0] is plan and last[1] == ansi:
+            return last[2]
+        counts = (ungrouped_aggregates(plan), spark_fold_errors(plan, ansi))
+        cls.local.last = (plan, ansi, counts)
+        return counts
+
+
+def rejection(before: L.Plan, after: L.Plan, ansi: bool = True) -> str | None:
     """Why a valid-schema rewrite is not kept, or None."""
-    if ungrouped_aggregates(after) > ungrouped_aggregates(before):
+    (ungrouped, errors), (ungrouped_after, errors_after) = _Counts.of(before, ansi), _Counts.of(after, ansi)
+    if ungrouped_after > ungrouped:
         return "took a grouping expression apart in a select list (Spark's MISSING_AGGREGATION)"
+    if errors_after > errors:
+        return ("made a constant that Spark's optimizer would evaluate to an error before reading "
+                "a row (its FoldablePropagation and ConstantFolding)")
     return None

@@ -341,7 +341,6 @@ SPARK_CASES = [
     "SELECT count(*) + 1 AS c, coalesce(max(x), 0.0) AS m, sum(b) IS NULL AS z FROM t WHERE false",
     "SELECT 1 FROM (SELECT count(*) FROM t WHERE false)",
     "SELECT count(DISTINCT x), stddev(x), bool_and(p), first(s) FROM t WHERE false",
-    "SELECT count(*) / 0 FROM t WHERE false",
     f"SELECT * FROM t WHERE num IN (SELECT count(*) FROM {U_EMPTY})",
 ]
 
@@ -350,6 +349,16 @@ SPARK_CASES = [
 def test_empty_relation_rules_agree_with_spark(spark, tables, sql):
     r = run(sql, *EMPTY_RULES)
     assert fired(r, PROP) or fired(r, "FoldEmptyAggregate")
+    spark_agrees(spark, r)
+
+
+def test_fold_to_a_raising_constant_is_not_kept(spark, tables):
+    # 0 / 0 as a constant raises when Spark plans the query, whatever the rows; here the
+    # original raises too (its one row divides by zero), but the engine does not tell
+    # the two apart (optimizer/validate.py, spark_fold_errors): the fold is not kept
+    r = run("SELECT count(*) / 0 FROM t WHERE false", *EMPTY_RULES)
+    assert not fired(r, "FoldEmptyAggregate")
+    assert any("FoldEmptyAggregate" in w for w in r.trace.warnings)
     spark_agrees(spark, r)
 
 
