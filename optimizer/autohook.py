@@ -1,8 +1,12 @@
 """sparkfold in every SparkSession of a process, with no change to the program.
 
-`sparkfold run -- CMD ARGS...` runs a command (`dbt run`, a script, a notebook server)
-with the environment variable `SPARKFOLD` set and a `sitecustomize` on `PYTHONPATH` that
-calls `activate()` when each Python process of the command starts.  `SPARKFOLD=on`
+Installing sparkfold puts a one-line `sparkfold-autohook.pth` in site-packages: every
+Python process of that environment started with the environment variable `SPARKFOLD`
+set calls `activate()` (through `from_site()`) as it starts.  `sparkfold run -- CMD
+ARGS...` runs a command (`dbt run`, a script, a notebook server) with `SPARKFOLD` set
+and a `sitecustomize` on `PYTHONPATH` that does the same, which also reaches an
+environment where sparkfold was installed in development mode (`pip install -e`, which
+installs no .pth of ours), and prints a summary when the command ends.  `SPARKFOLD=on`
 optimizes every `spark.sql` query of every SparkSession, classic or Spark Connect;
 `SPARKFOLD=lint` reports what it finds and sends each query as written; `off` or unset
 does nothing.  In a program or a notebook, `activate()` does the same for the process.
@@ -72,6 +76,17 @@ def activate(value: str | None = None) -> str:
         sys.meta_path.insert(0, _SessionFinder())
         atexit.register(_write_report)
     return chosen
+
+
+def from_site() -> None:
+    """Called by the `sparkfold-autohook.pth` line that installing sparkfold puts in
+    site-packages, when `SPARKFOLD` is set: Python runs it as each process starts.  It
+    never stops a process from starting (a failure is one line on stderr)."""
+    try:
+        activate()
+    except Exception as e:  # noqa: BLE001 - a process of the user's must start regardless
+        sys.stderr.write(f"sparkfold: SPARKFOLD is set but sparkfold could not arm itself "
+                         f"({type(e).__name__}: {e}); queries are not optimized\n")
 
 
 def hooks() -> list[SqlHook]:

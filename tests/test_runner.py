@@ -98,3 +98,50 @@ def test_an_unknown_mode_leaves_sparkfold_off_and_says_so(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert not result["patched"]
     assert "SPARKFOLD=maybe is not one of on, lint, off" in proc.stderr
+
+
+@pytest.fixture(scope="module")
+def installed_pth(tmp_path_factory):
+    """The `.pth` line the wheel puts at the top of site-packages, from a wheel built as
+    pip builds it (setup.py's build_py adds it; a development install has none)."""
+    import zipfile
+
+    out = tmp_path_factory.mktemp("wheel")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), root],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    (wheel,) = out.glob("sparkfold-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        assert "sparkfold-autohook.pth" in z.namelist()  # at the top, beside the package
+        site_dir = tmp_path_factory.mktemp("site-packages")
+        z.extract("sparkfold-autohook.pth", site_dir)
+    return site_dir
+
+
+def _run_with_site(site_dir, tmp_path, env):
+    """The program in a Python whose startup processed `site_dir` as a site-packages
+    folder (what site.py does with every .pth in site-packages)."""
+    script = tmp_path / "program.py"
+    script.write_text(PROGRAM)
+    boot = f"import site, runpy; site.addsitedir({str(site_dir)!r}); runpy.run_path({str(script)!r})"
+    clean = {k: v for k, v in os.environ.items() if k not in ("SPARKFOLD", "SPARKFOLD_REPORT")}
+    proc = subprocess.run([sys.executable, "-c", boot], cwd=tmp_path, capture_output=True, text=True,
+                          env={**clean, "PYSPARK_PYTHON": sys.executable, **env}, timeout=300)
+    result = next((json.loads(line[7:]) for line in proc.stdout.splitlines() if line.startswith("RESULT ")), None)
+    return proc, result
+
+
+def test_the_installed_pth_arms_sparkfold_when_the_variable_is_set(plain, installed_pth, tmp_path):
+    proc, result = _run_with_site(installed_pth, tmp_path, {"SPARKFOLD": "on"})
+    assert proc.returncode == 0, proc.stderr
+    assert result["patched"] and result["rows"] == plain["rows"]
+    assert result["sent"] == ["SELECT count(1) AS n FROM r WHERE r.k IS NOT NULL"]
+    assert any("v = NULL" in line for line in proc.stderr.splitlines())  # the finding, logged
+
+
+def test_the_installed_pth_does_nothing_when_the_variable_is_unset(plain, installed_pth, tmp_path):
+    proc, result = _run_with_site(installed_pth, tmp_path, {})
+    assert proc.returncode == 0, proc.stderr
+    assert not result["patched"] and result["rows"] == plain["rows"]
+    assert result.get("sent") == []
