@@ -82,7 +82,8 @@ def installed(tmp_path_factory) -> Path:
 
 def test_wheel_installs_only_the_sparkfold_package(installed):
     tops = {p.name for p in installed.iterdir() if not p.name.endswith(".dist-info")}
-    assert tops == {"sparkfold"}
+    # and the one-line .pth that arms sparkfold when SPARKFOLD is set (tests/test_runner.py)
+    assert tops == {"sparkfold", "sparkfold-autohook.pth"}
     for sub in ("optimizer", "rules", "plans", "plans/ir", "plans/sql_in", "plans/sql_out", "plans/pyspark"):
         assert (installed / "sparkfold" / sub / "__init__.py").is_file(), sub
     assert not (installed / "sparkfold" / "tests").exists()
