@@ -123,8 +123,22 @@ def _spanning(method):
 # Of the modelled ones, these are kept as written, since sqlglot's node spells them
 # differently (`ltrim` is a TRIM(LEADING ...), `year(d)` is `year(TO_DATE(d))`).
 # (`corr(DISTINCT x, y)`: sqlglot's two-argument aggregate builders cannot take DISTINCT)
+# (`percentile_cont(p) WITHIN GROUP (...)`: sqlglot's Spark printer makes it percentile_approx)
 _MODELLED_AS_WRITTEN = frozenset({"LTRIM", "RTRIM", "DATE_SUB", "DATEDIFF", "YEAR", "MONTH", "DAYOFMONTH", "CORR",
-                                  "COVAR_POP", "COVAR_SAMP"})
+                                  "COVAR_POP", "COVAR_SAMP", "PERCENTILE_CONT", "PERCENTILE_DISC"})
+# `first_value(v, true)` is sqlglot's `FIRST_VALUE(v) IGNORE NULLS`, which Spark names
+# `first(v)`: the two-argument form stays as written (the one-argument form and the
+# IGNORE NULLS syntax keep sqlglot's nodes)
+_IGNORE_NULLS_ARGUMENT = frozenset({"FIRST", "LAST", "FIRST_VALUE", "LAST_VALUE", "ANY_VALUE"})
+
+
+def _as_written_with_two_arguments(name: str, build):
+    def parse(args, *rest):
+        if len(args) == 2:
+            return exp.Anonymous(this=name.lower(), expressions=args)
+        return build(args, *rest)
+
+    return parse
 # Special-syntax parsers for calls that have none in Spark (`initcap(s)` became `initcap(s, ' ')`)
 _AS_WRITTEN_SYNTAX = frozenset({"INITCAP", "CEIL", "FLOOR", "CHAR", "CHR", "DECODE"})
 
@@ -178,7 +192,8 @@ class SparkSQL(Spark):
         # functions, which changes values (`to_char(d, '999')` became `CAST(d AS STRING)`),
         # validity (`timestampadd(DAY, 1, ts)` became `DATE_ADD(DAY, 1, ts)`) or Spark's
         # column names (`date_sub(dt, 1)` became `DATE_ADD(dt, 1 * -1)`).
-        FUNCTIONS = {name: build for name, build in Spark.Parser.FUNCTIONS.items() if _typed_call(name, build)}
+        FUNCTIONS = {name: (_as_written_with_two_arguments(name, build) if name in _IGNORE_NULLS_ARGUMENT else build)
+                     for name, build in Spark.Parser.FUNCTIONS.items() if _typed_call(name, build)}
         FUNCTION_PARSERS = {name: parse for name, parse in Spark.Parser.FUNCTION_PARSERS.items()
                             if name not in _AS_WRITTEN_SYNTAX}
 
@@ -199,8 +214,9 @@ class SparkSQL(Spark):
             return result
 
     class Generator(Spark.Generator):
-        TRANSFORMS = {**Spark.Generator.TRANSFORMS, exp.Anonymous: _typed_literal_sql,
-                      exp.Not: _not_sql, exp.NullSafeEQ: _null_safe_eq_sql}
+        # (WITHIN GROUP printed as written: Spark's printer turns it into percentile_approx)
+        TRANSFORMS = {**{k: v for k, v in Spark.Generator.TRANSFORMS.items() if k is not exp.WithinGroup},
+                      exp.Anonymous: _typed_literal_sql, exp.Not: _not_sql, exp.NullSafeEQ: _null_safe_eq_sql}
 
 
 DIALECT = SparkSQL()

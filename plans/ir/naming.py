@@ -231,6 +231,101 @@ _ROW_FRAME_FUNCTIONS = {"rank", "dense_rank", "percent_rank", "row_number", "nti
 _UNBOUNDED_TO_CURRENT = "BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
 
 
+def _call_wrappers() -> tuple:
+    """What sqlglot wraps around a call (`FILTER`, `IGNORE NULLS`, `WITHIN GROUP`)."""
+    from sqlglot import exp
+
+    return (exp.Filter, exp.IgnoreNulls, exp.RespectNulls, exp.WithinGroup)
+
+
+# The ignore-nulls flag as an argument (`first(v, true)`) or as syntax (`first(v) IGNORE
+# NULLS`) is not in Spark's name; the syntax also renames first_value and last_value
+# (read off Spark 4: `first_value(v) IGNORE NULLS OVER w` is `first(v) OVER ...`).
+_IGNORE_NULLS_FLAG = frozenset({"first", "last", "first_value", "last_value", "any_value"})
+_IGNORE_NULLS_RENAMED = {"first_value": "first", "last_value": "last"}
+
+
+def _wrapped_call_text(fn, wrappers, text, window: bool) -> str | None:
+    """Spark's name for a call inside its wrappers (innermost first in `wrappers` order
+    reversed: `wrappers[0]` is the outermost), or None when the form is not known."""
+    from sqlglot import exp
+
+    from .dialect import function_name
+
+    name = function_name(fn)
+    keys = [k for k, v in fn.args.items() if v is not None and v is not False]
+    if any(k not in ("this", "expressions", "expression", "big_int") for k in keys):
+        return None
+    raw = ([fn.this] if fn.args.get("this") is not None else []) + \
+        ([fn.args["expression"]] if fn.args.get("expression") is not None else []) + list(fn.expressions)
+    if isinstance(fn, exp.Anonymous):
+        raw = list(fn.expressions)
+    texts = [text(a) for a in raw]
+    if None in texts:
+        return None
+    nulls = [w for w in wrappers if isinstance(w, (exp.IgnoreNulls, exp.RespectNulls))]
+    if name in _IGNORE_NULLS_FLAG and len(texts) == 2 and texts[1] in ("true", "false") and not nulls:
+        texts = texts[:1]
+    suffix = ""
+    if nulls:
+        if len(nulls) > 1:
+            return None
+        if name in _IGNORE_NULLS_FLAG:
+            name = _IGNORE_NULLS_RENAMED.get(name, name)
+        elif name == "nth_value" and isinstance(nulls[0], exp.IgnoreNulls):
+            suffix = " ignore nulls"
+        elif name not in ("lag", "lead"):
+            return None
+    shown = _UPPER_WINDOW_FUNCTIONS.get(name, name) if window else None
+    out = f"{shown}({', '.join(texts)})" if shown is not None else call_name(name, texts)
+    out += suffix
+    for w in reversed(wrappers):
+        if isinstance(w, exp.Filter):
+            where = w.expression
+            cond = text(where.this if isinstance(where, exp.Where) else where)
+            if cond is None:
+                return None
+            out = f"{out} FILTER (WHERE {cond})"
+        elif isinstance(w, exp.WithinGroup):
+            order = w.expression
+            items = []
+            for o in (order.expressions if isinstance(order, exp.Order) else []):
+                t = text(o.this)
+                if t is None or (o.args.get("nulls_first") is not None
+                                 and bool(o.args.get("nulls_first")) == bool(o.args.get("desc"))):
+                    return None  # an explicit NULLS order Spark would print: not read off yet
+                items.append(f"{t} DESC" if o.args.get("desc") else t)
+            if not items:
+                return None
+            out = f"{out} WITHIN GROUP (ORDER BY {', '.join(items)})"
+    return out
+
+
+def wrapped_call_name(template, args) -> str | None:
+    """Spark's name for an aggregate call written with a wrapper (`percentile_cont(p)
+    WITHIN GROUP (ORDER BY x)`, `first(v) IGNORE NULLS`, `f(x) FILTER (WHERE c)`) or with
+    its ignore-nulls flag as an argument (`first(v, true)`), outside a window; `template`
+    has placeholder columns for `args` (see plans.sql_in.expr_calls.opaque_call)."""
+    from sqlglot import exp
+
+    from .dialect import ARG_PREFIX
+
+    def text(node) -> str | None:
+        if isinstance(node, exp.Column) and node.name.startswith(ARG_PREFIX) and not node.table:
+            return spark_name(args[int(node.name[len(ARG_PREFIX):])])
+        if isinstance(node, exp.Star):
+            return "1"
+        return None
+
+    fn, wrappers = template, []
+    while isinstance(fn, _call_wrappers()):
+        wrappers.append(fn)
+        fn = fn.this
+    if not isinstance(fn, exp.Func):
+        return None
+    return _wrapped_call_text(fn, wrappers, text, window=False)
+
+
 def window_name(template, args) -> str | None:
     """Spark's name for `fn(...) OVER (...)`, e.g. `sum(x) OVER (PARTITION BY s ROWS
     BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)`; None if not a simple form.
@@ -250,10 +345,16 @@ def window_name(template, args) -> str | None:
     if not isinstance(template, exp.Window) or template.args.get("alias"):
         return None
     fn = template.this
-    if not isinstance(fn, exp.Func) or isinstance(fn, (exp.IgnoreNulls, exp.RespectNulls)):
+    wrappers = []
+    while isinstance(fn, _call_wrappers()):
+        wrappers.append(fn)
+        fn = fn.this
+    if not isinstance(fn, exp.Func):
         return None
     name = function_name(fn)
     if name in ("lag", "lead"):
+        if any(isinstance(w, (exp.Filter, exp.WithinGroup)) for w in wrappers):
+            return None
         raw = [fn.this, fn.args.get("offset"), fn.args.get("default")]
         if isinstance(fn, exp.Anonymous):
             raw = (list(fn.expressions) + [None, None])[:3]
@@ -265,17 +366,9 @@ def window_name(template, args) -> str | None:
         frame = f"ROWS BETWEEN {n} FOLLOWING AND {n} FOLLOWING"
         fn_text = f"{name}({', '.join(parts)})"
     else:
-        keys = [k for k, v in fn.args.items() if v is not None and v is not False]
-        if any(k not in ("this", "expressions", "expression", "big_int") for k in keys):
+        fn_text = _wrapped_call_text(fn, wrappers, text, window=True)
+        if fn_text is None:
             return None
-        raw = ([fn.this] if fn.args.get("this") is not None else []) + \
-            ([fn.args["expression"]] if fn.args.get("expression") is not None else []) + list(fn.expressions)
-        if isinstance(fn, exp.Anonymous):
-            raw = list(fn.expressions)
-        texts = [text(a) for a in raw]
-        if None in texts:
-            return None
-        fn_text = f"{_UPPER_WINDOW_FUNCTIONS.get(name, name)}({', '.join(texts)})"
         frame = None
     pieces = []
     partition = template.args.get("partition_by") or []

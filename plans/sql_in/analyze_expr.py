@@ -20,6 +20,7 @@ from .catalog import Catalog
 from .expr_calls import (
     analyze_anonymous,
     analyze_filter,
+    analyze_wrapped_call,
     analyze_window,
     function_or_opaque,
     opaque_call,
@@ -186,6 +187,9 @@ _ANALYZERS: dict[type, Callable[..., E.Expr | None]] = {
     exp.Anonymous: analyze_anonymous,
     exp.Window: analyze_window,
     exp.Filter: analyze_filter,
+    exp.WithinGroup: analyze_wrapped_call,
+    exp.IgnoreNulls: analyze_wrapped_call,
+    exp.RespectNulls: analyze_wrapped_call,
 }
 
 

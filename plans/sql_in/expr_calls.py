@@ -32,15 +32,32 @@ def analyze_anonymous(ea, node: exp.Anonymous, ctx):
     return function_or_opaque(ea, node, ctx)
 
 
+# What sqlglot wraps around a call: `f(x) FILTER (WHERE ...)`, `f(x) IGNORE NULLS`
+# (also how it reads `first_value(x, true)`), `f(p) WITHIN GROUP (ORDER BY ...)`.
+CALL_WRAPPERS = (exp.Filter, exp.IgnoreNulls, exp.RespectNulls, exp.WithinGroup)
+
+
+def _ignore_nulls_flag(node) -> bool:
+    """`first(v, true)` and its kin: the flag is not in Spark's column name."""
+    return isinstance(node, exp.Anonymous) and function_name(node) in (
+        "first", "last", "first_value", "last_value", "any_value") and len(node.expressions) == 2
+
+
 def analyze_window(ea, node, ctx):
     if not ctx.allow_windows:
         raise AnalysisError(f"window functions are not allowed in {ctx.clause}")
     fn = node.this
+    while isinstance(fn, CALL_WRAPPERS):
+        fn = fn.this
     name = function_name(fn) if isinstance(fn, exp.Expression) else ""
     out = ea.opaque(node, ctx, kind="window", root_is_structure=True)
     from ..ir.naming import window_name
 
-    spark_text = window_name(out.template, out.args) or out.sql_text
+    spark_text = window_name(out.template, out.args)
+    if spark_text is None:
+        if isinstance(node.this, CALL_WRAPPERS) or _ignore_nulls_flag(fn):
+            raise NotModelled(f"Spark's column name for {node.sql(dialect='spark')[:60]}")
+        spark_text = out.sql_text
     return out.copy(data_type_=window_type(ea, name, out, fn, ctx), sql_text=spark_text)
 
 
@@ -78,6 +95,10 @@ def analyze_filter(ea, node: exp.Filter, ctx):
         raise NotModelled("a non-deterministic aggregate FILTER")  # Spark rejects it
     if isinstance(agg, E.Agg) and agg.filter is None:
         return agg.copy(filter=ea.analyze(cond, replace(ctx, allow_aggregates=False)))
+    if isinstance(agg, E.Opaque) and agg.kind == "aggregate":
+        # an unmodelled aggregate with a FILTER: one aggregate, whose columns (the
+        # filter's too) are read inside it, named as Spark names it
+        return ea.opaque(node, ctx, kind="aggregate", root_is_structure=True)
     return ea.opaque(node, ctx)
 
 
@@ -104,7 +125,20 @@ def function_or_opaque(ea, node: exp.Expression, ctx: Ctx) -> E.Expr:
     return ea.opaque(node, ctx, kind)
 
 
-def aggregate_call(ea, node, name, ctx) -> E.Expr:
+def analyze_wrapped_call(ea, node, ctx):
+    """`f(p) WITHIN GROUP (ORDER BY x)`, `f(x) IGNORE NULLS` outside a window: an
+    unmodelled aggregate (or call), its arguments read inside it."""
+    fn = node.this
+    while isinstance(fn, CALL_WRAPPERS):
+        fn = fn.this
+    name = function_name(fn) if isinstance(fn, exp.Expression) else ""
+    if not (name in F.AGGREGATE_FUNCTIONS or name in F.KNOWN_AGGREGATE_NAMES or isinstance(fn, exp.AggFunc)):
+        return ea.opaque(node, ctx)
+    _check_aggregate_allowed(node, name, ctx)
+    return ea.opaque(node, ctx, kind="aggregate", root_is_structure=True)
+
+
+def _check_aggregate_allowed(node, name, ctx) -> None:
     if not ctx.allow_aggregates and ctx.scope.parent is not None:
         # in a subquery, an aggregate of the outer query's columns (`HAVING EXISTS
         # (... WHERE b < min(emp.salary))`) belongs to the outer aggregate
@@ -117,6 +151,10 @@ def aggregate_call(ea, node, name, ctx) -> E.Expr:
         # Spark rejects it (AGGREGATE_FUNCTION_WITH_NONDETERMINISTIC_EXPRESSION); a rule
         # folding the aggregate (count -> count(1), empty input) would hide that error
         raise NotModelled(f"a non-deterministic argument of {name}()")
+
+
+def aggregate_call(ea, node, name, ctx) -> E.Expr:
+    _check_aggregate_allowed(node, name, ctx)
     inner = replace(ctx, in_aggregate=True, allow_windows=False)
     spec = F.AGGREGATE_FUNCTIONS.get(name)
     args = _positional_args(node)
@@ -168,13 +206,23 @@ def opaque_call(ea, node: exp.Expression, ctx: Ctx, kind: str = "scalar",
                     new_items.append(exp.column(f"{ARG_PREFIX}{len(args) - 1}"))
                     changed = True
                 else:
-                    visit(v, False)
+                    # a window's function may be wrapped (`f(x) FILTER (...)`, `IGNORE
+                    # NULLS`, `WITHIN GROUP (...)`): the function inside is structure too
+                    visit(v, this_is_structure and key == "this" and isinstance(v, CALL_WRAPPERS))
                     new_items.append(v)
             if changed:
                 n.set(key, new_items if isinstance(value, list) else new_items[0])
 
     visit(template, root_is_structure)
-    name = _opaque_name(node, args)
+    name = None
+    if kind == "aggregate" and (isinstance(node, CALL_WRAPPERS) or _ignore_nulls_flag(node)):
+        from ..ir.naming import wrapped_call_name
+
+        name = wrapped_call_name(template, args)
+        if name is None:
+            raise NotModelled(f"Spark's column name for {node.sql(dialect='spark')[:60]}")
+    if name is None:
+        name = _opaque_name(node, args)
     data_type = T.UNKNOWN
     if kind == "scalar":  # (a window's type is window_type's)
         data_type = F.opaque_result_type(function_name(node), [a.data_type for a in args])

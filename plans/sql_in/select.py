@@ -5,12 +5,15 @@ takes the `Analyzer` first."""
 
 from __future__ import annotations
 
+import re
+
 from sqlglot import exp
 
 from ..ir import expressions as E
 from ..ir import logical as L
 from ..ir.errors import AnalysisError
 from ..ir.naming import spark_name
+from ..ir.printer import expr_str, plan_str
 from ..ir.tree import transform_down
 from .expr_context import Ctx, NotModelled, require_boolean
 from .from_clause import from_items
@@ -172,7 +175,7 @@ def limit_count(an, node, what: str) -> int:
 
 def aggregate_query(an, sel, plan, scope, items, group, having) -> L.Plan:
     grouping = grouping_expressions(an, group, items, scope) if group is not None else []
-    named = named_items(an, items)
+    named = _grouping_subqueries_shared(named_items(an, items), grouping)
     for e in named:
         check_grouped(an, e, grouping, scope)
 
@@ -275,6 +278,52 @@ def grouping_expressions(an, group: exp.Group, items, scope) -> list[E.Expr]:
                     continue
             raise
     return out
+
+
+_SUBQUERY_BITS = E.ScalarSubquery.bit | E.Exists.bit | E.InSubquery.bit
+
+
+def _subquery_plans(e: E.Expr) -> list[L.Plan]:
+    """The plans of e's subqueries, nested ones included."""
+    plans, stack = [], [x.plan for x in e.walk() if isinstance(x, E.SubqueryExpr)]
+    while stack:
+        p = stack.pop()
+        plans.append(p)
+        for op in p.walk():
+            for x in op.expressions:
+                if x.deep_mask & _SUBQUERY_BITS:
+                    stack.extend(y.plan for y in x.walk() if isinstance(y, E.SubqueryExpr))
+    return plans
+
+
+def _subquery_key(e: E.Expr) -> str:
+    """e's text with the ids its subqueries produce numbered in order of appearance:
+    `a IN (SELECT a FROM u)` written twice is analyzed twice, with new ids inside, and
+    is the same expression to Spark (it compares canonical plans)."""
+    plans = _subquery_plans(e)
+    inner = set().union(*(L.produced_ids(p) for p in plans))
+    numbers: dict[int, int] = {}
+
+    def canon(m: re.Match) -> str:
+        i = int(m.group(1))
+        return f"#s{numbers.setdefault(i, len(numbers))}" if i in inner else m.group(0)
+
+    return re.sub(r"#(\d+)", canon, expr_str(e) + "\n".join(plan_str(p) for p in plans))
+
+
+def _grouping_subqueries_shared(named: list[E.Expr], grouping: list[E.Expr]) -> list[E.Expr]:
+    """Select items that repeat a GROUP BY expression holding a subquery use the GROUP
+    BY's own instance (so that they are grouped, as Spark sees them)."""
+    keyed = {_subquery_key(g): g for g in grouping if g.deep_mask & _SUBQUERY_BITS}
+    if not keyed:
+        return named
+
+    def share(x: E.Expr) -> E.Expr:
+        if x.deep_mask & _SUBQUERY_BITS and not isinstance(x, E.Alias):
+            return keyed.get(_subquery_key(x), x)
+        return x
+
+    return [transform_down(e, share) for e in named]
 
 
 def check_grouped(an, e: E.Expr, grouping: list[E.Expr], scope: Scope) -> None:
