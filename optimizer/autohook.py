@@ -31,9 +31,9 @@ import os
 import sys
 import threading
 import weakref
-from typing import Any
+from typing import Any, Callable
 
-from .hooks import SqlHook
+from .hooks import QueryRecord, SqlHook
 
 MODES = ("on", "lint", "off")
 _SESSION_MODULES = ("pyspark.sql.session", "pyspark.sql.connect.session")
@@ -56,6 +56,22 @@ def mode(value: str | None = None) -> str:
         log.warning("sparkfold: SPARKFOLD=%s is not one of on, lint, off: sparkfold stays off", text)
         return "off"
     return text
+
+
+_callbacks: list[Callable[[QueryRecord], Any]] = []
+
+
+def on_query(callback: Callable[[QueryRecord], Any]) -> Callable[[QueryRecord], Any]:
+    """Call `callback(record)` after every query of every armed session (a
+    `hooks.QueryRecord`: the text sent, the rules, the findings); usable as a decorator."""
+    with _lock:
+        _callbacks.append(callback)
+    return callback
+
+
+def _each_query(record: QueryRecord) -> None:
+    for callback in list(_callbacks):
+        callback(record)
 
 
 def activate(value: str | None = None) -> str:
@@ -101,7 +117,7 @@ def _hook(session: Any, original) -> SqlHook:
             hook = _hooks.get(session)
             if hook is None:
                 hook = SqlHook(session, lint_only=_active == "lint", report=True,
-                               original=functools.partial(original, session))
+                               original=functools.partial(original, session), on_query=_each_query)
                 _hooks[session] = hook
     return hook
 
@@ -163,8 +179,9 @@ def _write_report() -> None:
     try:
         with open(path, "a", encoding="utf-8") as f:
             f.write(json.dumps({"pid": os.getpid(), "mode": _active, **counts()}) + "\n")
-    except OSError:
-        pass
+    except OSError as e:  # the runner's summary misses this process: say so, once
+        sys.stderr.write(f"sparkfold: could not add this process's counts to the run's summary "
+                         f"({e.strerror or e}: {path})\n")
 
 
 def chain_sitecustomize(ours: str) -> None:

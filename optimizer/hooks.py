@@ -33,11 +33,13 @@ comment ``/* sparkfold:off */`` is passed through untouched.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import logging
 import re
 import threading
+import time
 from typing import Any, Callable, Iterable
 
 from ..plans.ir.errors import InternalError, SparkfoldError
@@ -198,14 +200,37 @@ def _restore_positional_markers(sql: str, n: int) -> str | None:
 
 # -- the spark.sql hook --------------------------------------------------------------
 
+@dataclasses.dataclass(frozen=True)
+class QueryRecord:
+    """What the hook did with one `spark.sql` call (passed to `on_query`, kept in
+    `SqlHook.history`)."""
+
+    sql: str                   # the query as the program gave it (formatted, if it was)
+    sent: str                  # the text Spark received
+    rewritten: bool            # sparkfold's text was sent (lint mode: it would have been)
+    rules: tuple[str, ...]     # the rules that rewrote it
+    findings: tuple            # optimizer.findings.Finding, each with line, column, code
+    passthrough: str | None    # why sparkfold left it as written (not a query it models)
+    error: str | None          # an internal error, or Spark rejecting the optimized text
+    seconds: float             # sparkfold's own time for it
+
+    def to_dict(self) -> dict:
+        out = dataclasses.asdict(self)
+        out["findings"] = [f.to_dict() if hasattr(f, "to_dict") else str(f) for f in self.findings]
+        return out
+
+
 class SqlHook:
     """The handle `install` returns: `.uninstall()`, a context manager, and what the
     last query did: `.last` (the OptimizeResult, None when it was passed through; also
-    `.trace` and `.findings`), `.last_sql` (the text Spark received), `.last_error`."""
+    `.trace` and `.findings`), `.last_sql` (the text Spark received), `.last_error`.
+    `.history` keeps a `QueryRecord` of the latest queries (`history` of them, 100 by
+    default), and `on_query(record)` is called after each one is sent."""
 
     def __init__(self, spark: Any, catalog: Any = None, strict: bool = False,
                  exclude: Iterable[str] = (), *, lint_only: bool = False, report: bool = False,
-                 original: Callable[..., Any] | None = None):
+                 original: Callable[..., Any] | None = None,
+                 on_query: Callable[[QueryRecord], Any] | None = None, history: int = 100):
         self.spark = spark
         self.strict = strict
         self.exclude = tuple(exclude)
@@ -224,6 +249,9 @@ class SqlHook:
         self.rewritten = 0        # queries whose optimized text differs (lint_only: would differ)
         self.findings_seen = 0
         self.internal_errors = 0
+        self.on_query = on_query
+        self.history: collections.deque[QueryRecord] = collections.deque(maxlen=max(history, 0))
+        self._callback_failed = False
 
     # what the last query did
     @property
@@ -280,27 +308,61 @@ class SqlHook:
         if getattr(self._local, "busy", False):  # spark.sql called from inside sparkfold
             return self._original(sqlQuery, args, **kwargs)
         self._local.busy = True
+        t0 = time.perf_counter()
         try:
             text = self._formatted(sqlQuery, kwargs)
             if text is None:  # DataFrames or Columns in kwargs: Spark formats them itself
                 self.last, self.last_sql = None, sqlQuery
+                self.last_error = None
+                self._record(sqlQuery, sqlQuery, time.perf_counter() - t0)
                 return self._original(sqlQuery, args, **kwargs)
             optimized = self._optimize(text)
         finally:
             self._local.busy = False
+        seconds = time.perf_counter() - t0
         self.last_sql = text
         if optimized == text or self.lint_only:
+            self._record(text, text, seconds, would_rewrite=optimized != text)
             return self._original(text, args)
         try:
             df = self._original(optimized, args)
             self.last_sql = optimized
+            self._record(text, optimized, seconds)
             return df
         except Exception as e:
             # Spark rejected the optimized text: a sparkfold bug unless the original fails too
             df = self._original(text, args)
             self._failed(InternalError(f"Spark rejected the optimized SQL ({type(e).__name__}: "
                                        f"{first_line(e)}); please report this as a bug"))
+            self._record(text, text, seconds)
             return df
+
+    def _record(self, sql: str, sent: str, seconds: float, would_rewrite: bool = False) -> None:
+        if self.history.maxlen == 0 and self.on_query is None:
+            return
+        result = self.last
+        rewritten = sent != sql or would_rewrite
+        error = self.last_error
+        record = QueryRecord(
+            sql=sql, sent=sent, rewritten=rewritten,
+            rules=tuple(sorted({step.rule for step in result.trace.rewrites})) if result is not None and rewritten
+            else (),
+            findings=tuple(result.findings) if result is not None else (),
+            passthrough=(result.passthrough if result is not None else
+                         (getattr(error, "message", None) if error is not None
+                          and not isinstance(error, InternalError) else None)),
+            error=first_line(error) if isinstance(error, InternalError) or
+            (error is not None and not isinstance(error, SparkfoldError)) else None,
+            seconds=seconds)
+        self.history.append(record)
+        if self.on_query is not None:
+            try:
+                self.on_query(record)
+            except Exception as e:  # the program's callback must not break its queries
+                if not self._callback_failed:
+                    self._callback_failed = True
+                    log.warning("sparkfold: the on_query callback raised %s: %s (said once)",
+                                type(e).__name__, first_line(e))
 
     def _formatted(self, sql: str, kwargs: dict) -> str | None:
         """`spark.sql(text, **kwargs)` formats the text first; do it the same way when the
@@ -375,13 +437,16 @@ def first_line(e: BaseException) -> str:
 
 
 def install(spark: Any, catalog: Any = None, strict: bool = False, *,
-            exclude: Iterable[str] = ()) -> SqlHook:
+            exclude: Iterable[str] = (), on_query: Callable[[QueryRecord], Any] | None = None,
+            history: int = 100) -> SqlHook:
     """Optimize every query of `spark.sql` on this session before Spark sees it.
 
     `catalog`: the schemas to optimize against (a `plans.Catalog`, a mapping, a JSON
     path); by default they are read from the session for each query.  `strict`: raise
-    instead of failing open.  `exclude`: rule names not to run.  Returns the handle."""
-    return SqlHook(spark, catalog, strict, exclude).install()
+    instead of failing open.  `exclude`: rule names not to run.  `on_query`: called with a
+    `QueryRecord` after each query is sent; `history`: how many records the handle keeps
+    (`.history`).  Returns the handle."""
+    return SqlHook(spark, catalog, strict, exclude, on_query=on_query, history=history).install()
 
 
 # -- sqlglot and plain-string hooks ----------------------------------------------------
@@ -440,5 +505,5 @@ def _fail_open(e: Exception, strict: bool) -> None:
                     first_line(e))
 
 
-__all__ = ["install", "SqlHook", "optimize_expression", "sql_rewriter", "rewrite", "opted_out",
+__all__ = ["install", "SqlHook", "QueryRecord", "optimize_expression", "sql_rewriter", "rewrite", "opted_out",
            "OPT_OUT"]

@@ -23,7 +23,7 @@ from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
 from ..plans.ir import types as T
 from .base import plan_rule, transform_up_typed
-from .pushdown import exact_type
+from .predicates import exact_type
 
 
 def _binding(c: E.Expr) -> tuple[int, E.Literal] | None:

@@ -51,3 +51,18 @@ def types_reliable(e: E.Expr) -> bool:
     """type_is_reliable for e and everything below it (a wrong type propagates up: a
     rewrite choosing among branches must not pick by a type Spark does not give)."""
     return all(type_is_reliable(n) for n in e.walk() if not isinstance(n, (E.Opaque, E.Agg)))
+
+
+_EXACT = frozenset((T.BOOLEAN, T.BYTE, T.SHORT, T.INT, T.LONG, T.STRING, T.BINARY, T.DATE,
+                    T.TIMESTAMP, T.TIMESTAMP_NTZ) + T.DAY_TIME_INTERVALS + T.YEAR_MONTH_INTERVALS)
+
+
+def exact_type(t: T.DataType) -> bool:
+    """Are equal values of t identical (no 0.0 / -0.0, no collation)?"""
+    if isinstance(t, T.DecimalType):
+        return True
+    if isinstance(t, T.ArrayType):
+        return exact_type(t.element)
+    if isinstance(t, T.StructType):
+        return all(exact_type(f.data_type) for f in t.fields)
+    return t in _EXACT

@@ -46,16 +46,12 @@ from __future__ import annotations
 
 from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
-from ..plans.ir import types as T
 from ..plans.ir.tree import mask_of
 from .base import plan_rule
 from .constraints import substitute
+from .predicates import exact_type
 
 _BLOCKED = mask_of(E.ScalarSubquery, E.Exists, E.InSubquery, E.Opaque)
-
-_EXACT = frozenset((T.BOOLEAN, T.BYTE, T.SHORT, T.INT, T.LONG, T.STRING, T.BINARY, T.DATE,
-                    T.TIMESTAMP, T.TIMESTAMP_NTZ) + T.DAY_TIME_INTERVALS + T.YEAR_MONTH_INTERVALS)
-
 
 def _safe(e: E.Expr) -> bool:
     """Can e be evaluated on other rows, or in another order, with no visible change?"""
@@ -65,17 +61,6 @@ def _safe(e: E.Expr) -> bool:
 def _passable(e: E.Expr) -> bool:
     """Can a filter move below an operator that computes e (as Catalyst moves it)?"""
     return e.deterministic and not (e.deep_mask & _BLOCKED)
-
-
-def exact_type(t: T.DataType) -> bool:
-    """Are equal values of t identical (no 0.0 / -0.0, no collation)?"""
-    if isinstance(t, T.DecimalType):
-        return True
-    if isinstance(t, T.ArrayType):
-        return exact_type(t.element)
-    if isinstance(t, T.StructType):
-        return all(exact_type(f.data_type) for f in t.fields)
-    return t in _EXACT
 
 
 def _constant(e: E.Expr | None) -> bool:

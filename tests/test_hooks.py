@@ -235,6 +235,38 @@ def test_sql_spark_rejects_falls_back_to_the_original(spark, tables, monkeypatch
         spark.sql(sql)
 
 
+def test_on_query_and_history_record_what_each_query_did(spark, tables, received):
+    seen = []
+    queries = ["SELECT num FROM t WHERE num > 8 OR s = NULL",   # rewritten (NullPropagation...)
+               "SELECT num FROM t WHERE num > 8",                 # left as written
+               "SELECT nope FROM t"]                              # not a query of this catalog
+    with hooks.install(spark, on_query=seen.append, history=2) as hook:
+        for q in queries:
+            try:
+                spark.sql(q).collect()
+            except Exception:  # Spark's own error for the last one
+                pass
+    assert [r.sql for r in seen] == queries
+    first, second, third = seen
+    assert first.rewritten and first.sent == received[0] != first.sql and first.rules
+    assert any(f.code for f in first.findings)  # `s = NULL` is a finding
+    assert not second.rewritten and second.sent == second.sql and second.rules == ()
+    assert not third.rewritten and third.passthrough and "nope" in third.passthrough and third.error is None
+    assert all(r.seconds >= 0 for r in seen)
+    assert list(hook.history) == [second, third]  # bounded: the latest two
+    assert first.to_dict()["findings"][0]["code"]
+
+
+def test_a_failing_on_query_callback_is_logged_once_and_queries_run(spark, tables, caplog):
+    def broken(record):
+        raise ValueError("callback bug")
+
+    with caplog.at_level(logging.WARNING, logger="sparkfold"), hooks.install(spark, on_query=broken):
+        assert rows(spark.sql("SELECT num FROM t WHERE num > 9")) == [(10,)]
+        assert rows(spark.sql("SELECT num FROM t WHERE num > 9")) == [(10,)]
+    assert caplog.text.count("the on_query callback raised ValueError: callback bug") == 1
+
+
 def test_user_errors_are_left_to_spark(spark, tables):
     with hooks.install(spark) as hook:
         with pytest.raises(Exception) as info:

@@ -23,6 +23,12 @@ PROGRAM = textwrap.dedent("""
     spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
              .config("spark.sql.shuffle.partitions", "1").getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
+    records = []
+    try:
+        from sparkfold.optimizer import autohook
+        autohook.on_query(lambda r: records.append([r.rewritten, len(r.findings)]))
+    except ImportError:
+        pass
     spark.createDataFrame([(1, "a"), (2, None), (3, "c")], "k int, v string").createOrReplaceTempView("r")
     out = {
         "rows": [sorted(map(tuple, spark.sql(q).collect())) for q in (
@@ -30,6 +36,7 @@ PROGRAM = textwrap.dedent("""
             "SELECT count(k) AS n FROM r WHERE k IS NOT NULL",
         )],
         "patched": hasattr(type(spark), "_sparkfold_original_sql"),
+        "records": records,
     }
     try:
         from sparkfold.optimizer import autohook
@@ -58,7 +65,7 @@ def plain(tmp_path_factory):
     """The program on its own: what Spark returns without sparkfold."""
     proc, result = _run([], tmp_path_factory.mktemp("plain"))
     assert proc.returncode == 0 and result is not None, proc.stderr
-    assert not result["patched"]
+    assert not result["patched"] and result["records"] == []
     return result
 
 
@@ -67,6 +74,7 @@ def test_run_optimizes_every_session_of_the_command(plain, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert result["patched"] and result["rows"] == plain["rows"]
     assert result["sent"] == ["SELECT count(1) AS n FROM r WHERE r.k IS NOT NULL"]  # the last query, rewritten
+    assert result["records"] == [[True, 1], [True, 1]]  # autohook.on_query saw both queries
     lines = proc.stderr.splitlines()
     assert any("v = NULL" in line and "warning" in line for line in lines), proc.stderr  # the finding, logged
     assert lines[-1] == "sparkfold: 2 queries in 1 process: 2 rewritten, 2 findings", proc.stderr
@@ -145,3 +153,15 @@ def test_the_installed_pth_does_nothing_when_the_variable_is_unset(plain, instal
     assert proc.returncode == 0, proc.stderr
     assert not result["patched"] and result["rows"] == plain["rows"]
     assert result.get("sent") == []
+
+
+def test_a_report_that_cannot_be_written_is_said(monkeypatch, tmp_path, capsys):
+    from sparkfold.optimizer import autohook
+
+    monkeypatch.setenv("SPARKFOLD_REPORT", str(tmp_path))  # a folder: cannot be appended to
+    monkeypatch.setattr(autohook, "hooks", lambda: [object()])
+    monkeypatch.setattr(autohook, "counts", lambda: {"queries": 1})
+    autohook._write_report()
+    err = capsys.readouterr().err
+    assert err.startswith("sparkfold: could not add this process's counts to the run's summary")
+    assert str(tmp_path) in err

@@ -308,6 +308,17 @@ def wrapped_call_name(template, args) -> str | None:
     has placeholder columns for `args` (see plans.sql_in.expr_calls.opaque_call)."""
     from sqlglot import exp
 
+    fn, wrappers = _unwrapped(template)
+    if not isinstance(fn, exp.Func):
+        return None
+    return _wrapped_call_text(fn, wrappers, _placeholder_reader(args), window=False)
+
+
+def _placeholder_reader(args):
+    """node -> the Spark name of the argument a placeholder column stands for (`*` in
+    `count(*)` is `1`), or None for any other node."""
+    from sqlglot import exp
+
     from .dialect import ARG_PREFIX
 
     def text(node) -> str | None:
@@ -317,13 +328,16 @@ def wrapped_call_name(template, args) -> str | None:
             return "1"
         return None
 
-    fn, wrappers = template, []
+    return text
+
+
+def _unwrapped(fn):
+    """(the call inside its wrappers, the wrappers from the outermost)."""
+    wrappers = []
     while isinstance(fn, _call_wrappers()):
         wrappers.append(fn)
         fn = fn.this
-    if not isinstance(fn, exp.Func):
-        return None
-    return _wrapped_call_text(fn, wrappers, text, window=False)
+    return fn, wrappers
 
 
 def window_name(template, args) -> str | None:
@@ -333,22 +347,12 @@ def window_name(template, args) -> str | None:
     `args` (see plans.sql_in.expr_calls.opaque_call)."""
     from sqlglot import exp
 
-    from .dialect import ARG_PREFIX, function_name
+    from .dialect import function_name
 
-    def text(node) -> str | None:
-        if isinstance(node, exp.Column) and node.name.startswith(ARG_PREFIX) and not node.table:
-            return spark_name(args[int(node.name[len(ARG_PREFIX):])])
-        if isinstance(node, exp.Star):
-            return "1"
-        return None
-
+    text = _placeholder_reader(args)
     if not isinstance(template, exp.Window) or template.args.get("alias"):
         return None
-    fn = template.this
-    wrappers = []
-    while isinstance(fn, _call_wrappers()):
-        wrappers.append(fn)
-        fn = fn.this
+    fn, wrappers = _unwrapped(template.this)
     if not isinstance(fn, exp.Func):
         return None
     name = function_name(fn)
