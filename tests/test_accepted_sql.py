@@ -63,6 +63,40 @@ def test_wrapped_calls_keep_spark_names_on_both_paths(spark, tables, sql):
     assert "DataFrame: equal" in report.to_text(), report.to_text()
 
 
+# A lambda stays in place, as text, where the query names the column itself or in a
+# condition, and when it reads only its own variables; the rest of the query is optimized.
+LAMBDAS_IN_PLACE = [
+    "SELECT transform(array(num, b), x -> x + 1) AS tr, num FROM t WHERE exists(array(x), q -> isnan(q)) "
+    "OR s = NULL",
+    "SELECT t.num, u.y FROM t JOIN u ON t.num = u.num AND exists(array(u.y), q -> q > 300) WHERE 1 = 1",
+    "SELECT s, aggregate(collect_list(b), 0L, (acc, z) -> acc + coalesce(z, 0L)) AS sm FROM t "
+    "WHERE num IS NOT NULL GROUP BY s",
+    "SELECT filter(array(x, x + 1), v -> v > 1.0) AS f, size(filter(array(num), v -> v > 3)) AS n FROM t "
+    "WHERE NOT NOT (num > 2)",
+]
+LAMBDAS_PASSED_THROUGH = [
+    "SELECT transform(array(num, b), x -> x + 1) FROM t WHERE 1 = 1",       # Spark names the column
+    "SELECT transform(array(num, b), x -> x + num) AS z FROM t WHERE 1 = 1",  # reads a column
+    "SELECT num FROM t ORDER BY size(filter(array(num), v -> v > 3))",
+]
+
+
+@pytest.mark.parametrize("sql", LAMBDAS_IN_PLACE)
+def test_lambdas_stay_in_place_and_the_rest_is_optimized(spark, tables, sql):
+    result = optimize(sql, tables)
+    assert result.passthrough is None and result.sql != sql
+    assert "->" in result.sql
+    report = result.verify(spark)  # the optimized SQL and the DataFrame program
+    assert report.equal and "DataFrame: equal" in report.to_text(), report.to_text()
+
+
+@pytest.mark.parametrize("sql", LAMBDAS_PASSED_THROUGH)
+def test_other_lambdas_pass_the_query_through(spark, tables, sql):
+    result = optimize(sql, tables)
+    assert result.passthrough is not None and "lambda" in result.passthrough and result.sql == sql
+    spark.sql(sql).collect()
+
+
 @pytest.mark.parametrize("sql", [
     # a star as a function argument: Spark 4.3 rejects count(t.*) unless a legacy flag
     # allows it; sparkfold passes it through for Spark to decide, rather than rejecting it

@@ -37,6 +37,19 @@ def analyze_anonymous(ea, node: exp.Anonymous, ctx):
 CALL_WRAPPERS = (exp.Filter, exp.IgnoreNulls, exp.RespectNulls, exp.WithinGroup)
 
 
+def _check_lambda(node: exp.Lambda, ctx: Ctx) -> None:
+    """A lambda stays in place, as text, where its column name is not needed and when it
+    reads only its own variables (nothing a rewrite could rename or drop)."""
+    if not ctx.lambdas:
+        raise NotModelled("lambda function")
+    params = {p.name.lower() for p in node.expressions}
+    for n in node.this.walk():
+        if isinstance(n, exp.Column) and (n.table or n.name.lower() not in params):
+            raise NotModelled("a lambda function reading columns of the query")
+        if isinstance(n, (exp.Subquery, exp.Select)):
+            raise NotModelled("a subquery in a lambda function")
+
+
 def _ignore_nulls_flag(node) -> bool:
     """`first(v, true)` and its kin: the flag is not in Spark's column name."""
     return isinstance(node, exp.Anonymous) and function_name(node) in (
@@ -198,7 +211,9 @@ def opaque_call(ea, node: exp.Expression, ctx: Ctx, kind: str = "scalar",
             new_items, changed = [], False
             for v in items:
                 if isinstance(v, exp.Lambda):
-                    raise NotModelled("lambda function")
+                    _check_lambda(v, ctx)
+                    new_items.append(v)  # kept as written: its variables are its own
+                    continue
                 if not isinstance(v, exp.Expression):
                     new_items.append(v)
                 elif is_value(v) and not (this_is_structure and key == "this"):
