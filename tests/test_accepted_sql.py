@@ -97,6 +97,23 @@ def test_other_lambdas_pass_the_query_through(spark, tables, sql):
     spark.sql(sql).collect()
 
 
+# range(...) is a relation with Spark's schema (id BIGINT NOT NULL), kept as text
+RANGES = [
+    "SELECT r.id, t.s FROM range(1, 5) AS r(id) JOIN t ON r.id = t.num WHERE t.s = NULL OR r.id > 2",
+    "SELECT count(id) AS c, max(id) FROM range(-5, 5)",
+    "SELECT id FROM range(0, 10, 3, 2) r WHERE id IS NOT NULL AND id IN (SELECT num FROM t)",
+    "SELECT * FROM range(3) WHERE 1 = 1",
+]
+
+
+@pytest.mark.parametrize("sql", RANGES)
+def test_range_is_a_relation_and_the_query_is_optimized(spark, tables, sql):
+    result = optimize(sql, tables)
+    assert result.passthrough is None and result.sql != sql
+    report = result.verify(spark)
+    assert report.equal and "DataFrame: equal" in report.to_text(), report.to_text()
+
+
 @pytest.mark.parametrize("sql", [
     # a star as a function argument: Spark 4.3 rejects count(t.*) unless a legacy flag
     # allows it; sparkfold passes it through for Spark to decide, rather than rejecting it

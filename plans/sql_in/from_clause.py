@@ -65,9 +65,39 @@ def relation(an, node: exp.Expression, outer, ctes) -> tuple[L.Plan, Scope]:
     raise NotModelled(f"FROM item {type(node).__name__}")
 
 
+def table_function(an, node: exp.Table) -> tuple[L.Plan, Scope]:
+    """`range(end)`, `range(start, end[, step[, partitions]])` with integer literals: a
+    relation kept as text (`SELECT id FROM range(...)`) with Spark's schema, one column
+    `id BIGINT NOT NULL`.  Other table-valued functions are not modelled (their schemas
+    depend on their arguments' values)."""
+    fn = node.this
+    name = function_name(fn) if isinstance(fn, exp.Func) else ""
+    args = list(fn.expressions) if isinstance(fn, exp.Anonymous) else []
+
+    def integer(a) -> bool:
+        inner = a.this if isinstance(a, exp.Neg) else a
+        return isinstance(inner, exp.Literal) and not inner.is_string and inner.this.isdigit()
+
+    if name != "range" or not 1 <= len(args) <= 4 or not all(integer(a) for a in args):
+        raise NotModelled("table-valued function")
+    for arg in ("sample", "version", "when", "changes", "partition", "hints", "system_time", "pivots"):
+        if node.args.get(arg):
+            raise NotModelled(f"table {arg}")
+    template = exp.select(exp.column("id")).from_(exp.Table(this=fn.copy()))
+    out = E.Attribute("id", T.LONG, False, E.new_id())
+    plan: L.Plan = L.OpaqueRelation(template, (out,), (), (), template.sql(dialect="spark"))
+    alias_node = node.args.get("alias")
+    columns = [c.name for c in alias_node.columns] if alias_node is not None and alias_node.columns else []
+    plan = an._rename(plan, columns, "range")
+    if node.alias:
+        plan = L.SubqueryAlias(node.alias, plan)
+        return plan, Scope.of((node.alias.lower(),), list(plan.output), node.alias)
+    return plan, Scope.of((), list(plan.output))
+
+
 def table_reference(an, node: exp.Table, ctes) -> tuple[L.Plan, Scope]:
     if not isinstance(node.this, exp.Identifier):
-        raise NotModelled("table-valued function")
+        return table_function(an, node)
     for arg in ("sample", "version", "when", "changes", "partition", "hints", "system_time"):
         if node.args.get(arg):
             raise NotModelled(f"table {arg}")
