@@ -106,6 +106,28 @@ RANGES = [
 ]
 
 
+# a tuple IN list stays in place where no column name is needed
+TUPLES_IN_PLACE = [
+    "SELECT num FROM t WHERE (num, s) IN ((1, 'a'), (3, 'b'), (5, 'a')) OR 1 = 0",
+    "SELECT (num, s) IN ((1, 'a')) AS z, num FROM t WHERE NOT NOT (num > 0)",
+    "SELECT t.num, u.y FROM t JOIN u ON (t.num, t.s) IN ((u.num, u.s)) AND 1 = 1",
+]
+
+
+@pytest.mark.parametrize("sql", TUPLES_IN_PLACE)
+def test_tuple_in_lists_stay_in_place(spark, tables, sql):
+    result = optimize(sql, tables)
+    assert result.passthrough is None and result.sql != sql
+    report = result.verify(spark)
+    assert report.equal and "DataFrame: equal" in report.to_text(), report.to_text()
+
+
+def test_an_unnamed_tuple_in_list_passes_through(spark, tables):
+    sql = "SELECT (num, s) IN ((1, 'a')) FROM t WHERE 1 = 1"
+    result = optimize(sql, tables)
+    assert result.passthrough == "a tuple IN list" and result.sql == sql
+
+
 @pytest.mark.parametrize("sql", RANGES)
 def test_range_is_a_relation_and_the_query_is_optimized(spark, tables, sql):
     result = optimize(sql, tables)

@@ -40,7 +40,7 @@ CALL_WRAPPERS = (exp.Filter, exp.IgnoreNulls, exp.RespectNulls, exp.WithinGroup)
 def _check_lambda(node: exp.Lambda, ctx: Ctx) -> None:
     """A lambda stays in place, as text, where its column name is not needed and when it
     reads only its own variables (nothing a rewrite could rename or drop)."""
-    if not ctx.lambdas:
+    if not ctx.unnamed_ok:
         raise NotModelled("lambda function")
     params = {p.name.lower() for p in node.expressions}
     for n in node.this.walk():

@@ -35,10 +35,10 @@ class Ctx:
     allow_windows: bool = False
     in_aggregate: bool = False
     clause: str = "SELECT"
-    # where a lambda (`transform(a, x -> x + 1)`) may stay in place, as text: a WHERE, a
-    # join condition, a select item the query names itself (Spark's own name for such a
-    # column is not modelled, nor are lambdas that read the query's columns)
-    lambdas: bool = False
+    # where an expression whose Spark column name is not modelled may stay in place, as
+    # text (a lambda `transform(a, x -> x + 1)`, a tuple `(a, b) IN ((1, 2))`): a WHERE,
+    # a join condition, a select item the query names itself
+    unnamed_ok: bool = False
 
 
 def calls_nondeterministic(node: exp.Expression) -> bool:

@@ -6,9 +6,10 @@ from __future__ import annotations
 from sqlglot import exp
 
 from ..ir import expressions as E
+from ..ir import types as T
 from ..ir.dialect import function_name
 from ..ir.errors import AnalysisError
-from .expr_context import require_boolean
+from .expr_context import NotModelled, require_boolean
 from .expr_leaves import _data_type, integral_decimal_literal, typed_literal
 
 
@@ -133,6 +134,15 @@ def analyze_in(ea, node: exp.In, ctx):
         return E.InSubquery(vals, plan)
     if node.args.get("unnest") or node.args.get("field"):
         return ea.opaque(node, ctx)
+    if isinstance(node.this, exp.Tuple):
+        # `(a, b) IN ((1, 2), (3, 4))` compares structs; Spark names it after
+        # named_struct(...): kept as text where no name is needed
+        if not ctx.unnamed_ok:
+            raise NotModelled("a tuple IN list")
+        if not all(isinstance(i, exp.Tuple) and len(i.expressions) == len(node.this.expressions)
+                   for i in node.expressions):
+            raise NotModelled("a tuple IN list of other arities")
+        return ea.opaque(node, ctx).copy(data_type_=T.BOOLEAN)
     value = ea.analyze(node.this, ctx)
     items = tuple(ea.analyze(i, ctx) for i in node.expressions)
     if not items:

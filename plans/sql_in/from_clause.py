@@ -218,7 +218,7 @@ def join(an, left, lscope: Scope, right, rscope: Scope, j: exp.Join, outer, ctes
             # Spark rejects it (INVALID_NON_DETERMINISTIC_EXPRESSIONS); pruning the join
             # (an empty side) would hide that error
             raise NotModelled("a non-deterministic JOIN condition")
-        condition = require_boolean(an.exprs.analyze(on, Ctx(combined, clause="JOIN ON", lambdas=True)), "JOIN ON")
+        condition = require_boolean(an.exprs.analyze(on, Ctx(combined, clause="JOIN ON", unnamed_ok=True)), "JOIN ON")
         if join_type == L.CROSS:
             join_type = L.INNER
     plan = L.Join(left, right, join_type, condition)

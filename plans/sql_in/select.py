@@ -42,7 +42,7 @@ def select_block(an, sel: exp.Select, outer: Scope | None, ctes: dict) -> L.Plan
 
     where = sel.args.get("where")
     if where is not None:
-        cond = require_boolean(an.exprs.analyze(where.this, Ctx(scope, clause="WHERE", lambdas=True)), "WHERE")
+        cond = require_boolean(an.exprs.analyze(where.this, Ctx(scope, clause="WHERE", unnamed_ok=True)), "WHERE")
         plan = L.Filter(cond, plan)
 
     items = select_items(an, sel, scope)
@@ -87,7 +87,7 @@ def select_items(an, sel: exp.Select, scope: Scope) -> list[tuple[E.Expr, str | 
         if isinstance(item, exp.Alias):
             if isinstance(item.this, exp.Star):
                 raise AnalysisError("`*` cannot be aliased")
-            e = an.exprs.analyze(item.this, replace(ctx, lambdas=True))
+            e = an.exprs.analyze(item.this, replace(ctx, unnamed_ok=True))
             name = item.alias
             out.append((e, name))
             # Spark names a later item that uses it `(lateralAliasReference(a) * 2)`
