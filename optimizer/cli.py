@@ -403,22 +403,29 @@ Examples:
   sparkfold explain "SELECT * FROM t WHERE num = NULL" --schema schema.json
   sparkfold explain -f query.sql --schema schema.json --format json
   sparkfold explain -f query.sql --schema schema.json --rule NullPropagation
-  sparkfold explain -f query.sql --schema schema.json --exclude-rule ConstantFolding""")
+  sparkfold explain -f query.sql --schema schema.json --exclude-rule ConstantFolding
+  sparkfold explain -f query.sql --schema schema.json --format html -o explain.html""")
 @input_options
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="Text for people, JSON for tools.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "html"]), default="text",
+              show_default=True,
+              help="Text for people, JSON for tools, HTML: one self-contained page to open in a browser.")
 @click.option("--rule", "rule", metavar="NAME", help="Show only the rewrites of this rule.")
 @click.option("--color/--no-color", default=None, help="Color the text (default: on a terminal).")
-def explain(sql, files, schema, exclude, conf, fmt, rule, color):
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Write to FILE instead of standard output.")
+def explain(sql, files, schema, exclude, conf, fmt, rule, color, output):
     """Show how a query is optimized: the plans, every rewrite (rule, batch, before and
     after), the optimized SQL and the findings (likely mistakes, such as `a = NULL`)."""
     sources, _ = gather(sql, files)
     catalog = load_catalog(schema, conf)
     exclude = check_rules(exclude, "--exclude-rule")
     rule = check_rules([rule], "--rule")[0] if rule else None
-    use_color = _use_color(color) and fmt == "text"
+    use_color = _use_color(color) and fmt == "text" and output is None
     hint = _NO_SCHEMA if schema is None else None
-    if fmt == "json":
+    if output is not None and any(s.rel is not None and Path(s.name).resolve() == output.resolve()
+                                  for s in sources):
+        raise InputError(f"writing {output} would overwrite an input; choose another --output")
+    if fmt in ("json", "html"):
         from .explain import FORMAT_VERSION, explain_dict
 
         docs = []
@@ -428,14 +435,34 @@ def explain(sql, files, schema, exclude, conf, fmt, rule, color):
                          "line": line, "column": column, "explain": explain_dict(result, rule=rule)})
         # one shape for one statement or many; a statement's own positions (its findings')
         # count from its first character, at `line`/`column` (`offset`) in its source
-        click.echo(json.dumps({"format_version": FORMAT_VERSION, "statements": docs}, indent=2))
+        doc = {"format_version": FORMAT_VERSION, "statements": docs}
+        if fmt == "html":
+            from .explain_html import render_html
+
+            text = render_html(doc)
+        else:
+            text = json.dumps(doc, indent=2)
+        _emit(text, output)
         return
     items = [(st, result.explain(format=fmt, rule=rule, color=use_color, where=_where(st)))
              for st, result in optimized_statements(sources, catalog, exclude, hint)]
+    if output is not None:
+        parts = [(_header(i, st) + "\n" if len(items) > 1 else "") + text.rstrip("\n")
+                 for i, (st, text) in enumerate(items)]
+        _emit("\n".join(parts), output)
+        return
     for i, (st, text) in enumerate(items):
         if len(items) > 1:
             click.echo(_header(i, st))
         click.echo(text.rstrip("\n"), color=use_color)  # click strips ANSI codes unless told
+
+
+def _emit(text: str, output: Path | None) -> None:
+    """To standard output, or to the file (written whole, through a rename)."""
+    if output is None:
+        click.echo(text)
+    else:
+        write_output(output, text if text.endswith("\n") else text + "\n")
 
 
 @cli.command(epilog="""\b

@@ -84,10 +84,17 @@ def explain(result, format: str = "text", rule=None, batch=None, color: bool = F
             where: "Where | None" = None) -> str:
     """`where`: the file the query came from and the line and column its text starts
     at there, so that the text's findings are positioned in that file."""
-    if format not in ("text", "json"):
-        raise UnsupportedError(f"unknown explain format {format!r}: use 'text' or 'json'")
+    if format not in ("text", "json", "html"):
+        raise UnsupportedError(f"unknown explain format {format!r}: use 'text', 'json' or 'html'")
     if format == "json":
         return json.dumps(explain_dict(result, rule=rule, batch=batch), indent=2)
+    if format == "html":
+        from .explain_html import render_html
+
+        w = where or Where("query")
+        return render_html({"format_version": FORMAT_VERSION, "statements": [
+            {"source": w.name, "statement": 0, "offset": 0, "line": w.line, "column": w.column,
+             "explain": explain_dict(result, rule=rule, batch=batch)}]})
     return deep_stack(_text, result, _names(rule), _names(batch), _Style(color), where)
 
 
