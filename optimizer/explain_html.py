@@ -167,13 +167,20 @@ _SCRIPT = r"""
     return pre;
   }
 
-  function drawFindings(findings) {
+  // A finding's position in its file: its own counts from the statement's first character.
+  function where(doc, f) {
+    if (!f.line) return "";
+    var line = (doc.line || 1) + f.line - 1, column = f.line === 1 ? (doc.column || 1) + f.column - 1 : f.column;
+    return (doc.source || "") + ":" + line + ":" + column + " ";
+  }
+
+  function drawFindings(doc, findings) {
     if (!findings.length) return el("p", { cls: "empty", text: "No findings." });
     var ul = el("ul", { cls: "findings" });
     findings.forEach(function (f) {
       ul.appendChild(el("li", {}, [
         el("span", { cls: "sev-" + f.severity, text: f.severity }),
-        document.createTextNode(" " + (f.line ? f.line + ":" + f.column + " " : "") + f.message + " "),
+        document.createTextNode(" " + where(doc, f) + f.message + " "),
         el("code", { text: "[" + f.code + "]" }),
         f.suggestion ? document.createTextNode(" \u2014 " + f.suggestion) : null
       ]));
@@ -225,7 +232,7 @@ _SCRIPT = r"""
     s.appendChild(el("h2", {}, [document.createTextNode((doc.source || "statement") + ":" + doc.line), state]));
     s.appendChild(el("h3", { text: "Source and findings" }));
     s.appendChild(drawSource(d.original_sql || "", d.findings || []));
-    s.appendChild(drawFindings(d.findings || []));
+    s.appendChild(drawFindings(doc, d.findings || []));
     if (d.plans && d.plans.analyzed) {
       s.appendChild(el("h3", { text: "Plans (analyzed | optimized)" }));
       s.appendChild(el("div", { cls: "plans" }, [

@@ -82,6 +82,7 @@ def test_the_page_draws_every_statement_in_a_browser_without_errors(chromium, pa
     first, second = (s["explain"] for s in doc["statements"])
     # the finding, marked on its own text in the source
     assert re.search(r'<mark class="finding warning"[^>]*>x = NULL</mark>', dom)
+    assert "queries.sql:4:21 " in dom  # listed at its place in the file
     # one step per rewrite, in order
     assert re.findall(r'<span class="rule">#\d+ (\w+)</span>', dom) == \
         [r["rule"] for r in first["rewrites"]] + [r["rule"] for r in second["rewrites"]]
