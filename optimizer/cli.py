@@ -154,6 +154,11 @@ def _use_color(option: bool | None) -> bool:
 
 # -- the commands ------------------------------------------------------------------------
 
+_SCHEMA_HELP = ('Table schemas (repeatable): FILE.json, {"table": {"column": "type [not null]"}}; FILE.sql, '
+                'CREATE TABLE statements (as SHOW CREATE TABLE prints them); a Parquet file or folder or a '
+                'Delta table, named after it or as NAME=PATH (the parquet extra reads Parquet).')
+
+
 def input_options(fn):
     """SQL / -f / stdin, --schema, --exclude-rule, --debug."""
     for deco in reversed([
@@ -161,9 +166,8 @@ def input_options(fn):
         click.option("-f", "--file", "files", multiple=True,
                      type=click.Path(exists=True, allow_dash=True, path_type=Path),
                      help="A SQL file, or a folder of .sql files (repeatable); - for standard input."),
-        click.option("--schema", type=click.Path(path_type=Path), metavar="FILE",
-                     help='Table schemas: FILE.json, {"table": {"column": "type [not null]"}}, or '
-                          'FILE.sql, CREATE TABLE statements (as SHOW CREATE TABLE prints them).'),
+        click.option("--schema", type=click.Path(path_type=Path), metavar="FILE", multiple=True,
+                     help=_SCHEMA_HELP),
         click.option("--exclude-rule", "exclude", multiple=True, metavar="NAME",
                      help="Do not run this rule (repeatable), like spark.sql.optimizer.excludedRules."),
         conf_option,
@@ -318,7 +322,7 @@ def _catalog_hint(fn, schema):
     try:
         return fn()
     except UnknownTableError as e:
-        if schema is None:
+        if not schema:
             raise _with_hint(e, _NO_SCHEMA)
         raise
 
@@ -368,9 +372,7 @@ Exit codes: 0 nothing at or above --fail-on, 1 a finding at or above it,
               type=click.Path(exists=True, allow_dash=True, path_type=Path),
               help="A SQL file, or a folder of .sql files (repeatable); - for standard input.")
 @click.option("--sql", "sql", metavar="TEXT", help="Lint this SQL text instead of files.")
-@click.option("--schema", type=click.Path(path_type=Path), metavar="FILE",
-              help='Table schemas: FILE.json, {"table": {"column": "type [not null]"}}, or '
-                   'FILE.sql, CREATE TABLE statements (as SHOW CREATE TABLE prints them).')
+@click.option("--schema", type=click.Path(path_type=Path), metavar="FILE", multiple=True, help=_SCHEMA_HELP)
 @click.option("--exclude-rule", "exclude", multiple=True, metavar="NAME",
               help="Do not run this rule (repeatable), like spark.sql.optimizer.excludedRules.")
 @conf_option
@@ -421,7 +423,7 @@ def explain(sql, files, schema, exclude, conf, fmt, rule, color, output):
     exclude = check_rules(exclude, "--exclude-rule")
     rule = check_rules([rule], "--rule")[0] if rule else None
     use_color = _use_color(color) and fmt == "text" and output is None
-    hint = _NO_SCHEMA if schema is None else None
+    hint = _NO_SCHEMA if not schema else None
     if output is not None and any(s.rel is not None and Path(s.name).resolve() == output.resolve()
                                   for s in sources):
         raise InputError(f"writing {output} would overwrite an input; choose another --output")
@@ -493,7 +495,7 @@ def verify(sql, files, schema, exclude, conf, tables, master, remote, fmt):
     sources, _ = gather(sql, files)
     exclude = check_rules(exclude, "--exclude-rule")
     specs = [parse_table_spec(t) for t in tables]
-    file_catalog = load_catalog(schema, conf) if schema is not None else None
+    file_catalog = load_catalog(schema, conf) if schema else None
     errors: list[tuple[Statement, SparkfoldError]] = []
     facts: list[str] = []  # NOT NULL declarations the data breaks
     # Every statement is parsed (and, with --schema, analyzed) before Spark starts, which

@@ -145,9 +145,22 @@ def require_statements(source: Source) -> list[Statement]:
     return sts
 
 
-def load_catalog(schema: Path | None, conf: tuple[tuple[str, str], ...] = ()) -> Catalog:
-    """The schemas of `--schema`, under the session settings of `--conf`."""
-    catalog = Catalog.from_file(schema) if schema is not None else Catalog({})
+def load_catalog(schemas: tuple[Path, ...] | Path | None, conf: tuple[tuple[str, str], ...] = ()) -> Catalog:
+    """The schemas of `--schema` (repeatable: schema files, Parquet data, Delta tables,
+    each maybe as NAME=PATH), under the session settings of `--conf`."""
+    if schemas is None:
+        schemas = ()
+    elif isinstance(schemas, Path):
+        schemas = (schemas,)
+    catalogs = []
+    for given in schemas:
+        name, path = None, given
+        text = str(given)
+        if "=" in text and not Path(text).exists():
+            name, _, rest = text.partition("=")
+            name, path = name.strip(), Path(rest.strip())
+        catalogs.append(Catalog.from_file(path, name))
+    catalog = catalogs[0] if len(catalogs) == 1 else Catalog.merged(catalogs)
     return catalog.with_settings(**settings_from(dict(conf).get))
 
 

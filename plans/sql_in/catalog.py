@@ -2,7 +2,8 @@
 
 A catalog comes from a mapping `{"table": {"column": "type [not null]"}}` (table names
 may be qualified, `db.t`), from the same mapping in a JSON file, from a `.sql` file of
-CREATE TABLE statements (`SHOW CREATE TABLE`'s output), or from a live
+CREATE TABLE statements (`SHOW CREATE TABLE`'s output), from the data itself (Parquet
+files, Delta tables: `file_schemas`), or from a live
 SparkSession (schemas, nullability included, read lazily with `spark.table(name)`;
 the session's `spark.sql.ansi.enabled` and `spark.sql.legacy.setopsPrecedence.enabled`
 too).  Names are case-insensitive, as in Spark
@@ -127,8 +128,19 @@ class Catalog:
         return cls.from_mapping(data, ansi=ansi)
 
     @classmethod
-    def from_file(cls, path: str | Path) -> "Catalog":
-        """Schemas from a file: `.sql` (CREATE TABLE statements) or JSON."""
+    def from_file(cls, path: str | Path, name: str | None = None) -> "Catalog":
+        """Schemas from a file: `.sql` (CREATE TABLE statements) or JSON; or one table's
+        from its data: a Parquet file or folder, a Delta table (see `file_schemas`),
+        named `name` or after the file or folder."""
+        from .file_schemas import is_data_path, table_fields
+
+        p = Path(path)
+        if is_data_path(p):
+            table, fields = table_fields(p, name)
+            return cls({table: TableSchema(table, tuple(Column(n, t, nullable) for n, t, nullable in fields))})
+        if name is not None:
+            raise SchemaError(f"{path}: NAME=PATH names a table of Parquet data or a Delta table; "
+                              f"a schema file names its own tables")
         if str(path).lower().endswith((".sql", ".ddl")):
             try:
                 text = Path(path).read_text(encoding="utf-8-sig")
@@ -187,6 +199,17 @@ class Catalog:
             return TableSchema(name, tuple(_from_spark_field(f) for f in schema.fields))
 
         return cls({}, loader=load, **session_settings(spark))
+
+    @classmethod
+    def merged(cls, catalogs: list["Catalog"]) -> "Catalog":
+        """The tables of several catalogs (a table in two of them is an error)."""
+        tables: dict[str, TableSchema] = {}
+        for c in catalogs:
+            for key, schema in c._tables.items():
+                if key in tables and tables[key] != schema:
+                    raise SchemaError(f"table {schema.name!r} is given twice, with different schemas")
+                tables[key] = schema
+        return cls(tables)
 
     def with_settings(self, *, ansi: bool, legacy_setops_precedence: bool) -> "Catalog":
         """The same schemas under a session's settings (see `session_settings`)."""
