@@ -150,8 +150,19 @@ def _rewrapped(sql: str, span: tuple[int, int], inner: OptimizeResult) -> Optimi
                    findings=[moved(f) for f in inner.findings])
 
 
-def _sql_of(plan: L.Plan, pretty: bool) -> str:
-    return plan_to_ast(plan).sql(dialect=DIALECT, pretty=pretty, normalize_functions=False)
+class _NoPlaceForHint(Exception):
+    """The rewritten query has no outermost SELECT to carry the original's hints."""
+
+
+def _sql_of(plan: L.Plan, pretty: bool, hint: exp.Hint | None = None) -> str:
+    tree = plan_to_ast(plan)
+    if hint is not None:
+        # hints (BROADCAST, REPARTITION, ...) change how Spark runs a query, never its
+        # result: they go back on the outermost SELECT, where the user wrote them
+        if not isinstance(tree, exp.Select):
+            raise _NoPlaceForHint
+        tree.set("hint", hint.copy())
+    return tree.sql(dialect=DIALECT, pretty=pretty, normalize_functions=False)
 
 
 def optimize(sql: str, catalog: Any = None, *, batches: Sequence[Batch] | None = None,
@@ -211,12 +222,15 @@ def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regener
         try:
             changed = optimized is not analyzed and not _same_but_nullability(analyzed, optimized) \
                 and _rewritten(trace, batch_list)
-            regenerated = _sql_of(optimized, pretty) if (changed or always_regenerate) else None
-            if changed and not always_regenerate and regenerated == _sql_of(analyzed, pretty):
+            hint = tree.args.get("hint") if isinstance(tree, exp.Select) else None
+            regenerated = _sql_of(optimized, pretty, hint) if (changed or always_regenerate) else None
+            if changed and not always_regenerate and regenerated == _sql_of(analyzed, pretty, hint):
                 # the rewrites do not show in SQL (a NULL of a type folded one way, an IN list
                 # or a cast written back the same): the original text stays, so that
                 # optimizing the output again reaches a fixed point
                 regenerated = None
+        except _NoPlaceForHint:
+            regenerated = None  # the original text, hints and all
         except SparkfoldError:
             raise
         except Exception as e:  # a bug in the generator

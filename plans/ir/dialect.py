@@ -125,7 +125,8 @@ def _spanning(method):
 # (`corr(DISTINCT x, y)`: sqlglot's two-argument aggregate builders cannot take DISTINCT)
 # (`percentile_cont(p) WITHIN GROUP (...)`: sqlglot's Spark printer makes it percentile_approx)
 _MODELLED_AS_WRITTEN = frozenset({"LTRIM", "RTRIM", "DATE_SUB", "DATEDIFF", "YEAR", "MONTH", "DAYOFMONTH", "CORR",
-                                  "COVAR_POP", "COVAR_SAMP", "PERCENTILE_CONT", "PERCENTILE_DISC"})
+                                  "COVAR_POP", "COVAR_SAMP", "PERCENTILE_CONT", "PERCENTILE_DISC", "REGR_AVGX", "REGR_AVGY",
+                                  "REGR_COUNT", "REGR_INTERCEPT", "REGR_R2", "REGR_SLOPE", "REGR_SXX", "REGR_SXY", "REGR_SYY"})
 # `first_value(v, true)` is sqlglot's `FIRST_VALUE(v) IGNORE NULLS`, which Spark names
 # `first(v)`: the two-argument form stays as written (the one-argument form and the
 # IGNORE NULLS syntax keep sqlglot's nodes)

@@ -60,6 +60,10 @@ class Analyzer:
         return self.query(node, ctx.scope, ctx.scope.ctes)
 
     def query(self, node: exp.Expression, outer: Scope | None, ctes: dict) -> L.Plan:
+        if isinstance(node, exp.Subquery) and (node.args.get("joins") or node.args.get("laterals")):
+            # a join in parentheses (`((SELECT ...) JOIN y ON ...)`) is a relation of the
+            # FROM clause (from_clause.relation); read as a query it would lose the join
+            raise NotModelled("a join inside parentheses, read as a query")
         with_ = node.args.get("with_")
         if with_ is not None:
             ctes = self._ctes(with_, outer, ctes)
@@ -80,8 +84,9 @@ class Analyzer:
         raise NotModelled(f"query of kind {type(node).__name__}")
 
     def _ctes(self, with_: exp.With, outer, ctes) -> dict:
-        if with_.args.get("recursive"):
+        if with_.args.get("recursive") and _self_referencing(with_):
             raise NotModelled("recursive CTE")
+        # (WITH RECURSIVE whose CTEs only read earlier ones is an ordinary WITH)
         out = dict(ctes)
         for cte in with_.expressions:
             name = cte.alias
@@ -173,3 +178,15 @@ class Analyzer:
 
 
 __all__ = ["Analyzer", "NotModelled", "UnsupportedError", "Entry", "replace"]
+
+
+def _self_referencing(with_: exp.With) -> bool:
+    """Does a CTE of this WITH read itself or one defined after it (what only WITH
+    RECURSIVE allows)?  A table name qualified by a database is not a CTE."""
+    names = [cte.alias.lower() for cte in with_.expressions]
+    for i, cte in enumerate(with_.expressions):
+        later = set(names[i:])
+        for t in cte.this.find_all(exp.Table):
+            if not t.args.get("db") and t.name.lower() in later:
+                return True
+    return False

@@ -42,13 +42,33 @@ def from_items(an, from_: exp.From, joins, outer, ctes) -> tuple[L.Plan, Scope]:
     return plan, scope
 
 
-def relation(an, node: exp.Expression, outer, ctes) -> tuple[L.Plan, Scope]:
+def relation(an, node: exp.Expression, outer, ctes, with_joins: bool = True) -> tuple[L.Plan, Scope]:
     if node.args.get("pivots"):
         raise NotModelled("PIVOT / UNPIVOT")
-    if node.args.get("laterals") or node.args.get("joins"):
-        raise NotModelled("nested joins in a FROM item")
+    if node.args.get("laterals"):
+        raise NotModelled("LATERAL VIEW inside parentheses")
+    if with_joins and isinstance(node, (exp.Table, exp.Subquery)) and node.args.get("joins"):
+        # a parenthesized join, `(x JOIN y ON ...)`: sqlglot hangs the joins on its first item
+        plan, scope = relation(an, node, outer, ctes, with_joins=False)
+        for j in node.args["joins"]:
+            right, rscope = relation(an, j.this, outer, ctes)
+            plan, scope = join(an, plan, scope, right, rscope, j, outer, ctes)
+        return plan, scope
     if isinstance(node, exp.Table):
         return table_reference(an, node, ctes)
+    if isinstance(node, exp.Subquery) and _parenthesized_relation(node.this):
+        # `(x JOIN y ON ...) [AS t]`: the relation in parentheses; an alias renames it whole
+        # (its columns are then t's only, as Spark's aliasedRelation makes them)
+        if _has_modifiers(node):
+            raise NotModelled("a parenthesized relation with ORDER BY / LIMIT")
+        plan, scope = relation(an, node.this, outer, ctes)
+        name = node.alias
+        if not name:
+            return plan, scope
+        alias = node.args.get("alias")
+        plan = an._rename(plan, [c.name for c in alias.columns] if alias.columns else [], f"subquery {name}")
+        plan = L.SubqueryAlias(name, plan)
+        return plan, Scope.of((name.lower(),), list(plan.output), name)
     if isinstance(node, exp.Subquery):
         plan = an.query(node.this, outer, ctes)
         plan = an._modifiers(node, plan, outer, ctes) if _has_modifiers(node) else plan
@@ -66,33 +86,81 @@ def relation(an, node: exp.Expression, outer, ctes) -> tuple[L.Plan, Scope]:
 
 
 def table_function(an, node: exp.Table) -> tuple[L.Plan, Scope]:
-    """`range(end)`, `range(start, end[, step[, partitions]])` with integer literals: a
-    relation kept as text (`SELECT id FROM range(...)`) with Spark's schema, one column
-    `id BIGINT NOT NULL`.  Other table-valued functions are not modelled (their schemas
-    depend on their arguments' values)."""
+    """A table-valued function whose schema sparkfold can derive, kept as text
+    (`SELECT ... FROM f(...)`) with Spark's schema: `range(...)` over integer literals
+    (one column `id BIGINT NOT NULL`), and `explode` / `posexplode` of a constant array
+    or map (`col`; `pos INT NOT NULL` first for posexplode; `key`, `value` for a map).
+    Others are not modelled (their schemas depend on their arguments' values)."""
     fn = node.this
     name = function_name(fn) if isinstance(fn, exp.Func) else ""
     args = list(fn.expressions) if isinstance(fn, exp.Anonymous) else []
+    for arg in ("sample", "version", "when", "changes", "partition", "hints", "system_time", "pivots"):
+        if node.args.get(arg):
+            raise NotModelled(f"table {arg}")
 
     def integer(a) -> bool:
         inner = a.this if isinstance(a, exp.Neg) else a
         return isinstance(inner, exp.Literal) and not inner.is_string and inner.this.isdigit()
 
-    if name != "range" or not 1 <= len(args) <= 4 or not all(integer(a) for a in args):
+    if name == "range" and 1 <= len(args) <= 4 and all(integer(a) for a in args):
+        columns = [("id", T.LONG, False)]
+    elif name in ("explode", "posexplode") and len(args) == 1:
+        columns = _generator_columns(an, name, args[0])
+    else:
         raise NotModelled("table-valued function")
-    for arg in ("sample", "version", "when", "changes", "partition", "hints", "system_time", "pivots"):
-        if node.args.get(arg):
-            raise NotModelled(f"table {arg}")
-    template = exp.select(exp.column("id")).from_(exp.Table(this=fn.copy()))
-    out = E.Attribute("id", T.LONG, False, E.new_id())
-    plan: L.Plan = L.OpaqueRelation(template, (out,), (), (), template.sql(dialect="spark"))
+    outputs = tuple(E.Attribute(n, t, nullable, E.new_id()) for n, t, nullable in columns)
+    template = exp.select(*(exp.column(n) for n, _, _ in columns)).from_(exp.Table(this=fn.copy()))
+    plan: L.Plan = L.OpaqueRelation(template, outputs, (), (), template.sql(dialect="spark"))
     alias_node = node.args.get("alias")
-    columns = [c.name for c in alias_node.columns] if alias_node is not None and alias_node.columns else []
-    plan = an._rename(plan, columns, "range")
+    renamed = [c.name for c in alias_node.columns] if alias_node is not None and alias_node.columns else []
+    plan = an._rename(plan, renamed, name)
     if node.alias:
         plan = L.SubqueryAlias(node.alias, plan)
         return plan, Scope.of((node.alias.lower(),), list(plan.output), node.alias)
     return plan, Scope.of((), list(plan.output))
+
+
+def _generator_columns(an, name: str, arg: exp.Expression) -> list[tuple[str, T.DataType, bool]]:
+    """Spark's output of explode / posexplode over a constant: an argument that reads no
+    column and no table (it stays as written in the text, where no CTE of the query is
+    in scope once the writer has inlined them)."""
+    if any(isinstance(n, (exp.Column, exp.Query, exp.Lambda, exp.Star)) for n in arg.walk()):
+        raise NotModelled("table-valued function over columns or a query")
+    pos = [("pos", T.INT, False)] if name == "posexplode" else []
+    t = _constructed_type(an, arg)
+    if isinstance(t, T.ArrayType):
+        return pos + [("col", t.element, t.contains_null)]
+    if isinstance(t, T.MapType):
+        return pos + [("key", t.key, False), ("value", t.value, t.value_contains_null)]
+    raise NotModelled(f"{name} of {t.simple_string()}")
+
+
+def _constructed_type(an, arg: exp.Expression) -> T.DataType:
+    """The type of `array(a, ...)` / `map(k, v, ...)` whose arguments are of one type each
+    (NULLs aside): Spark's, with no coercion to model (anything else is not modelled)."""
+    call = function_name(arg) if isinstance(arg, exp.Func) else ""
+    items = list(arg.expressions) if isinstance(arg, (exp.Anonymous, exp.Array)) else []
+    if call not in ("array", "map") or not items or (call == "map" and len(items) % 2):
+        raise NotModelled(f"table-valued function over {call or type(arg).__name__}")
+    try:
+        typed = [an.exprs.analyze(a, Ctx(Scope(), clause="FROM")) for a in items]
+    except AnalysisError:
+        raise NotModelled("table-valued function") from None
+
+    def one_type(es, null_ok: bool) -> tuple[T.DataType, bool]:
+        types = {e.data_type for e in es if e.data_type != T.NULL}
+        if len(types) != 1 or (not null_ok and len(types) != len({e.data_type for e in es})):
+            raise NotModelled("table-valued function over values of several types")
+        return types.pop(), any(e.nullable for e in es)
+
+    if call == "array":
+        element, contains_null = one_type(typed, True)
+        return T.ArrayType(element, contains_null)
+    key, key_null = one_type(typed[0::2], False)
+    value, value_null = one_type(typed[1::2], True)
+    if key_null:
+        raise NotModelled("map with a NULL key")
+    return T.MapType(key, value, value_null)
 
 
 def table_reference(an, node: exp.Table, ctes) -> tuple[L.Plan, Scope]:
@@ -307,6 +375,15 @@ def surely_deterministic(plan: L.Plan) -> bool:
                 elif not n._self_deterministic():
                     return False
     return True
+
+
+def _parenthesized_relation(inner: exp.Expression) -> bool:
+    """Is `inner`, in parentheses in a FROM clause, a relation rather than a query: a table,
+    a join, or an aliased derived table (the first item of a join)?"""
+    if isinstance(inner, exp.Table):
+        return True
+    return isinstance(inner, exp.Subquery) and (bool(inner.alias) or bool(inner.args.get("joins"))
+                                                or _parenthesized_relation(inner.this))
 
 
 def _has_modifiers(node: exp.Expression) -> bool:

@@ -19,15 +19,17 @@ from ..ir.tree import transform_down
 from .expr_context import Ctx, NotModelled, require_boolean
 from .from_clause import from_items
 from .opaque_select import opaque_reason, opaque_select
-from .scope import Scope
+from .scope import Entry, Scope
 
 
 def select_block(an, sel: exp.Select, outer: Scope | None, ctes: dict) -> L.Plan:
     for arg in _UNSUPPORTED_SELECT_ARGS:
         if sel.args.get(arg):
             raise NotModelled(f"SELECT with {arg.rstrip('_')}")
-    if sel.args.get("hint"):
-        raise NotModelled("query hints")
+    if sel.args.get("hint") and sel is not an.root:
+        # the outermost SELECT's hints go back on the rewritten query (optimizer.api);
+        # a hint inside has no place to go once the blocks are rewritten
+        raise NotModelled("query hints inside the query")
     reason = opaque_reason(sel)
     if reason is not None:
         return opaque_select(an, sel, outer, ctes, reason, is_root=sel is an.root)
@@ -69,19 +71,49 @@ def select_block(an, sel: exp.Select, outer: Scope | None, ctes: dict) -> L.Plan
     return limit_offset(an, sel, plan)
 
 
+def star_except(columns: list[E.Expr], excepted: list[exp.Expression], scope: Scope) -> list[E.Expr]:
+    """`* EXCEPT (a, t.b)`: the star's columns less those named, each resolved as Spark
+    does, among the star's own columns under their FROM qualifiers (unknown or ambiguous
+    is an error; `y.b` of a USING join's key is not among them).  Leaving out a field of
+    a struct (`* EXCEPT (s.f)`) rebuilds the struct, and leaving out every column makes a
+    result with none: neither is modelled."""
+    def key(c):
+        return c.expr_id if isinstance(c, (E.Attribute, E.Alias)) else id(c)
+
+    keys = {key(c) for c in columns}
+    scope = Scope([Entry(en.qualifier, [c for c in en.columns if key(c) in keys], en.display)
+                   for en in scope.entries], list(columns))
+    drop: list[E.Expr] = []
+    for c in excepted:
+        if not isinstance(c, exp.Column):
+            raise NotModelled("SELECT * EXCEPT of an expression")
+        parts = tuple(p.name for p in c.parts)
+        found, rest, _depth = scope.resolve(parts, ".".join(parts))
+        if rest:
+            raise NotModelled("SELECT * EXCEPT of a struct field")
+        drop.append(found)
+    dropped = {key(d) for d in drop}
+    kept = [c for c in columns if key(c) not in dropped]
+    if not kept:
+        raise NotModelled("SELECT * EXCEPT of every column")
+    return kept
+
+
 def select_items(an, sel: exp.Select, scope: Scope) -> list[tuple[E.Expr, str | None]]:
     """Analyze the select list: (expression, explicit alias or None), stars expanded."""
     out: list[tuple[E.Expr, str | None]] = []
     lateral: dict[str, E.Expr] = {}
     for item in sel.expressions:
-        if isinstance(item, exp.Star):
-            if item.args.get("except_") or item.args.get("replace") or item.args.get("rename"):
-                raise NotModelled("SELECT * EXCEPT/REPLACE")
-            out.extend((c, None) for c in scope.expand_star(None))
-            continue
+        star, qual = item, None
         if isinstance(item, exp.Column) and isinstance(item.this, exp.Star):
-            qual = tuple(p.name for p in item.parts[:-1])
-            out.extend((c, None) for c in scope.expand_star(qual))
+            star, qual = item.this, tuple(p.name for p in item.parts[:-1])
+        if isinstance(star, exp.Star):
+            if star.args.get("replace") or star.args.get("rename"):
+                raise NotModelled("SELECT * REPLACE/RENAME")
+            columns = scope.expand_star(qual)
+            if star.args.get("except_"):
+                columns = star_except(columns, star.args["except_"], scope)
+            out.extend((c, None) for c in columns)
             continue
         ctx = Ctx(scope, lateral=dict(lateral), allow_aggregates=True, allow_windows=True)
         if isinstance(item, exp.Alias):
@@ -136,10 +168,20 @@ def order_project(an, order: exp.Order, plan: L.Project | L.Distinct, scope: Sco
     return L.Project(tuple(outputs), L.Sort(tuple(orders), wider))
 
 
+def _ordinal(node: exp.Expression) -> int | None:
+    """The position an ORDER BY / GROUP BY item names, if it is an integer literal; Spark
+    reads one in parentheses the same (`GROUP BY (1)`: its parser keeps no parentheses)."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.Literal) and not node.is_string and node.this.isdigit():
+        return int(node.this)
+    return None
+
+
 def sort_order(an, o: exp.Ordered, ctx: Ctx, outputs: list[E.Attribute]) -> E.SortOrder:
     node = o.this
-    if isinstance(node, exp.Literal) and not node.is_string and node.this.isdigit():
-        i = int(node.this)
+    i = _ordinal(node)
+    if i is not None:
         if not 1 <= i <= len(outputs):
             raise AnalysisError(f"ORDER BY position {i} is not in the select list "
                                 f"(1 to {len(outputs)})")
@@ -258,8 +300,8 @@ def grouping_expressions(an, group: exp.Group, items, scope) -> list[E.Expr]:
     out = []
     ctx = Ctx(scope, clause="GROUP BY")
     for g in group.expressions:
-        if isinstance(g, exp.Literal) and not g.is_string and g.this.isdigit():
-            i = int(g.this)
+        i = _ordinal(g)
+        if i is not None:
             if not 1 <= i <= len(items):
                 raise AnalysisError(f"GROUP BY position {i} is not in the select list "
                                     f"(1 to {len(items)})")

@@ -1,0 +1,186 @@
+"""Run corpus statements through sparkfold and compare with Spark.
+
+For each statement: does Spark accept it (analysis)?  If not, it is not part of the
+corpus (Spark SQL only).  Else sparkfold must not reject it (a user error on SQL that
+Spark accepts is a rejection), nor fail inside; a pass-through is counted.  Then the
+original runs on Spark (with the Catalyst rules sparkfold implements excluded) against
+the optimized SQL and the lowered DataFrame program (`optimizer.verify`): names, types,
+rows and errors must be the same.  Catalyst's own optimized plan of the original gives
+its reach: outer joins removed (outer joins of the analyzed plan less those of the
+optimized one, when positive) and queries folded to an empty relation; sparkfold's is
+read off its analyzed and optimized plans the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from sparkfold.plans.ir import expressions as E
+from sparkfold.plans.ir import logical as L
+
+from .source import Statement
+from .tables import register_world, world_of
+
+OUTER = (L.LEFT_OUTER, L.RIGHT_OUTER, L.FULL_OUTER)
+_CATALYST_OUTER = re.compile(r"Join (LeftOuter|RightOuter|FullOuter)\b")
+
+
+@dataclass
+class Outcome:
+    name: str
+    sql: str
+    status: str                   # spark-rejects | rejected | bug | passthrough | unchanged | rewritten
+    detail: str = ""
+    optimized_sql: str = ""
+    sql_verdict: str = ""         # equal | wrong | nondeterministic | "" (not compared)
+    df_verdict: str = ""          # equal | wrong | lowering-failed | nondeterministic | ""
+    df_fallback: bool = False     # the DataFrame program runs part of the plan as SQL text
+    catalyst_outer_removed: int = 0
+    sparkfold_outer_removed: int = 0
+    catalyst_empty: bool = False
+    sparkfold_empty: bool = False
+    report: str = field(default="", repr=False)
+
+
+def _outer_joins(plan: L.Plan | None) -> int:
+    n, stack = 0, [plan] if plan is not None else []
+    while stack:
+        p = stack.pop()
+        if isinstance(p, L.Join) and p.join_type in OUTER:
+            n += 1
+        stack.extend(p.children)
+        for e in p.expressions:
+            stack.extend(s.plan for s in e.walk() if isinstance(s, E.SubqueryExpr))
+    return n
+
+
+def _is_empty(plan: L.Plan | None) -> bool:
+    while isinstance(plan, (L.Project, L.SubqueryAlias)):
+        plan = plan.child
+    return isinstance(plan, L.LocalRelation) and plan.is_empty
+
+
+def _catalyst_reach(df) -> tuple[int, bool]:
+    try:
+        qe = df._jdf.queryExecution()
+        analyzed, optimized = qe.analyzed().toString(), qe.optimizedPlan().toString()
+    except Exception:  # noqa: BLE001 - the query fails in Spark's optimizer: no reach
+        return 0, False
+    removed = len(_CATALYST_OUTER.findall(analyzed)) - len(_CATALYST_OUTER.findall(optimized))
+    return max(0, removed), optimized.lstrip().startswith("LocalRelation <empty>")
+
+
+def _accepted(spark, st: Statement):
+    """(Spark SQL text, DataFrame) when Spark accepts the statement, else (None, error)."""
+    texts = [f"{st.sql} FROM {t}" for t in st.tables] if st.tables else [st.sql]
+    error = ""
+    for text in texts:
+        try:
+            return text, spark.sql(text)
+        except Exception as e:  # noqa: BLE001 - Spark's analysis or parse error: not Spark SQL
+            error = str(e).strip().splitlines()[0][:200] if str(e).strip() else type(e).__name__
+    return None, error
+
+
+def check(spark, statements: list[Statement], *, compare: bool = True, dataframe: bool = True,
+          progress=None) -> list[Outcome]:
+    """Check the statements (registering each world's tables in turn).  Without
+    `compare` nothing runs on Spark but its analysis and optimizer (reach, rejections,
+    pass-through)."""
+    from sparkfold import optimize
+    from sparkfold.optimizer.errors import InternalError, SparkfoldError
+    from sparkfold.optimizer.verify import _nondeterministic, verify_many
+    from sparkfold.plans.pyspark.to_pyspark import to_pyspark_code
+
+    outcomes: list[Outcome] = []
+    by_world: dict[str, list[Statement]] = {}
+    for st in statements:
+        by_world.setdefault(world_of(st.name), []).append(st)
+    done = 0
+    for world, group in by_world.items():
+        schema = register_world(spark, world)
+        for start in range(0, len(group), 40):
+            chunk, pending = group[start:start + 40], []
+            for st in chunk:
+                text, df = _accepted(spark, st)
+                if text is None:
+                    outcomes.append(Outcome(st.name, st.sql, "spark-rejects", df))
+                    continue
+                out = Outcome(st.name, text, "")
+                out.catalyst_outer_removed, out.catalyst_empty = _catalyst_reach(df)
+                try:
+                    result = optimize(text, schema)
+                except InternalError as e:
+                    out.status, out.detail = "bug", str(e)
+                except SparkfoldError as e:
+                    out.status, out.detail = "rejected", str(e)
+                except Exception as e:  # noqa: BLE001 - anything else escaping optimize() is a bug
+                    out.status, out.detail = "bug", f"{type(e).__name__}: {e}"
+                else:
+                    out.optimized_sql = result.sql
+                    if result.passthrough:
+                        out.status, out.detail = "passthrough", str(result.passthrough)
+                    else:
+                        out.status = "rewritten" if result.trace else "unchanged"
+                        out.sparkfold_outer_removed = max(0, _outer_joins(result.analyzed)
+                                                          - _outer_joins(result.optimized))
+                        out.sparkfold_empty = _is_empty(result.optimized)
+                    if result.analyzed is not None and _nondeterministic(result.analyzed):
+                        out.sql_verdict = "nondeterministic"
+                    else:
+                        pending.append((out, result))
+                outcomes.append(out)
+            if pending and compare:
+                cands = ("optimized SQL", "DataFrame") if dataframe else ("optimized SQL",)
+                reports = verify_many([r for _, r in pending], spark, candidates=cands)
+                for (out, result), rep in zip(pending, reports):
+                    sql_c = rep.comparison("optimized SQL")
+                    out.sql_verdict = "equal" if sql_c.equal else "wrong"
+                    if dataframe:
+                        df_side = next(s for s in rep.candidates if s.name == "DataFrame")
+                        df_c = rep.comparison("DataFrame")
+                        if df_c.equal:
+                            out.df_verdict = "equal"
+                        elif df_side.error and "lower" in (df_side.error_message or "").lower():
+                            out.df_verdict = "lowering-failed"
+                        else:
+                            out.df_verdict = "wrong"
+                        out.df_fallback = "spark.sql(" in (df_side.text or "")
+                    if not rep.equal:
+                        out.report = rep.to_text()
+            done += len(chunk)
+            if progress:
+                progress(done, len(statements))
+    return outcomes
+
+
+def summary(outcomes: list[Outcome]) -> dict:
+    """The counts the issue asks for, over the statements Spark accepts."""
+    status = Counter(o.status for o in outcomes)
+    accepted = [o for o in outcomes if o.status != "spark-rejects"]
+    compared = [o for o in accepted if o.sql_verdict in ("equal", "wrong")]
+    lowered = [o for o in accepted if o.df_verdict]
+    return {
+        "statements": len(outcomes),
+        "spark_rejects": status["spark-rejects"],
+        "accepted": len(accepted),
+        "rewritten": status["rewritten"],
+        "unchanged": status["unchanged"],
+        "passthrough": status["passthrough"],
+        "passthrough_share": status["passthrough"] / len(accepted) if accepted else 0.0,
+        "rejected": status["rejected"],
+        "bugs": status["bug"],
+        "compared": len(compared),
+        "wrong_sql": sum(o.sql_verdict == "wrong" for o in accepted),
+        "nondeterministic": sum(o.sql_verdict == "nondeterministic" for o in accepted),
+        "dataframe_compared": len(lowered),
+        "wrong_dataframe": sum(o.df_verdict == "wrong" for o in lowered),
+        "lowering_failed": sum(o.df_verdict == "lowering-failed" for o in lowered),
+        "dataframe_text_fallback": sum(o.df_fallback for o in lowered),
+        "catalyst_outer_joins_removed": sum(o.catalyst_outer_removed for o in accepted),
+        "sparkfold_outer_joins_removed": sum(o.sparkfold_outer_removed for o in accepted),
+        "catalyst_empty": sum(o.catalyst_empty for o in accepted),
+        "sparkfold_empty": sum(o.sparkfold_empty for o in accepted),
+    }
