@@ -29,6 +29,7 @@ from ..plans.ir import types as T
 from ..plans.ir.tree import fold
 from .base import plan_rule
 from .constraints import is_null_intolerant, non_null_attributes, usable
+from .empty_relation import plan_may_raise
 
 TRUE, FALSE, NULL, VALUE = "T", "F", "N", "V"
 _BOOLS = frozenset((TRUE, FALSE, NULL))
@@ -199,7 +200,9 @@ def _eliminate(cond: E.Expr, join: L.Join) -> L.Join:
 
 @plan_rule("EliminateOuterJoin", needs=(L.Join,), catalyst="EliminateOuterJoin")
 def eliminate_outer_join(p: L.Plan, ctx) -> L.Plan:
-    """Filter(null-rejecting, outer join) -> the same filter over a less outer join."""
+    """Filter(null-rejecting, outer join) -> the same filter over a less outer join; an
+    outer join whose padded side nothing above reads, when it cannot change the rows
+    that are read -> its preserved side."""
     match p:
         case L.Filter(cond, L.Join() as join):  # WHERE rejects the padded rows
             new = _eliminate(cond, join)
@@ -207,5 +210,105 @@ def eliminate_outer_join(p: L.Plan, ctx) -> L.Plan:
         case L.Filter(cond, L.SubqueryAlias(alias, L.Join() as join)):
             new = _eliminate(cond, join)
             return p if new is join else L.Filter(cond, L.SubqueryAlias(alias, new))
+        # Project(only the kept side's columns, LEFT JOIN whose other side matches each row
+        # at most once) -> the kept side: every kept row comes out exactly once
+        case L.Project(projections, L.Join(_, _, L.LEFT_OUTER | L.RIGHT_OUTER) as join) \
+                if _unread_side(join, _references(projections)) is not None \
+                and _at_most_one_match(join):
+            return L.Project(projections, _kept_side(join))
+        # Aggregate(only the kept side's columns, duplicate-agnostic aggregates: grouping,
+        # min, max, DISTINCT) over an outer join -> over the kept side: the join only
+        # repeats kept rows (each at least once), which these aggregates do not see
+        case L.Aggregate(grouping, aggregates, L.Join(_, _, L.LEFT_OUTER | L.RIGHT_OUTER) as join) \
+                if grouping and all(_duplicate_agnostic(a) for a in aggregates) \
+                and _unread_side(join, _references(grouping + aggregates)) is not None:
+            return L.Aggregate(grouping, aggregates, _kept_side(join))
+        # SELECT DISTINCT of the kept side's columns: the same, for a Distinct
+        case L.Distinct(L.Project(projections, L.Join(_, _, L.LEFT_OUTER | L.RIGHT_OUTER) as join)) \
+                if all(e.deterministic for e in projections) \
+                and _unread_side(join, _references(projections)) is not None:
+            return L.Distinct(L.Project(projections, _kept_side(join)))
         case _:
             return p
+
+
+def _references(exprs) -> frozenset[int]:
+    out: set[int] = set()
+    for e in exprs:
+        out |= e.references
+    return frozenset(out)
+
+
+def _kept_side(join: L.Join) -> L.Plan:
+    return join.left if join.join_type == L.LEFT_OUTER else join.right
+
+
+def _unread_side(join: L.Join, read: frozenset[int]) -> L.Plan | None:
+    """The padded side of a left or right outer join, if nothing in `read` comes from it
+    and dropping it (with the join condition) cannot hide an error or a non-deterministic
+    call; else None."""
+    kept, other = (join.left, join.right) if join.join_type == L.LEFT_OUTER else (join.right, join.left)
+    if not read <= kept.output_ids:
+        return None
+    cond = join.condition
+    if cond is not None and (not cond.deterministic or cond.may_raise or cond.deep_mask & _SUBQUERIES):
+        return None
+    if plan_may_raise(other) or not all(e.deterministic for n in other.walk() for e in n.expressions):
+        return None
+    return other
+
+
+def _at_most_one_match(join: L.Join) -> bool:
+    """Does each row of the kept side match at most one row of the other?  True when the
+    other side is unique on columns the condition equates with the kept side's (Spark's
+    distinctKeys: grouping columns, DISTINCT, LIMIT 1, a global aggregate)."""
+    kept, other = (join.left, join.right) if join.join_type == L.LEFT_OUTER else (join.right, join.left)
+    equated: set[int] = set()
+    for c in E.split_conjuncts(join.condition) if join.condition is not None else ():
+        if isinstance(c, (E.EqualTo, E.EqualNullSafe)):
+            for a, b in ((c.left, c.right), (c.right, c.left)):
+                if isinstance(a, E.Attribute) and a.expr_id in other.output_ids \
+                        and b.references and b.references <= kept.output_ids:
+                    equated.add(a.expr_id)
+    return any(keys <= equated for keys in distinct_keys(other))
+
+
+def distinct_keys(plan: L.Plan) -> list[frozenset[int]]:
+    """Sets of output columns on which the plan's rows are unique (the empty set: at most
+    one row)."""
+    match plan:
+        case L.Aggregate((), _, _):
+            return [frozenset()]
+        case L.Aggregate(grouping, aggregates, _):
+            ids, covered = set(), []
+            for a in aggregates:
+                inner = a.child if isinstance(a, E.Alias) else a
+                if any(inner == g for g in grouping):
+                    ids.add(a.expr_id)
+                    covered.append(inner)
+            return [frozenset(ids)] if all(any(g == c for c in covered) for g in grouping) else []
+        case L.Distinct(child):
+            return [plan.output_ids]
+        case L.Limit(count, _) if count <= 1:
+            return [frozenset()]
+        case L.Filter(_, child) | L.Sort(_, child) | L.SubqueryAlias(_, child) | L.Limit(_, child):
+            return distinct_keys(child)
+        case L.Project(projections, child):
+            renamed: dict[int, int] = {}
+            for e in projections:
+                inner = e.child if isinstance(e, E.Alias) else e
+                if isinstance(inner, E.Attribute):
+                    renamed.setdefault(inner.expr_id, e.expr_id)
+            return [frozenset(renamed[i] for i in keys) for keys in distinct_keys(child) if keys <= renamed.keys()]
+        case _:
+            return []
+
+
+_DUPLICATE_AGNOSTIC = frozenset({"max", "min", "bool_and", "bool_or", "every", "some", "any", "bit_and", "bit_or"})
+
+
+def _duplicate_agnostic(e: E.Expr) -> bool:
+    """Is this aggregate output the same however often each input row is repeated?"""
+    if not e.deterministic or e.deep_mask & _SUBQUERIES:
+        return False
+    return all(n.distinct or n.name.lower() in _DUPLICATE_AGNOSTIC for n in e.walk() if isinstance(n, E.Agg))

@@ -125,3 +125,33 @@ def test_explode_of_a_constant_is_a_relation(spark, tables, sql):
 def test_other_explodes_pass_through(spark, tables, sql):
     result = optimize(sql, tables)
     assert result.passthrough and result.sql == sql
+
+
+# Catalyst's EliminateOuterJoin also drops an outer join whose padded side nothing reads
+# when that cannot change the rows read: the other side matches each row at most once
+# (unique on the equated columns), or the aggregate above ignores duplicates.
+@pytest.mark.parametrize("sql", [
+    "SELECT t.s FROM t LEFT JOIN (SELECT DISTINCT num FROM u) AS v ON t.num = v.num",
+    "SELECT t.s FROM t LEFT JOIN (SELECT num, max(y) FROM u GROUP BY num) AS v ON t.num = v.num",
+    "SELECT t.s FROM t LEFT JOIN (SELECT num FROM u LIMIT 1) AS v ON t.num = v.num",
+    "SELECT v.num FROM (SELECT num FROM u GROUP BY num) AS w RIGHT JOIN t AS v ON w.num = v.num",
+    "SELECT DISTINCT t.s FROM t LEFT JOIN u ON t.num = u.num",
+    "SELECT t.s, max(t.x), count(DISTINCT t.b) FROM t LEFT JOIN u ON t.s = u.s GROUP BY t.s",
+])
+def test_an_outer_join_nothing_reads_is_removed(spark, tables, sql):
+    result = _agrees(spark, tables, sql)
+    assert " JOIN " not in result.sql
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT t.s FROM t LEFT JOIN u ON t.num = u.num",                         # u.num repeats
+    "SELECT t.s, count(t.b) FROM t LEFT JOIN u ON t.num = u.num GROUP BY t.s",  # counts repeats
+    "SELECT t.s FROM t LEFT JOIN (SELECT num, s FROM u GROUP BY num, s) v ON t.num = v.num",
+    "SELECT t.s FROM t LEFT JOIN (SELECT num FROM u GROUP BY num) v ON t.num < v.num",
+    # dropping the join would hide the division's error
+    "SELECT t.s FROM t LEFT JOIN (SELECT num, 1 / 0 AS z FROM u GROUP BY num) v ON t.num = v.num",
+])
+def test_an_outer_join_that_may_change_the_rows_stays(spark, tables, sql):
+    result = optimize(sql, tables)
+    assert " JOIN " in result.sql
+    assert_same_result(spark, sql, result.sql, context=sql)
