@@ -43,6 +43,7 @@ from ..rules.comparisons import simplify_binary_comparison
 from ..rules.conditionals import simplify_conditionals
 from ..rules.constant_folding import constant_folding
 from ..rules.constant_propagation import constant_propagation
+from ..rules.foldable_propagation import foldable_propagation
 from ..rules.empty_relation import (
     fold_constant_aggregate,
     fold_empty_aggregate,
@@ -67,6 +68,7 @@ LOCAL_RELATION = (propagate_empty_relation, fold_empty_aggregate, update_attribu
 OPERATOR_OPTIMIZATION = (
     push_down_predicates,
     constant_propagation,
+    foldable_propagation,
     eliminate_outer_join,
     null_propagation,
     null_down_propagation,

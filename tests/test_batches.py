@@ -24,7 +24,7 @@ EXPRESSION_RULES = {"NullPropagation", "ConstantFolding", "BooleanSimplification
                     "ReplaceNullWithFalseInPredicate"}
 PLAN_RULES = {"PruneFilters", "PropagateEmptyRelation", "FoldEmptyAggregate", "FoldConstantAggregate",
               "EliminateOuterJoin", "InferFiltersFromConstraints", "UpdateAttributeNullability",
-              "OptimizeSubqueries", "PushDownPredicates", "ConstantPropagation"}
+              "OptimizeSubqueries", "PushDownPredicates", "ConstantPropagation", "FoldablePropagation"}
 CLEANUP_RULES = {"RemoveRedundantIsNotNull"}
 
 
