@@ -1,9 +1,9 @@
 """sparkfold's corrections to sqlglot's Spark grammar, made around sqlglot's own parser.
 
 sqlglot's compiled build (sqlglotc, `pip install "sqlglot[c]"`) does not let Python
-subclass its parser, so the corrections are not overrides of the parser: the tokens are
-adjusted before sqlglot's stock Spark parser runs, and the tree after.  One code path for
-both builds:
+subclass its parser (with pure-Python sqlglot `plans.ir.dialect._Parser` does), so with
+sqlglotc the corrections are made on the tokens before sqlglot's stock Spark parser runs,
+and on the tree after (tests/test_grammar.py checks they give the subclass's trees):
 
 - `||` binds like `+` and `-` (Spark's grammar), left to right: `'a: ' || 2 + 2` is
   `('a: ' || 2) + 2`, where sqlglot puts it with the bitwise operators.  Each `||` is
@@ -20,6 +20,9 @@ both builds:
   it) is kept in `meta["name"]`: sqlglot does it for calls its builders make
   (`ORIGINAL_NAME_META_KEY`); for calls with their own syntax (`CAST(...)`, `TRIM(...)`)
   a `sqlglot.meta` comment on the name token carries the spelling to the node.
+
+Where the tree does not show for sure what the text meant (a `||` the stock parser took
+for the sum of intervals), the statement is a syntax error rather than a guess.
 """
 
 from __future__ import annotations
@@ -27,13 +30,15 @@ from __future__ import annotations
 import re
 
 from sqlglot import exp
+from sqlglot.dialects.spark import Spark
 from sqlglot.errors import ParseError as SqlglotParseError
 from sqlglot.optimizer.scope import find_in_scope
 from sqlglot.tokens import Token, TokenType
 
-from ..ir.dialect import AS_WRITTEN_CALLS, FUNCTIONS, SparkSQL
+from ..ir.dialect import AS_WRITTEN_CALLS, FUNCTIONS
 from .spans import CALL_TOKEN
 
+_STOCK = Spark.parser_class
 # letters only: sqlglot tests `text.isalpha()` on some tokens
 RENAMED = "sparkfoldcall"
 # Marks put on tokens as `sqlglot.meta` comments: sqlglot sets them in the `meta` of the
@@ -41,13 +46,13 @@ RENAMED = "sparkfoldcall"
 _DPIPE = "sparkfold_dpipe"
 _CALLED = "sparkfold_called"
 _MARK = "sqlglot.meta sparkfold_"
-_FUNC_TOKENS = frozenset(SparkSQL.parser_class.FUNC_TOKENS)
-_ALIASED_ARGS = frozenset(SparkSQL.parser_class.FUNCTIONS_WITH_ALIASED_ARGS)
-_PREDICATES = SparkSQL.parser_class.SUBQUERY_PREDICATES
+_FUNC_TOKENS = frozenset(_STOCK.FUNC_TOKENS)
+_ALIASED_ARGS = frozenset(_STOCK.FUNCTIONS_WITH_ALIASED_ARGS)
+_PREDICATES = _STOCK.SUBQUERY_PREDICATES
 # keywords that are also infix operators (`x RLIKE (...)`, `a DIV (b)`)
 _INFIX = frozenset(tt for table in ("RANGE_PARSERS", "FACTOR", "TERM", "BITWISE", "EQUALITY", "COMPARISON",
                                     "CONJUNCTION", "DISJUNCTION", "ASSIGNMENT", "EXPONENT", "COLUMN_OPERATORS")
-                   for tt in getattr(SparkSQL.parser_class, table, {})) | {TokenType.COLLATE, TokenType.XOR}
+                   for tt in getattr(_STOCK, table, {})) | {TokenType.COLLATE, TokenType.XOR}
 # the nodes a call of the name is parsed into, where its name is written down
 _NAMED = {"CASE": exp.Case, **{t.name: c for t, c in _PREDICATES.items()}}
 # calls sqlglot parses without the name token's comments, named by their order instead
@@ -125,8 +130,15 @@ def restore(trees: list, tokens: list[Token], dpipes: int, parser) -> list:
 
 
 def unrenamed(text: str) -> str:
-    """An error message about renamed tokens, with their names as written."""
+    """A text about renamed tokens, with their names as written."""
     return re.sub(RENAMED, "", text, flags=re.IGNORECASE)
+
+
+def as_written(error: str, near: str) -> str:
+    """sqlglot's error message about prepared tokens, as about the text (a `||` the
+    parser took for a `+` made an Add)."""
+    error = unrenamed(error)
+    return error.replace(".Add'>", ".DPipe'>") if near == "||" else error
 
 
 def _replace(trees: list, old: exp.Expression, new: exp.Expression) -> None:
@@ -140,7 +152,8 @@ def _replace(trees: list, old: exp.Expression, new: exp.Expression) -> None:
 def _dpipe(add: exp.Add) -> exp.DPipe:
     # (as sparkfold's parser made them: `||` among the TERM operators, `safe`)
     out = exp.DPipe(this=add.this, expression=add.expression, safe=True)
-    out.add_comments(add.comments)
+    if add.comments:
+        out.add_comments(add.comments)
     if add.meta:
         out.meta.update(add.meta)
     return out
@@ -203,7 +216,8 @@ def _build(anon: exp.Anonymous, parser) -> exp.Expression:
     func.update_positions(anon)
     if anon.meta and "span" in anon.meta:
         func.meta["span"] = anon.meta["span"]
-    func.add_comments(anon.comments)
+    if anon.comments:
+        func.add_comments(anon.comments)
     replacement = func
     if isinstance(func, exp.AggFunc):
         inner = find_in_scope(func, exp.IgnoreNulls, exp.RespectNulls)

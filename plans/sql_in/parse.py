@@ -179,7 +179,7 @@ def parse_statements(sql: str) -> list[exp.Expression]:
         if highlight:
             desc = f"{desc} near {highlight!r}" if "but got" not in desc else \
                 desc.replace("but got", "but found").rstrip() + f" {highlight!r}"
-        raise ParseError(grammar.unrenamed(desc), line, col) from None
+        raise ParseError(grammar.as_written(desc, highlight), line, col) from None
     trees = [t for t in trees if t is not None]
     if compiled_sqlglot():
         try:

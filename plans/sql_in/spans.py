@@ -25,10 +25,13 @@ def record(trees: list, tokens: list[Token]) -> None:
     """Set `meta["span"]` on the nodes of the trees."""
     first = {t.start: i for i, t in reversed(list(enumerate(tokens)))}
     last = {t.end: i for i, t in enumerate(tokens)}
+    depth = [0]  # depth[k]: parentheses open before token k
+    for t in tokens:
+        depth.append(depth[-1] + _paren(t))
     ranges: dict[int, tuple[int, int]] = {}
-    for node, i in _keyword_leaves(trees, tokens, first):
-        ranges[id(node)] = (i, i)
     nodes = [n for tree in trees if tree is not None for n in tree.walk(bfs=False)]
+    for node, i in _keyword_leaves(trees, nodes, tokens, first):
+        ranges[id(node)] = (i, i)
     for node in reversed(nodes):  # children before their parents
         meta = node._meta or {}
         own = ranges.get(id(node))
@@ -45,7 +48,7 @@ def record(trees: list, tokens: list[Token]) -> None:
                 hi = r[1] if hi is None else max(hi, r[1])
         if lo is None:
             continue
-        lo, hi = _closed(node, lo, hi, tokens, called=call is not None)
+        lo, hi = _closed(node, lo, hi, tokens, depth, called=call is not None)
         ranges[id(node)] = (lo, hi)
         if own is not None and _wrapped_call(node):
             lo, hi = own  # (a call under OVER / IGNORE NULLS: its name, as the pure-Python parser has it)
@@ -61,18 +64,20 @@ _RELATIONS = (exp.From, exp.Join, exp.Lateral, exp.CTE, exp.SetOperation)
 _CALL_WRAPPERS = (exp.Window, exp.IgnoreNulls, exp.RespectNulls, exp.WithinGroup, exp.Filter)
 
 
-def _keyword_leaves(trees: list, tokens: list[Token], first: dict) -> list:
+def _keyword_leaves(trees: list, nodes: list, tokens: list[Token], first: dict) -> list:
     """NULL / TRUE / FALSE nodes paired with their tokens: the n-th such node in the text's
     order (depth first, children ordered by where they start) is the n-th such token
     (the NULL of `x IS NULL` has no span with the pure-Python parser either)."""
+    keyword = [i for i, t in enumerate(tokens) if t.token_type in _KEYWORD_LEAVES and not _after_is(tokens, i)]
+    if not keyword:
+        return []
     starts: dict[int, int] = {}
-    for tree in trees:
-        for node in reversed(list(tree.walk(bfs=False)) if tree is not None else []):
-            meta = node._meta or {}
-            own = first.get(meta.get("start")) if meta.get("start") is not None else None
-            found = [starts[id(c)] for c in node.iter_expressions() if id(c) in starts]
-            if own is not None or found:
-                starts[id(node)] = min(found + ([own] if own is not None else []))
+    for node in reversed(nodes):
+        meta = node._meta or {}
+        own = first.get(meta.get("start")) if meta.get("start") is not None else None
+        found = [starts[id(c)] for c in node.iter_expressions() if id(c) in starts]
+        if own is not None or found:
+            starts[id(node)] = min(found + ([own] if own is not None else []))
     leaves = []
     for tree in trees:
         stack = [tree] if tree is not None else []
@@ -85,7 +90,6 @@ def _keyword_leaves(trees: list, tokens: list[Token], first: dict) -> list:
                 key = starts.get(id(c), key)  # (a child without a position stays after the one before)
                 children.append((key, len(children), c))
             stack.extend(c for _, _, c in sorted(children, key=lambda x: (x[0], x[1]), reverse=True))
-    keyword = [i for i, t in enumerate(tokens) if t.token_type in _KEYWORD_LEAVES and not _after_is(tokens, i)]
     return list(zip(leaves, keyword)) if len(leaves) == len(keyword) else []
 
 
@@ -100,7 +104,8 @@ def _after_is(tokens: list[Token], i: int) -> bool:
     return j >= 0 and tokens[j].token_type == TokenType.IS
 
 
-def _closed(node: exp.Expression, lo: int, hi: int, tokens: list[Token], called: bool) -> tuple[int, int]:
+def _closed(node: exp.Expression, lo: int, hi: int, tokens: list[Token], depths: list[int],
+            called: bool) -> tuple[int, int]:
     n = len(tokens)
     tt = lambda k: tokens[k].token_type if 0 <= k < n else None  # noqa: E731
     if isinstance(node, exp.Func) and tt(hi + 1) == TokenType.L_PAREN \
@@ -130,7 +135,7 @@ def _closed(node: exp.Expression, lo: int, hi: int, tokens: list[Token], called:
             hi += 1
         if tt(hi + 1) in _KEYWORD_LEAVES:
             hi += 1
-    depth = sum(_paren(tokens[k]) for k in range(lo, hi + 1))
+    depth = depths[hi + 1] - depths[lo]
     while depth > 0 and hi + 1 < n:
         hi += 1
         depth += _paren(tokens[hi])
