@@ -59,11 +59,39 @@ def _null_safe_eq_sql(self, e: exp.NullSafeEQ) -> str:
 SPAN = "span"
 
 
+# Trees whose spans are still to be read from their tokens (sqlglotc: `plans.sql_in.spans`,
+# only when a finding asks): the root's id -> the function that records them.  Bounded:
+# the oldest are recorded when more come (each entry holds its trees, so ids stay unique).
+_PENDING_SPANS: dict[int, Callable[[], None]] = {}
+_PENDING_LIMIT = 16
+
+
+def spans_later(roots: list, record: Callable[[], None]) -> None:
+    """Have `record` set the spans of the trees `roots` when `node_span` first needs one."""
+    while len(_PENDING_SPANS) >= _PENDING_LIMIT:
+        _run_pending(next(iter(_PENDING_SPANS)))
+    for root in roots:
+        _PENDING_SPANS[id(root)] = record
+
+
+def _run_pending(key: int) -> None:
+    record = _PENDING_SPANS.pop(key, None)
+    if record is not None:
+        for other in [k for k, v in _PENDING_SPANS.items() if v is record]:
+            _PENDING_SPANS.pop(other, None)
+        record()
+
+
 def node_span(node: exp.Expression) -> tuple[int, int] | None:
     """(first, last) character offsets of the text a parsed node came from, or None.
     Nodes built by the methods `_spanning` wraps carry a span; others (a few built
     inside those methods, like IN or a chain of ORs) get one from their children's,
     computed here without recursion and remembered."""
+    if _PENDING_SPANS:
+        root = node
+        while root.parent is not None:
+            root = root.parent
+        _run_pending(id(root))
 
     def own(n):
         span = n.meta_get(SPAN)

@@ -12,6 +12,7 @@ on its tokens:
 
 from __future__ import annotations
 
+import functools
 import logging
 
 from sqlglot import exp
@@ -19,7 +20,7 @@ from sqlglot.errors import ParseError as SqlglotParseError
 from sqlglot.errors import TokenError
 from sqlglot.tokens import Token, TokenType
 
-from ..ir.dialect import DIALECT, SUFFIX_TYPES, TYPED_LITERAL_PREFIX, compiled_sqlglot
+from ..ir.dialect import DIALECT, SUFFIX_TYPES, TYPED_LITERAL_PREFIX, compiled_sqlglot, spans_later
 from ..ir.errors import ParseError, UnsupportedError
 from . import grammar, spans
 from .grammar import ends_operand as _ends_operand
@@ -181,12 +182,16 @@ def parse_statements(sql: str) -> list[exp.Expression]:
                 desc.replace("but got", "but found").rstrip() + f" {highlight!r}"
         raise ParseError(grammar.as_written(desc, highlight), line, col) from None
     trees = [t for t in trees if t is not None]
-    if compiled_sqlglot():
-        try:
-            spans.record(trees, tokens)
-        except Exception:  # noqa: BLE001  spans only place findings: a bug there never fails a parse
-            pass
+    if compiled_sqlglot() and trees:
+        spans_later(trees, functools.partial(_record_spans, trees, tokens))
     return trees
+
+
+def _record_spans(trees: list[exp.Expression], tokens: list[Token]) -> None:
+    try:
+        spans.record(trees, tokens)
+    except Exception:  # noqa: BLE001  spans only place findings: a bug there never fails a parse
+        pass
 
 
 def parse_query(sql: str) -> exp.Expression:
