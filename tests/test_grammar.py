@@ -9,7 +9,7 @@ import pytest
 from sqlglot.dialects.spark import Spark
 from sqlglot.errors import ParseError
 
-from sparkfold.plans.ir.dialect import DIALECT, compiled_sqlglot, to_sql
+from sparkfold.plans.ir.dialect import DIALECT, _Parser, compiled_sqlglot, to_sql
 from sparkfold.plans.sql_in import grammar
 from sparkfold.plans.sql_in.parse import _fix_tokens
 
@@ -38,7 +38,7 @@ QUERIES = [
 def _parse(sql: str, parser_class):
     tokens = _fix_tokens(DIALECT.tokenize(sql), sql)
     parser = parser_class(dialect=DIALECT)
-    if parser_class is DIALECT.parser_class:
+    if parser_class is _Parser:
         return parser.parse(tokens, sql)
     tokens, dpipes = grammar.prepare(tokens)
     return grammar.restore(parser.parse(tokens, sql), tokens, dpipes, parser)
@@ -52,7 +52,7 @@ def _shape(tree):
 @pytest.mark.skipif(compiled_sqlglot(), reason="the subclass needs pure-Python sqlglot")
 @pytest.mark.parametrize("sql", QUERIES)
 def test_corrections_around_the_stock_parser_give_the_subclass_trees(sql):
-    ours, theirs = _parse(sql, Spark.parser_class), _parse(sql, DIALECT.parser_class)
+    ours, theirs = _parse(sql, Spark.parser_class), _parse(sql, _Parser)
     assert [to_sql(t) for t in ours] == [to_sql(t) for t in theirs]
     assert [_shape(t) for t in ours] == [_shape(t) for t in theirs]
 
