@@ -61,3 +61,12 @@ def test_corrections_around_the_stock_parser_give_the_subclass_trees(sql):
 def test_a_concatenation_the_stock_parser_reads_otherwise_is_an_error(sql):
     with pytest.raises(ParseError):
         _parse(sql, Spark.parser_class)
+
+
+def test_text_that_looks_renamed_is_refused_not_changed():
+    """The names renamed before parsing are put back by taking a prefix off: a text of the
+    user's with that prefix would lose it too, so it is an error (under sqlglotc only)."""
+    from sparkfold.plans.ir.errors import ParseError as SparkfoldParseError
+
+    with pytest.raises(SparkfoldParseError, match="keeps text starting with"):
+        _parse("SELECT 'sparkfoldcallx' FROM t", Spark.parser_class)

@@ -36,6 +36,7 @@ from sqlglot.optimizer.scope import find_in_scope
 from sqlglot.tokens import Token, TokenType
 
 from ..ir.dialect import AS_WRITTEN_CALLS, FUNCTIONS
+from ..ir.errors import ParseError
 from .spans import CALL_TOKEN
 
 _STOCK = Spark.parser_class
@@ -72,6 +73,10 @@ def prepare(tokens: list[Token]) -> tuple[list[Token], int]:
     n = len(tokens)
     for i, t in enumerate(tokens):
         tt = t.token_type
+        if t.text[:len(RENAMED)].lower() == RENAMED:
+            # the names put back after parsing would lose this text's start too
+            raise ParseError(f"with sqlglot's compiled build, sparkfold keeps text starting with "
+                             f"{RENAMED!r} for itself: {t.text!r}", t.line, max(1, t.col - len(t.text) + 1))
         if tt == TokenType.DPIPE:
             out.append(_with(t, token_type=TokenType.PLUS, mark=f"dpipe={i}"))
             dpipes += 1
