@@ -7,6 +7,7 @@ own `rules.py` and `optimizer.py`."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -145,24 +146,94 @@ print("CODES", codes, "HEAVY", heavy)
     assert "pip install 'sparkfold[spark]'" in proc.stderr
 
 
-def test_compiled_sqlglot_gives_one_clear_error(installed, tmp_path):
-    """With sqlglotc (`pip install "sqlglot[c]"`, which sqlglot's own warning recommends)
-    sqlglot's parser is compiled and cannot be subclassed: the user gets one line saying
-    so and what to do, exit code 2, not a TypeError traceback.  Installed for real, next
-    to the wheel, at the version of the sqlglot in use."""
+@pytest.fixture(scope="module")
+def compiled(installed, tmp_path_factory) -> str:
+    """A PYTHONPATH with sqlglot's compiled build (sqlglotc, what `pip install
+    "sqlglot[c]"` or sparkfold's `fast` extra adds) before the wheel: installed for real,
+    at the version of the sqlglot in use."""
     import sqlglot
 
-    compiled = tmp_path / "compiled"
-    pip = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(compiled),
+    site = tmp_path_factory.mktemp("sqlglotc") / "site"
+    pip = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site),
                           f"sqlglot=={sqlglot.__version__}", f"sqlglotc=={sqlglot.__version__}"],
                          capture_output=True, text=True, timeout=600)
     assert pip.returncode == 0, pip.stderr
-    site = f"{compiled}{os.pathsep}{installed}"
-    probe = _run("import sqlglot.parser as p; print(p.__file__)", tmp_path, site)
+    path = f"{site}{os.pathsep}{installed}"
+    probe = _run("import sqlglot.parser as p; print(p.__file__)", site, path)
     assert probe.stdout.strip().endswith(".so"), probe.stdout + probe.stderr  # really compiled
-    proc = _run(["-m", "sparkfold.optimizer.cli", "optimize", "SELECT 1 WHERE 1 = 1"], tmp_path, site)
-    assert proc.returncode == 2, proc.stderr
-    assert proc.stderr.strip().splitlines() == [
-        "sparkfold: error: sqlglot's compiled build (sqlglotc, from `sqlglot[c]`) is installed, and sparkfold "
-        "extends sqlglot's Spark parser, which compiled classes do not allow: `pip uninstall sqlglotc` to use "
-        "sqlglot's pure-Python build"]
+    return path
+
+
+# Each of sparkfold's corrections to sqlglot's Spark grammar and printer, with a finding
+# and its line:column (sqlglotc's classes cannot be subclassed: plans/sql_in/grammar.py)
+_CUSTOMIZED = [
+    "SELECT 'four: ' || 2 + 2",                                    # || binds like + and -
+    "SELECT 'a' || num - 1 || 'b' AS s, num * 2 || 'x' FROM t",
+    "SELECT any(num > 1) FROM t",                                  # any(v): the aggregate
+    "SELECT to_char(num, '999'), date_sub(current_date(), 1), initcap('ab') FROM t",  # kept as written
+    "SELECT first(num, true), first(num) FROM t",
+    "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY num) FROM t",  # WITHIN GROUP as written
+    "SELECT 1L + num, 2S, 1.5BD, num <=> NULL, NOT (num IS NULL) FROM t",  # typed literals, <=>, IS NOT NULL
+    "SELECT CAST('1' AS INT), double(num), substr('abc', num), IF(num > 1, 'a', 'b') FROM t",
+    "SELECT count(num) AS count FROM t",
+    "SELECT *\nFROM t\nWHERE num = NULL",                        # findings with line:column
+    "SELECT CASE WHEN num IS NULL THEN 1 WHEN num = NULL THEN 2 END FROM t\nWHERE num NOT IN (1, NULL)",
+    "SELECT num FROM t WHERE EXISTS (SELECT 1 FROM tokens WHERE tokens.id = t.num) AND num <> NULL",
+]
+
+_CLI = """
+import contextlib, io, json, sys
+from sparkfold.optimizer.cli import main
+out = []
+for q in json.loads(sys.argv[1]):
+    for args in (["optimize", q, "--schema", sys.argv[2]], ["optimize", q, "--schema", sys.argv[2], "--pretty"],
+                 ["lint", "--sql", q, "--schema", sys.argv[2]]):
+        o, e = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(o), contextlib.redirect_stderr(e):
+            code = main(args)
+        out.append([args[0], q, code, o.getvalue(), e.getvalue()])
+print(json.dumps(out))
+"""
+
+
+def test_sqlglotc_gives_the_same_output(installed, compiled, tmp_path):
+    """With sqlglot's compiled build the CLI's `optimize` and `lint` print what they print
+    with the pure-Python one: the optimized SQL, the findings and their positions."""
+    args = ["-c", _CLI, json.dumps(_CUSTOMIZED), str(ROOT / "examples" / "schema.json")]
+    pure, fast = _run(args, tmp_path, installed), _run(args, tmp_path, compiled)
+    assert pure.returncode == 0 and fast.returncode == 0, pure.stderr + fast.stderr
+    pure_out, fast_out = json.loads(pure.stdout), json.loads(fast.stdout)
+    assert len(pure_out) == 3 * len(_CUSTOMIZED)
+    for p, f in zip(pure_out, fast_out):
+        assert p == f
+    assert any(":3:7: warning:" in r[4] for r in pure_out)  # a finding's line:column, in both
+
+
+_TPC = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from tests import tpc
+import sparkfold
+out = {}
+for corpus in ("tpch", "tpcds"):
+    schema = tpc.schema(corpus)
+    for name, sql in tpc.queries(corpus):
+        r = sparkfold.optimize(sql, schema)
+        out[name] = [r.sql, [(f.code, f.line, f.column, f.end_line, f.end_column) for f in r.findings]]
+print(json.dumps(out))
+"""
+
+
+def test_sqlglotc_optimizes_the_tpc_queries_the_same(installed, compiled, tmp_path):
+    """The optimized SQL of every TPC-H / TPC-DS query, and its findings, with and without
+    sqlglotc (one process each)."""
+    from tests import tpc
+
+    if not tpc.available():
+        pytest.skip("the TPC corpus (../shared/bench) is not here")
+    args = ["-c", _TPC, str(ROOT)]
+    pure, fast = _run(args, tmp_path, installed), _run(args, tmp_path, compiled)
+    assert pure.returncode == 0 and fast.returncode == 0, pure.stderr[-2000:] + fast.stderr[-2000:]
+    pure_out, fast_out = json.loads(pure.stdout), json.loads(fast.stdout)
+    assert len(pure_out) == len(tpc.queries("tpch")) + len(tpc.queries("tpcds")) > 100
+    assert [k for k in pure_out if pure_out[k] != fast_out[k]] == []

@@ -59,11 +59,39 @@ def _null_safe_eq_sql(self, e: exp.NullSafeEQ) -> str:
 SPAN = "span"
 
 
+# Trees whose spans are still to be read from their tokens (sqlglotc: `plans.sql_in.spans`,
+# only when a finding asks): the root's id -> the function that records them.  Bounded:
+# the oldest are recorded when more come (each entry holds its trees, so ids stay unique).
+_PENDING_SPANS: dict[int, Callable[[], None]] = {}
+_PENDING_LIMIT = 16
+
+
+def spans_later(roots: list, record: Callable[[], None]) -> None:
+    """Have `record` set the spans of the trees `roots` when `node_span` first needs one."""
+    while len(_PENDING_SPANS) >= _PENDING_LIMIT:
+        _run_pending(next(iter(_PENDING_SPANS)))
+    for root in roots:
+        _PENDING_SPANS[id(root)] = record
+
+
+def _run_pending(key: int) -> None:
+    record = _PENDING_SPANS.pop(key, None)
+    if record is not None:
+        for other in [k for k, v in _PENDING_SPANS.items() if v is record]:
+            _PENDING_SPANS.pop(other, None)
+        record()
+
+
 def node_span(node: exp.Expression) -> tuple[int, int] | None:
     """(first, last) character offsets of the text a parsed node came from, or None.
     Nodes built by the methods `_spanning` wraps carry a span; others (a few built
     inside those methods, like IN or a chain of ORs) get one from their children's,
     computed here without recursion and remembered."""
+    if _PENDING_SPANS:
+        root = node
+        while root.parent is not None:
+            root = root.parent
+        _run_pending(id(root))
 
     def own(n):
         span = n.meta_get(SPAN)
@@ -172,69 +200,103 @@ _TYPED_EXTRA = frozenset({"COALESCE", "NVL", "IFNULL", "IF", "IIF", "COUNT", "FI
                           "BOOLEAN", "INT", "FLOAT", "DOUBLE", "STRING", "DATE", "TIMESTAMP"})
 
 
-class SparkSQL(Spark):
-    """Spark dialect that remembers how each function was spelled (`substr` or
-    `substring`: Spark names columns after the spelling) and prints the typed-literal
-    markers back as `1L`."""
+# sqlglot's Spark parser as it comes (with sqlglotc, a compiled class)
+_STOCK = Spark.parser_class
 
-    ORIGINAL_NAME_META_KEY = "name"
-
-    class Parser(Spark.Parser):
-        # `||` binds like `+` and `-` in Spark's grammar, left to right: `'a: ' || 2 + 2`
-        # is `('a: ' || 2) + 2` (an error under ANSI), not `'a: ' || (2 + 2)`, which is
-        # where sqlglot's default puts it (with the bitwise operators, looser)
-        TERM = {**Spark.Parser.TERM, TokenType.DPIPE: functools.partial(exp.DPipe, safe=True)}
-        # `any(v)` is Spark's aggregate (bool_or): a call, not the `ANY` predicate, which
-        # the tokens keep for `x = ANY (...)` (see plans/sql_in/parse.py)
-        NO_PAREN_FUNCTION_PARSERS = {k: v for k, v in Spark.Parser.NO_PAREN_FUNCTION_PARSERS.items() if k != "ANY"}
-
-        # Calls of functions the optimizer does not model stay as written (exp.Anonymous,
-        # printed back as `name(args)`): sqlglot's builders rewrite them into other
-        # functions, which changes values (`to_char(d, '999')` became `CAST(d AS STRING)`),
-        # validity (`timestampadd(DAY, 1, ts)` became `DATE_ADD(DAY, 1, ts)`) or Spark's
-        # column names (`date_sub(dt, 1)` became `DATE_ADD(dt, 1 * -1)`).
-        FUNCTIONS = {name: (_as_written_with_two_arguments(name, build) if name in _IGNORE_NULLS_ARGUMENT else build)
-                     for name, build in Spark.Parser.FUNCTIONS.items() if _typed_call(name, build)}
-        FUNCTION_PARSERS = {name: parse for name, parse in Spark.Parser.FUNCTION_PARSERS.items()
-                            if name not in _AS_WRITTEN_SYNTAX}
-
-        # Source spans for the linter (optimizer.findings): see `_spanning`.
-        _parse_range = _spanning(Spark.Parser._parse_range)
-        _parse_unary = _spanning(Spark.Parser._parse_unary)
-        _parse_primary = _spanning(Spark.Parser._parse_primary)
-        _parse_function = _spanning(Spark.Parser._parse_function)
-
-        def _parse_function_call(self, *args, **kwargs):
-            token = self._curr
-            result = super()._parse_function_call(*args, **kwargs)
-            if token is not None and result is not None:
-                target = result.this if isinstance(result, exp.Window) else result
-                if isinstance(target, exp.Func) and not isinstance(target, exp.Anonymous) \
-                        and "name" not in target.meta:
-                    target.meta["name"] = token.text
-            return result
-
-    class Generator(Spark.Generator):
-        # (WITHIN GROUP printed as written: Spark's printer turns it into percentile_approx)
-        TRANSFORMS = {**{k: v for k, v in Spark.Generator.TRANSFORMS.items() if k is not exp.WithinGroup},
-                      exp.Anonymous: _typed_literal_sql, exp.Not: _not_sql, exp.NullSafeEQ: _null_safe_eq_sql}
-
-
-DIALECT = SparkSQL()
+# The calls sparkfold builds with sqlglot's builders, by upper-case name (the others stay
+# exp.Anonymous, printed back as written: sqlglot's builders rewrite them into other
+# functions, which changes values (`to_char(d, '999')` became `CAST(d AS STRING)`),
+# validity (`timestampadd(DAY, 1, ts)` became `DATE_ADD(DAY, 1, ts)`) or Spark's column
+# names (`date_sub(dt, 1)` became `DATE_ADD(dt, 1 * -1)`)).
+FUNCTIONS = {name: (_as_written_with_two_arguments(name, build) if name in _IGNORE_NULLS_ARGUMENT else build)
+             for name, build in _STOCK.FUNCTIONS.items() if _typed_call(name, build)}
+# Calls whose special syntax sparkfold keeps (`CAST(x AS INT)`, `TRIM(BOTH ...)`)
+SYNTAX_CALLS = frozenset(name for name in _STOCK.FUNCTION_PARSERS if name not in _AS_WRITTEN_SYNTAX)
+# The names whose calls sqlglot's stock parser reads otherwise than sparkfold: those
+# kept as written, and those sparkfold builds its own way (`first(v, true)`).  Not the
+# ones sqlglot parses without parentheses (CASE, IF), which never reach a builder.
+AS_WRITTEN_CALLS = frozenset(
+    name for name in {*_STOCK.FUNCTIONS, *_STOCK.FUNCTION_PARSERS}
+    if name not in SYNTAX_CALLS and name not in _STOCK.NO_PAREN_FUNCTION_PARSERS
+    and (name in _STOCK.FUNCTION_PARSERS or FUNCTIONS.get(name) is not _STOCK.FUNCTIONS.get(name)))
 
 
 @functools.lru_cache(maxsize=1)
 def compiled_sqlglot() -> bool:
     """Is sqlglot's parser the compiled one of `sqlglotc` (`pip install "sqlglot[c]"`)?
-    Its classes cannot be subclassed from Python, and `SparkSQL` subclasses them."""
+    Its classes cannot be subclassed from Python: sparkfold then corrects the grammar
+    around the stock parser (`plans.sql_in.grammar`) and reads the source spans from
+    the tokens after parsing (`plans.sql_in.spans`)."""
     import sqlglot.parser
 
     return not str(getattr(sqlglot.parser, "__file__", "parser.py")).endswith(".py")
 
 
-COMPILED_SQLGLOT = ("sqlglot's compiled build (sqlglotc, from `sqlglot[c]`) is installed, and sparkfold "
-                    "extends sqlglot's Spark parser, which compiled classes do not allow: "
-                    "`pip uninstall sqlglotc` to use sqlglot's pure-Python build")
+class _Parser(_STOCK):
+    """sparkfold's grammar as a subclass of sqlglot's Spark parser (pure-Python sqlglot;
+    with sqlglotc the same corrections are made around the stock parser, see
+    `plans.sql_in.grammar`), recording source spans for the linter (optimizer.findings)."""
+
+    # `||` binds like `+` and `-` in Spark's grammar, left to right: `'a: ' || 2 + 2`
+    # is `('a: ' || 2) + 2` (an error under ANSI), not `'a: ' || (2 + 2)`, which is
+    # where sqlglot's default puts it (with the bitwise operators, looser)
+    TERM = {**_STOCK.TERM, TokenType.DPIPE: functools.partial(exp.DPipe, safe=True)}
+    # `any(v)` is Spark's aggregate (bool_or): a call, not the `ANY` predicate, which
+    # the tokens keep for `x = ANY (...)` (see plans/sql_in/parse.py)
+    NO_PAREN_FUNCTION_PARSERS = {k: v for k, v in _STOCK.NO_PAREN_FUNCTION_PARSERS.items() if k != "ANY"}
+    FUNCTIONS = FUNCTIONS
+    FUNCTION_PARSERS = {name: parse for name, parse in _STOCK.FUNCTION_PARSERS.items() if name in SYNTAX_CALLS}
+
+    # Source spans for the linter (optimizer.findings): see `_spanning`.
+    _parse_range = _spanning(_STOCK._parse_range)
+    _parse_unary = _spanning(_STOCK._parse_unary)
+    _parse_primary = _spanning(_STOCK._parse_primary)
+    _parse_function = _spanning(_STOCK._parse_function)
+
+    def _parse_function_call(self, *args, **kwargs):
+        token = self._curr
+        result = super()._parse_function_call(*args, **kwargs)
+        if token is not None and result is not None:
+            target = result.this if isinstance(result, exp.Window) else result
+            if isinstance(target, exp.Func) and not isinstance(target, exp.Anonymous) \
+                    and "name" not in target.meta:
+                target.meta["name"] = token.text
+        return result
+
+
+@functools.lru_cache(maxsize=None)
+def _dispatch(generator_class: type) -> dict:
+    """sqlglot's Spark generator's table of node printers, with sparkfold's: the
+    typed-literal markers, `x IS NOT NULL`, `<=>`, and WITHIN GROUP as written (Spark's
+    printer turns it into percentile_approx)."""
+    table = dict(generator_class(dialect="spark")._dispatch)
+    table[exp.WithinGroup] = getattr(generator_class, "withingroup_sql")
+    table.update({exp.Anonymous: _typed_literal_sql, exp.Not: _not_sql, exp.NullSafeEQ: _null_safe_eq_sql})
+    return table
+
+
+class SparkSQL(Spark):
+    """Spark dialect that remembers how each function was spelled (`substr` or
+    `substring`: Spark names columns after the spelling) and prints the typed-literal
+    markers back as `1L`.
+
+    It extends sqlglot through what works with sqlglot's compiled build too (sqlglotc,
+    whose parser and generator classes Python cannot subclass): dialect settings, the
+    generator's table of node printers (per generator), and the corrections to the
+    grammar made on the tokens and the tree around the stock parser
+    (`plans.sql_in.grammar`)."""
+
+    ORIGINAL_NAME_META_KEY = "name"
+    if not compiled_sqlglot():
+        Parser = _Parser
+
+    def generator(self, **opts):
+        out = super().generator(**opts)
+        out._dispatch = _dispatch(type(out))
+        return out
+
+
+DIALECT = SparkSQL()
 
 # ---------------------------------------------------------------------------
 # Deep recursion

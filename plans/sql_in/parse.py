@@ -1,6 +1,7 @@
 """Spark SQL text -> sqlglot tree, with the fixes Spark's grammar needs.
 
-sqlglot's Spark dialect (`plans.ir.dialect`) is the parser, with three corrections made
+sqlglot's Spark parser, with sparkfold's corrections to its grammar made around it
+(`grammar`: `||` among `+` and `-`, calls kept as written), and these corrections made
 on its tokens:
 - `'it''s'`: two quotes in a row are an escaped quote in Spark, not two literals;
 - `'a' 'b'`: adjacent string literals are one literal in Spark (`'ab'`);
@@ -11,6 +12,7 @@ on its tokens:
 
 from __future__ import annotations
 
+import functools
 import logging
 
 from sqlglot import exp
@@ -18,14 +20,10 @@ from sqlglot.errors import ParseError as SqlglotParseError
 from sqlglot.errors import TokenError
 from sqlglot.tokens import Token, TokenType
 
-from ..ir.dialect import (
-    COMPILED_SQLGLOT,
-    DIALECT,
-    SUFFIX_TYPES,
-    TYPED_LITERAL_PREFIX,
-    compiled_sqlglot,
-)
+from ..ir.dialect import DIALECT, SUFFIX_TYPES, TYPED_LITERAL_PREFIX, compiled_sqlglot, spans_later
 from ..ir.errors import ParseError, UnsupportedError
+from . import grammar, spans
+from .grammar import ends_operand as _ends_operand
 
 # ---------------------------------------------------------------------------
 # Tokens
@@ -87,23 +85,6 @@ def _fix_tokens(tokens: list[Token], sql: str) -> list[Token]:
         out.append(t)
         i += 1
     return out
-
-
-def _ends_operand(out: list[Token]) -> bool:
-    """Whether the tokens so far end with an operand (so a BETWEEN next is infix, as in
-    `CASE ... END NOT BETWEEN (1) AND 2`), looking past a NOT: anything but a token that
-    starts an expression (`(`, `,`, an operator, SELECT, WHERE, AND, WHEN, ...) ends one."""
-    k = len(out) - 1
-    if k >= 0 and out[k].token_type == TokenType.NOT:
-        k -= 1
-    return k >= 0 and out[k].token_type not in _STARTS and out[k].text.upper() not in _STARTING_WORDS
-
-
-_STARTS = frozenset({TokenType.L_PAREN, TokenType.COMMA, TokenType.EQ, TokenType.NEQ, TokenType.LT,
-                     TokenType.LTE, TokenType.GT, TokenType.GTE, TokenType.PLUS, TokenType.DASH, TokenType.STAR,
-                     TokenType.SLASH, TokenType.MOD, TokenType.DPIPE, TokenType.NULLSAFE_EQ, TokenType.NOT})
-_STARTING_WORDS = frozenset({"SELECT", "WHERE", "AND", "OR", "NOT", "ON", "HAVING", "WHEN", "THEN", "ELSE",
-                             "CASE", "DISTINCT", "BY", "IF", "RETURN", "ALL"})
 
 
 _COMPARISON_TOKENS = frozenset({TokenType.EQ, TokenType.NEQ, TokenType.LT, TokenType.LTE, TokenType.GT,
@@ -180,11 +161,14 @@ def parse_statements(sql: str) -> list[exp.Expression]:
             raise ParseError("unterminated quoted text or comment", line, col) from None
         raise ParseError("cannot read the SQL text") from None
     tokens = _fix_tokens(tokens, sql)
-    if compiled_sqlglot():
-        raise UnsupportedError(COMPILED_SQLGLOT)
+    parser = DIALECT.parser()
     try:
         with _quiet_command_fallback():
-            trees = DIALECT.parser().parse(tokens, sql)
+            if compiled_sqlglot():
+                tokens, dpipes = grammar.prepare(tokens)
+                trees = grammar.restore(parser.parse(tokens, sql), tokens, dpipes, parser)
+            else:
+                trees = parser.parse(tokens, sql)
     except SqlglotParseError as e:
         err = (e.errors or [{}])[0]
         line, col = err.get("line"), err.get("col")
@@ -196,8 +180,18 @@ def parse_statements(sql: str) -> list[exp.Expression]:
         if highlight:
             desc = f"{desc} near {highlight!r}" if "but got" not in desc else \
                 desc.replace("but got", "but found").rstrip() + f" {highlight!r}"
-        raise ParseError(desc, line, col) from None
-    return [t for t in trees if t is not None]
+        raise ParseError(grammar.as_written(desc, highlight), line, col) from None
+    trees = [t for t in trees if t is not None]
+    if compiled_sqlglot() and trees:
+        spans_later(trees, functools.partial(_record_spans, trees, tokens))
+    return trees
+
+
+def _record_spans(trees: list[exp.Expression], tokens: list[Token]) -> None:
+    try:
+        spans.record(trees, tokens)
+    except Exception:  # noqa: BLE001  spans only place findings: a bug there never fails a parse
+        pass
 
 
 def parse_query(sql: str) -> exp.Expression:
