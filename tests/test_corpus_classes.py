@@ -155,3 +155,33 @@ def test_an_outer_join_that_may_change_the_rows_stays(spark, tables, sql):
     result = optimize(sql, tables)
     assert " JOIN " in result.sql
     assert_same_result(spark, sql, result.sql, context=sql)
+
+
+def test_an_element_of_an_array_call_is_not_an_array_constructor(spark, tables):
+    # sqlglot's default parser read `array(1, 2)[0]` as the constructor `ARRAY[0]`
+    result = _agrees(spark, tables, "SELECT array(1, 2)[0] AS v, array(num, b)[1] AS w FROM t WHERE 1 = 1")
+    assert "array(1, 2)[0]" in result.sql
+
+
+# FoldablePropagation: a column that is one constant in every row, read by a condition
+@pytest.mark.parametrize("sql", [
+    "WITH a AS (SELECT 1 AS id), b AS (SELECT 2 AS id) SELECT struct(id) AS f FROM a JOIN b USING (id)",
+    "SELECT * FROM (SELECT 1 AS k, s FROM t) q WHERE k = 2",
+    "WITH c AS (SELECT 5 AS id) SELECT c.id, t.s FROM c JOIN t ON c.id = t.num AND c.id > 9",
+    "SELECT * FROM (SELECT * FROM VALUES (1, 'a') AS v(k, w)) q JOIN t ON q.k = t.num WHERE q.k = 3",
+])
+def test_constant_columns_fold_conditions_to_an_empty_relation(spark, tables, sql):
+    result = _agrees(spark, tables, sql)
+    assert "WHERE FALSE" in result.sql
+
+
+@pytest.mark.parametrize("sql", [
+    # the padded side of an outer join is not a constant above it (it may be NULL)
+    "SELECT * FROM t LEFT JOIN (SELECT 1 AS k) q ON t.num = q.k WHERE q.k IS NULL",
+    # a constant read together with a column keeps its text
+    "SELECT * FROM (SELECT 1 AS k, num FROM t) q WHERE k + num > 5",
+])
+def test_constant_columns_elsewhere_agree(spark, tables, sql):
+    result = optimize(sql, tables)
+    assert "WHERE FALSE" not in result.sql
+    assert_same_result(spark, sql, result.sql, context=sql)

@@ -244,6 +244,9 @@ class _Parser(_STOCK):
     # `any(v)` is Spark's aggregate (bool_or): a call, not the `ANY` predicate, which
     # the tokens keep for `x = ANY (...)` (see plans/sql_in/parse.py)
     NO_PAREN_FUNCTION_PARSERS = {k: v for k, v in _STOCK.NO_PAREN_FUNCTION_PARSERS.items() if k != "ANY"}
+    # Spark has no `ARRAY[...]` constructor: `array(1, 2)[0]` is an element of the array
+    # (sqlglot's default read the call, kept as written, as a name and made `ARRAY(0)`)
+    ARRAY_CONSTRUCTORS: dict = {}
     FUNCTIONS = FUNCTIONS
     FUNCTION_PARSERS = {name: parse for name, parse in _STOCK.FUNCTION_PARSERS.items() if name in SYNTAX_CALLS}
 
