@@ -185,3 +185,15 @@ def test_constant_columns_elsewhere_agree(spark, tables, sql):
     result = optimize(sql, tables)
     assert "WHERE FALSE" not in result.sql
     assert_same_result(spark, sql, result.sql, context=sql)
+
+
+@pytest.mark.parametrize("sql", [
+    # `t.*` after a USING / NATURAL join lists the keys first, as Spark orders them (the
+    # rewritten query listed t's columns in table order: the same rows under other names)
+    "SELECT t.* FROM t JOIN u USING (s) WHERE 1 = 1",
+    "SELECT u.*, t.* FROM t LEFT JOIN u USING (s, num) WHERE 1 = 1",
+    "SELECT t.* FROM t FULL JOIN u USING (s) WHERE 1 = 1",
+    "SELECT t.*, n.* FROM t NATURAL JOIN (SELECT x, num AS k FROM t) w JOIN n ON n.k = t.num WHERE 1 = 1",
+])
+def test_qualified_star_after_a_using_join_lists_the_keys_first(spark, tables, sql):
+    _agrees(spark, tables, sql)

@@ -21,7 +21,7 @@ from .expr_context import (
     legacy_widening,
     require_boolean,
 )
-from .scope import Scope
+from .scope import Entry, Scope
 
 
 @dataclass
@@ -332,7 +332,17 @@ def using_join(an, left, lscope, right, rscope, join_type, names, outer):
     rest_right = [c for c in scope.star[len(lscope.star):]
                   if not (isinstance(c, (E.Attribute, E.Alias)) and c.expr_id in key_attr_ids)]
     del key_ids
-    return plan, Scope(scope.entries, merged + rest_left + rest_right, outer)
+    # `t.*` lists the USING keys first (in USING order), then t's other columns, as Spark's
+    # join project orders them (and keeps them, through later joins)
+    order = {k.expr_id: i for i, k in enumerate(lkeys + rkeys) if isinstance(k, (E.Attribute, E.Alias))}
+    entries = [Entry(en.qualifier, sorted((c for c in en.columns if _key_of(c) in order), key=lambda c: order[_key_of(c)])
+                     + [c for c in en.columns if _key_of(c) not in order], en.display)
+               for en in scope.entries]
+    return plan, Scope(entries, merged + rest_left + rest_right, outer)
+
+
+def _key_of(c: E.Expr) -> int | None:
+    return c.expr_id if isinstance(c, (E.Attribute, E.Alias)) else None
 
 
 def _cname(c: E.Expr) -> str:
