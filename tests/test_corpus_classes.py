@@ -197,3 +197,17 @@ def test_constant_columns_elsewhere_agree(spark, tables, sql):
 ])
 def test_qualified_star_after_a_using_join_lists_the_keys_first(spark, tables, sql):
     _agrees(spark, tables, sql)
+
+
+@pytest.mark.parametrize("sql", [
+    # a semi / anti join USING lists its keys first too
+    "SELECT * FROM t LEFT SEMI JOIN u USING (s) WHERE 1 = 1",
+    "SELECT * FROM t LEFT ANTI JOIN u USING (s, num) WHERE 1 = 1",
+    # a USING key is the first column of its name on each side (no ambiguity check)
+    "SELECT * FROM t JOIN u USING (num) LEFT SEMI JOIN (SELECT 'a' AS s) w USING (s) WHERE 1 = 1",
+    # GROUP BY ALL leaves window functions out of the grouping, as aggregates
+    "SELECT s, count(*) OVER () AS c FROM t WHERE 1 = 1 GROUP BY ALL",
+    "SELECT num FROM t WHERE EXISTS (SELECT count(*) OVER () FROM u WHERE u.num = t.num GROUP BY ALL) AND 1 = 1",
+])
+def test_using_keys_and_group_by_all_as_spark(spark, tables, sql):
+    _agrees(spark, tables, sql)

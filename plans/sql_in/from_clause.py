@@ -303,8 +303,10 @@ def join_scope(an, plan: L.Join, lscope: Scope, rscope: Scope, outer) -> Scope:
 def using_join(an, left, lscope, right, rscope, join_type, names, outer):
     lkeys, rkeys = [], []
     for n in names:
-        lk, _ = lscope.lookup_local((n,), n)
-        rk, _ = rscope.lookup_local((n,), n)
+        # the first column of the name in each side's output, as Spark's join takes it
+        # (no ambiguity check: `(x JOIN y USING (b)) JOIN z USING (c)` takes x.c)
+        lk = next((c for c in lscope.star if _cname(c).lower() == n.lower()), None)
+        rk = next((c for c in rscope.star if _cname(c).lower() == n.lower()), None)
         if lk is None or rk is None:
             raise AnalysisError(f"USING column `{n}` must be in both sides of the join")
         lkeys.append(lk)
@@ -313,7 +315,11 @@ def using_join(an, left, lscope, right, rscope, join_type, names, outer):
     plan = L.Join(left, right, join_type if names or join_type != L.INNER else L.INNER, condition)
     scope = join_scope(an, plan, lscope, rscope, outer)
     if join_type in (L.LEFT_SEMI, L.LEFT_ANTI):
-        return plan, scope
+        # the left side only, its USING keys first (Spark's project for a semi / anti join)
+        first = {k.expr_id: i for i, k in enumerate(lkeys) if isinstance(k, (E.Attribute, E.Alias))}
+        star = sorted((c for c in scope.star if _key_of(c) in first), key=lambda c: first[_key_of(c)]) \
+            + [c for c in scope.star if _key_of(c) not in first]
+        return plan, Scope(_keys_first(scope.entries, first), star, outer)
     mapping = {a.expr_id: a for a in plan.output}
     lkeys = [_remap(k, mapping) for k in lkeys]
     rkeys = [_remap(k, mapping) for k in rkeys]
@@ -335,14 +341,18 @@ def using_join(an, left, lscope, right, rscope, join_type, names, outer):
     # `t.*` lists the USING keys first (in USING order), then t's other columns, as Spark's
     # join project orders them (and keeps them, through later joins)
     order = {k.expr_id: i for i, k in enumerate(lkeys + rkeys) if isinstance(k, (E.Attribute, E.Alias))}
-    entries = [Entry(en.qualifier, sorted((c for c in en.columns if _key_of(c) in order), key=lambda c: order[_key_of(c)])
-                     + [c for c in en.columns if _key_of(c) not in order], en.display)
-               for en in scope.entries]
-    return plan, Scope(entries, merged + rest_left + rest_right, outer)
+    return plan, Scope(_keys_first(scope.entries, order), merged + rest_left + rest_right, outer)
 
 
 def _key_of(c: E.Expr) -> int | None:
     return c.expr_id if isinstance(c, (E.Attribute, E.Alias)) else None
+
+
+def _keys_first(entries: list[Entry], order: dict[int, int]) -> list[Entry]:
+    """Each FROM item's columns with its USING keys first, in USING order (`t.*`)."""
+    return [Entry(en.qualifier, sorted((c for c in en.columns if _key_of(c) in order), key=lambda c: order[_key_of(c)])
+                  + [c for c in en.columns if _key_of(c) not in order], en.display)
+            for en in entries]
 
 
 def _cname(c: E.Expr) -> str:

@@ -291,12 +291,17 @@ def aggregate_query(an, sel, plan, scope, items, group, having) -> L.Plan:
     return limit_offset(an, sel, out)
 
 
+def _contains_window(e: E.Expr) -> bool:
+    return bool(e.mask & E.Opaque.bit) and any(isinstance(n, E.Opaque) and n.kind == "window" for n in e.walk())
+
+
 def grouping_expressions(an, group: exp.Group, items, scope) -> list[E.Expr]:
     for arg in ("grouping_sets", "cube", "rollup", "totals"):
         if group.args.get(arg):
             raise NotModelled(f"GROUP BY {arg.upper().replace('_', ' ')}")
     if group.args.get("all"):
-        return [e for e, _ in items if not E.contains_aggregate(e)]
+        # (a window function is an aggregate to Spark's GROUP BY ALL: `count(*) OVER ()`)
+        return [e for e, _ in items if not E.contains_aggregate(e) and not _contains_window(e)]
     out = []
     ctx = Ctx(scope, clause="GROUP BY")
     for g in group.expressions:
