@@ -85,10 +85,12 @@ def _accepted(spark, st: Statement):
 
 
 def check(spark, statements: list[Statement], *, compare: bool = True, dataframe: bool = True,
-          progress=None) -> list[Outcome]:
+          regenerate: bool = False, progress=None) -> list[Outcome]:
     """Check the statements (registering each world's tables in turn).  Without
     `compare` nothing runs on Spark but its analysis and optimizer (reach, rejections,
-    pass-through)."""
+    pass-through).  With `regenerate` no rule runs and every analyzed query is written
+    back as SQL: the analysis and the writer are checked on every statement, not only
+    where a rule fires."""
     from sparkfold import optimize
     from sparkfold.optimizer.errors import InternalError, SparkfoldError
     from sparkfold.optimizer.verify import _nondeterministic, verify_many
@@ -111,7 +113,8 @@ def check(spark, statements: list[Statement], *, compare: bool = True, dataframe
                 out = Outcome(st.name, text, "")
                 out.catalyst_outer_removed, out.catalyst_empty = _catalyst_reach(df)
                 try:
-                    result = optimize(text, schema)
+                    result = optimize(text, schema, rules=[], always_regenerate=True) if regenerate \
+                        else optimize(text, schema)
                 except InternalError as e:
                     out.status, out.detail = "bug", str(e)
                 except SparkfoldError as e:

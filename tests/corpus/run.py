@@ -32,6 +32,9 @@ def main(argv=None) -> int:
     ap.add_argument("--no-dataframe", action="store_true", help="skip the lowered DataFrame candidate")
     ap.add_argument("--no-compare", action="store_true",
                     help="only Spark's analysis and sparkfold (reach, rejections, pass-through): no query runs")
+    ap.add_argument("--regenerate", action="store_true",
+                    help="no rules: write every analyzed query back as SQL and compare that (checks the "
+                         "analysis and the writer on every statement)")
     ap.add_argument("--out", help="write every outcome as JSON lines here")
     args = ap.parse_args(argv)
 
@@ -53,7 +56,8 @@ def main(argv=None) -> int:
     def progress(done, total):
         print(f"\r  {done}/{total} checked, {time.time() - t0:.0f} s", end="", file=sys.stderr, flush=True)
 
-    outcomes = check(spark, sts, compare=not args.no_compare, dataframe=not args.no_dataframe, progress=progress)
+    outcomes = check(spark, sts, compare=not args.no_compare, dataframe=not args.no_dataframe,
+                     regenerate=args.regenerate, progress=progress)
     print(file=sys.stderr)
     s = summary(outcomes)
     if args.out:
