@@ -62,10 +62,17 @@ def test_comment_with_block_end_is_kept_as_line_comment(spark, catalog):
     assert_same_result(spark, sql, result.sql)
 
 
-def test_hints_pass_through_unchanged(catalog):
+def test_top_level_hints_stay_and_inner_hints_pass_through(spark, catalog):
+    # the outermost SELECT's hints go back on the rewritten query (they never change rows)
     sql = "SELECT /*+ BROADCAST(u) */ t.num FROM t JOIN u ON t.num = u.num WHERE 1 = 1"
     result = optimize(sql, catalog)
-    assert result.sql == sql
+    assert result.passthrough is None
+    assert result.sql == "SELECT /*+ BROADCAST(u) */ t.num FROM t JOIN u ON t.num = u.num"
+    assert_same_result(spark, sql, result.sql)
+    # a hint inside a derived table has no place once the blocks are rewritten
+    inner = f"SELECT * FROM ({sql}) q"
+    result = optimize(inner, catalog)
+    assert result.sql == inner
     assert "hint" in result.passthrough
 
 
