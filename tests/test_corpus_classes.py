@@ -211,3 +211,14 @@ def test_qualified_star_after_a_using_join_lists_the_keys_first(spark, tables, s
 ])
 def test_using_keys_and_group_by_all_as_spark(spark, tables, sql):
     _agrees(spark, tables, sql)
+
+
+def test_in_of_a_parenthesized_subquery_is_left_to_spark(spark, tables):
+    # Spark reads `IN ((SELECT ...))` as a list holding one scalar subquery: more than one
+    # row is an error there, where `IN (SELECT ...)` is a semi-join
+    sql = "SELECT * FROM t WHERE num IN ((SELECT num FROM u)) AND 1 = 1"
+    from tests.spark_check import run_or_error
+
+    assert run_or_error(spark, sql)[0] == "error"
+    result = optimize(sql, tables)
+    assert result.passthrough and result.sql == sql

@@ -124,6 +124,10 @@ def analyze_is(ea, node: exp.Is, ctx):
 
 def analyze_in(ea, node: exp.In, ctx):
     query = node.args.get("query")
+    if isinstance(query, exp.Subquery) and isinstance(query.this, exp.Subquery):
+        # `x IN ((SELECT ...))`: to Spark a list of one scalar subquery (an error when
+        # it returns more than one row), not an IN subquery
+        raise NotModelled("IN of a parenthesized subquery (a scalar subquery in a list)")
     if query is not None:
         values = node.this.expressions if isinstance(node.this, exp.Tuple) else [node.this]
         vals = tuple(ea.analyze(v, ctx) for v in values)
