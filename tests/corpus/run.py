@@ -1,6 +1,6 @@
 """Check the corpus on Spark: original against rewritten, SQL and DataFrame.
 
-    python -m tests.corpus.run [--sample N] [--only PREFIX] [--no-dataframe] [--out FILE.jsonl]
+    python -m tests.corpus.run [--sample N] [--only PREFIX]... [--no-dataframe] [--out FILE.jsonl]
 
 Progress goes to stderr; the summary (pass-through share, rejections, wrong results,
 Catalyst's reach against sparkfold's) and every failure go to stdout.  Exit 1 when a
@@ -28,7 +28,8 @@ def sample(statements, n: int | None):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sample", type=int, help="check only N statements, spread over the corpus")
-    ap.add_argument("--only", help="only statements whose name starts with this (e.g. simplify:)")
+    ap.add_argument("--only", action="append",
+                    help="only statements whose name starts with this (e.g. simplify: or simplify:239:in); repeatable")
     ap.add_argument("--no-dataframe", action="store_true", help="skip the lowered DataFrame candidate")
     ap.add_argument("--no-compare", action="store_true",
                     help="only Spark's analysis and sparkfold (reach, rejections, pass-through): no query runs")
@@ -45,7 +46,7 @@ def main(argv=None) -> int:
 
     sts = statements()
     if args.only:
-        sts = [s for s in sts if s.name.startswith(args.only)]
+        sts = [s for s in sts if s.name.startswith(tuple(args.only))]
     sts = sample(sts, args.sample)
     print(f"corpus: {len(sts)} statements (sqlglot's optimizer fixtures)", file=sys.stderr)
     for name in ("DataFrameQueryContextLogger", "SQLQueryContextLogger", "py4j"):
