@@ -301,9 +301,11 @@ def positional(df):
 
 
 def _null_flags(fields) -> list[str]:
-    """Which nullable columns are NULL, as bitmasks (hashing skips NULLs: without them
-    (NULL, 1) and (1, NULL) would hash alike)."""
-    nullable = [i for i, f in enumerate(fields) if f.nullable]
+    """Which columns are NULL, as bitmasks (hashing skips NULLs: without them (NULL, 1)
+    and (1, NULL) would hash alike).  Every column, nullable or not: the candidate may
+    know a column is never NULL where the reference does not, and the same rows must
+    hash alike on both sides."""
+    nullable = list(range(len(fields)))
     out = []
     for start in range(0, len(nullable), 62):
         bits = [f"IF(_c{i} IS NULL, {1 << k}L, 0L)" for k, i in enumerate(nullable[start:start + 62])]
@@ -699,9 +701,23 @@ class _Job:
     t0: float
 
 
+# Functions that read the clock: fixed within one query, so two runs of the same query
+# (the reference, then a candidate) may differ, as with rand()
+CLOCK_NAMES = frozenset("""current_date curdate current_time current_timestamp localtime localtimestamp
+    now""".split())
+
+
+def reads_clock(sql: str) -> bool:
+    """Does SQL text name a clock function (`now()`, bare `current_time`...)?  A word
+    check: a column named so only costs the comparison a note."""
+    import re
+
+    return bool(set(re.findall(r"[a-z_][a-z0-9_]*", sql.lower())) & CLOCK_NAMES)
+
+
 def _nondeterministic(plan: L.Plan) -> bool:
-    """Does the query call a non-deterministic function (rand(), uuid()...)?  (The plan's
-    own flag is also False for anything unmodelled, windows included.)"""
+    """Does the query call a non-deterministic function (rand(), uuid()...) or read the
+    clock?  (The plan's own flag is also False for anything unmodelled, windows included.)"""
     import re
 
     from ..plans.ir.functions import NONDETERMINISTIC_NAMES
@@ -712,11 +728,11 @@ def _nondeterministic(plan: L.Plan) -> bool:
         stack.extend(p.children)
         for e in p.expressions:
             for n in e.walk():
-                if isinstance(n, E.Func) and not n.spec.deterministic:
+                if isinstance(n, E.Func) and (not n.spec.deterministic or n.name in CLOCK_NAMES):
                     return True
                 if isinstance(n, E.Opaque):
                     names = set(re.findall(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(", n.sql_text.lower()))
-                    if names & NONDETERMINISTIC_NAMES:
+                    if names & NONDETERMINISTIC_NAMES or reads_clock(n.sql_text):
                         return True
                 if isinstance(n, E.SubqueryExpr):
                     stack.append(n.plan)
@@ -736,8 +752,9 @@ def _prepare(result, spark, candidates: Sequence[str], exclude: Sequence[str],
     notes: list[str] = []
     if result.passthrough:
         notes.append(f"the query was passed through unoptimized: {result.passthrough}")
-    if result.analyzed is not None and _nondeterministic(result.analyzed):
-        notes.append("the query is non-deterministic: results may differ between runs")
+    if (_nondeterministic(result.analyzed) if result.analyzed is not None
+            else reads_clock(result.query_original_sql)):
+        notes.append("the query is non-deterministic (or reads the clock): results may differ between runs")
     if order.ordered and not order.all_keys_visible:
         notes.append("some ORDER BY keys are not output columns: ties on the visible keys cannot be "
                      "told apart")

@@ -207,6 +207,9 @@ class Attribute(Expr):
     nullable_: bool
     expr_id: int
     qualifier: tuple[str, ...] = ()
+    # the name is as the reference was written (`X.B` of column b is `B`, as Spark names
+    # it): two references to one column are the same expression whatever their case
+    _not_compared = ("name",)
 
     def _derive(self) -> None:
         s = object.__setattr__

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .expressions import Attribute, Expr, SortOrder, SubqueryExpr, to_attribute
+from .expressions import Alias, Attribute, Expr, SortOrder, SubqueryExpr, to_attribute
 from .tree import MANY, ONE, OPT, Node, node
 
 INNER, CROSS = "inner", "cross"
@@ -287,11 +287,15 @@ def empty_like(p: Plan) -> LocalRelation:
 
 
 def produced_ids(plan: Plan) -> set[int]:
-    """Ids of every attribute some operator inside `plan` produces."""
+    """Ids of every attribute some operator inside `plan` produces.  A bare column in a
+    select list is produced by whatever produces it below (or not at all: a correlated
+    `(SELECT c)` outputs the outer query's column)."""
     ids: set[int] = set()
     for n in plan.walk():
-        for a in n.output:
-            ids.add(a.expr_id)
+        if isinstance(n, (Project, Aggregate)):
+            ids.update(e.expr_id for e in n.expressions if isinstance(e, Alias))
+        else:
+            ids.update(a.expr_id for a in n.output)
     return ids
 
 

@@ -156,11 +156,14 @@ def _name_node(e: E.Expr, args: list[str]) -> str:
         case E.ScalarSubquery(plan):
             # Spark lists the outer references, every occurrence, in plan order
             return f"scalarsubquery({', '.join(_outer_names(plan))})"
-        case E.Exists():
-            return "exists()"
-        case E.InSubquery():
-            inner = args[0] if len(args) == 1 else f"named_struct({', '.join(args)})"
-            return f"({inner} IN (listquery()))"
+        case E.Exists(plan):
+            return f"exists({', '.join(_outer_names(plan))})"
+        case E.InSubquery(values, plan):
+            # several values are a struct: a column's field is its name, any other `_i`
+            inner = args[0] if len(args) == 1 else "named_struct({})".format(", ".join(
+                f"'{v.name if isinstance(v, E.Attribute) else f'_{i}'}', {a}"
+                for i, (v, a) in enumerate(zip(values, args))))
+            return f"({inner} IN (listquery({', '.join(_outer_names(plan))})))"
         case E.SortOrder():
             return args[0]
         case _:

@@ -43,6 +43,7 @@ def node(cls=None, /, *, children: dict[str, str] | None = None,
         c._extra_spec = tuple((extra or {}).items())
         child_names = {n for n, _ in spec} | {n for n, _ in c._extra_spec}
         c._data_names = tuple(f.name for f in fields(c) if f.name not in child_names)
+        c._eq_names = tuple(n for n in c._data_names if n not in getattr(c, "_not_compared", ()))
         c._field_names = tuple(f.name for f in fields(c))
         bit = 1 << _next_bit[0]
         _next_bit[0] += 1
@@ -95,6 +96,8 @@ class Node:
     # outside subqueries); plans count their expressions and subquery plans.
     _extra_in_mask: ClassVar[bool] = True
     _data_names: ClassVar[tuple] = ()
+    _eq_names: ClassVar[tuple] = ()      # the data compared and hashed
+    _not_compared: ClassVar[tuple] = ()  # data fields left out of equality (display only)
     _field_names: ClassVar[tuple] = ()
     bit: ClassVar[int] = 0
 
@@ -116,7 +119,7 @@ class Node:
             m = self.bit
             for k in kids:
                 m |= k.mask
-        data = tuple(_data_key(getattr(self, n)) for n in self._data_names)
+        data = tuple(_data_key(getattr(self, n)) for n in self._eq_names)
         s(self, "_hash", hash((type(self).__name__, data, tuple(hs))))
         s(self, "mask", m)
         self._derive()
@@ -207,7 +210,7 @@ class Node:
                 continue
             if type(a) is not type(b) or a._hash != b._hash:
                 return False
-            for n in a._data_names:
+            for n in a._eq_names:
                 if _data_key(getattr(a, n)) != _data_key(getattr(b, n)):
                     return False
             ca, cb = a.children, b.children

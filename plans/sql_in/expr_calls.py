@@ -218,7 +218,11 @@ def opaque_call(ea, node: exp.Expression, ctx: Ctx, kind: str = "scalar",
                     new_items.append(v)
                 elif is_value(v) and not (this_is_structure and key == "this"):
                     args.append(ea.analyze(v, sub_ctx))
-                    new_items.append(exp.column(f"{ARG_PREFIX}{len(args) - 1}"))
+                    placeholder = exp.column(f"{ARG_PREFIX}{len(args) - 1}")
+                    if isinstance(v, exp.Column) and not isinstance(v.this, exp.Star):
+                        # struct(X.A) names its field `A`, as written (see sql_out's _opaque)
+                        placeholder.meta["written_name"] = v.name
+                    new_items.append(placeholder)
                     changed = True
                 else:
                     # a window's function may be wrapped (`f(x) FILTER (...)`, `IGNORE

@@ -48,6 +48,10 @@ def analyze_column(ea, node: exp.Column, ctx: Ctx) -> E.Expr:
         raise
     if rest:
         return field_access(ea, found, rest, node)
+    if isinstance(found, E.Attribute) and found.name != parts[-1] and found.name.lower() == parts[-1].lower():
+        # Spark names a column after the reference as written (`SELECT X.B` is `B`,
+        # `upper(X.B)` is `upper(B)`): the same attribute under the written name
+        found = found.copy(name=parts[-1])
     return found
 
 

@@ -191,8 +191,23 @@ class ExprWriter:
             name = col.name
             if name.startswith(ARG_PREFIX) and not col.table:
                 i = int(name[len(ARG_PREFIX):])
-                col.replace(_wrap(args[i].copy(), 11))
+                arg = _wrap(args[i].copy(), 11)
+                written = col.meta.get("written_name")
+                if written is not None and arg.name != written and _struct_field(col):
+                    # struct(c) names its field after the column as written: keep that
+                    # name when the reference is written otherwise (`x.a` for `X.A`, or
+                    # `id#2` in a DataFrame program)
+                    arg = exp.alias_(arg, written, quoted=True)
+                col.replace(arg)
         return template
+
+
+def _struct_field(node: exp.Expression) -> bool:
+    """Is node an argument of struct(...) as written?"""
+    parent = node.parent
+    if isinstance(parent, exp.Struct):
+        return True
+    return isinstance(parent, exp.Anonymous) and parent.name.lower() == "struct" and node.arg_key == "expressions"
 
 
 _BINARY = {

@@ -93,7 +93,7 @@ def check(spark, statements: list[Statement], *, compare: bool = True, dataframe
     where a rule fires."""
     from sparkfold import optimize
     from sparkfold.optimizer.errors import InternalError, SparkfoldError
-    from sparkfold.optimizer.verify import _nondeterministic, verify_many
+    from sparkfold.optimizer.verify import _nondeterministic, reads_clock, verify_many
     from sparkfold.plans.pyspark.to_pyspark import to_pyspark_code
 
     outcomes: list[Outcome] = []
@@ -130,7 +130,8 @@ def check(spark, statements: list[Statement], *, compare: bool = True, dataframe
                         out.sparkfold_outer_removed = max(0, _outer_joins(result.analyzed)
                                                           - _outer_joins(result.optimized))
                         out.sparkfold_empty = _is_empty(result.optimized)
-                    if result.analyzed is not None and _nondeterministic(result.analyzed):
+                    if (_nondeterministic(result.analyzed) if result.analyzed is not None
+                            else reads_clock(text)):
                         out.sql_verdict = "nondeterministic"
                     else:
                         pending.append((out, result))
