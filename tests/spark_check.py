@@ -20,10 +20,10 @@ def run_or_error(spark, sql: str):
     try:
         return run(spark, sql)
     except Exception as e:  # Spark's error is the result
-        return "error", _error_class(e)
+        return "error", error_class(e)
 
 
-def _error_class(e: Exception) -> str:
+def error_class(e: Exception) -> str:
     cond = getattr(e, "getCondition", None) or getattr(e, "getErrorClass", None)
     try:
         c = cond() if cond else None

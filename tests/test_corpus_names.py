@@ -9,7 +9,8 @@ from sparkfold import optimize
 from sparkfold.optimizer.compare import compare_rows
 from sparkfold.plans.pyspark.to_pyspark import run_code, to_pyspark_code
 
-from tests.spark_check import assert_same_result, is_ordered, run, schema_of
+from tests.spark_check import error_class
+from tests.spark_check import assert_same_result, is_ordered, run_or_error, schema_of
 
 
 def _both_paths(spark, tables, sql):
@@ -19,10 +20,17 @@ def _both_paths(spark, tables, sql):
     assert result.trace, "no rule fired: the test would not see the writer"
     assert_same_result(spark, sql, result.sql, ordered=is_ordered(result.analyzed), context=sql)
     code = to_pyspark_code(result)
-    df = run_code(code, spark)
-    schema, rows = run(spark, sql)
-    assert schema_of(df) == schema, f"{sql}\n{code}"
-    diff = compare_rows(rows, [tuple(r) for r in df.collect()], ordered=is_ordered(result.analyzed))
+    expected = run_or_error(spark, sql)
+    try:
+        df = run_code(code, spark)
+        got = (schema_of(df), [tuple(r) for r in df.collect()])
+    except Exception as e:  # noqa: BLE001 - Spark's error, compared with the original's
+        got = ("error", error_class(e))
+    if "error" in (expected[0], got[0]):
+        assert expected == got, f"{sql}\n{expected} vs {got}\n{code}"
+        return result, code
+    assert got[0] == expected[0], f"{sql}\n{code}"
+    diff = compare_rows(expected[1], got[1], ordered=is_ordered(result.analyzed))
     assert diff.equal, f"{sql}\n{diff.only_left} vs {diff.only_right}\n{code}"
     return result, code
 
@@ -95,3 +103,45 @@ def test_a_query_reading_the_clock_is_flagged(spark, tables):
     assert reads_clock("SELECT LOCALTIME AS r") and not reads_clock("SELECT current_user()")
     report = verify(optimize("SELECT current_timestamp() AS r, num FROM t WHERE 1 = 1", tables), spark)
     assert any("clock" in n for n in report.notes), report.to_text()
+
+
+@pytest.fixture(scope="module")
+def struct_table(spark, tables):
+    """t5: a struct column named as its table (issue 16's `t5.t5.i1`)."""
+    spark.sql("CREATE OR REPLACE TEMP VIEW t5 AS SELECT * FROM VALUES "
+              "(named_struct('i1', 1, 'i2', 2), 3), (named_struct('i1', 4, 'i2', NULL), 5) AS v(t5, i1)")
+    return {**tables, "t5": {"t5": "struct<i1:int,i2:int>", "i1": "int"}}
+
+
+@pytest.mark.parametrize("sql", [
+    # a field of a struct column named as its table: t5.t5.i1 is the field (the DataFrame
+    # read `t5`.i1 as the table's column i1: other rows), and is named `i1`
+    "SELECT t5.t5.i1, t5.i1, t5.t5.i2, upper(t5.t5.i1) FROM t5 WHERE 1 = 1",
+    "SELECT T5.I1 FROM t5 WHERE t5.t5.i2 IS NULL OR 1 = NULL",
+])
+def test_struct_fields_of_a_column_named_as_its_table(spark, struct_table, sql):
+    _both_paths(spark, struct_table, sql)
+
+
+@pytest.mark.parametrize("sql", [
+    # generated names show string literals unquoted: map(a, num)[a]
+    "SELECT map('a', num)['a'], named_struct('f', num).f, array(num)[0], map('k', s)['k'] || 'x' "
+    "FROM t WHERE 1 = 1",
+    # a WINDOW clause: the name spells the window out, as Spark does
+    "SELECT s, count(*) OVER w, sum(num) OVER w FROM t WHERE 1 = 1 WINDOW w AS (PARTITION BY s ORDER BY num)",
+    "SELECT s, count(*) OVER w AS c, rank() OVER w, max(num) OVER v FROM t WHERE 1 = 1 "
+    "WINDOW w AS (PARTITION BY s ORDER BY num), v AS (ORDER BY num ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)",
+])
+def test_generated_names_of_unmodelled_expressions(spark, tables, sql):
+    _both_paths(spark, tables, sql)
+
+
+@pytest.mark.parametrize("sql", [
+    # a decimal literal Spark rejects stays as written (it was written `1.2e-38DBD`: a
+    # syntax error instead of Spark's DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION)
+    "SELECT 1.20E-38BD FROM t WHERE 1 = 1",
+    # a positive exponent adds digits: 1.5E2BD is decimal(3,0)
+    "SELECT 1.5E2BD, 12E1BD + 1, 9.e+1, .10D, -.10D FROM t WHERE 1 = 1",
+])
+def test_literals_as_spark_types_them(spark, tables, sql):
+    _both_paths(spark, tables, sql)

@@ -222,7 +222,21 @@ def spark_name(e: E.Expr) -> str:
         e = e.child
     if isinstance(e, E.Alias):
         return e.name
+    if isinstance(e, E.Opaque) and e.args and isinstance(e.args[0], E.Attribute) and field_of_column(e.template):
+        return e.template.name  # `SELECT s.f` is `f` (a field of a column, at the top level)
     return fold(e, _name_node)
+
+
+def field_of_column(template) -> bool:
+    """Is the template `__sf_arg_0.f[.g...]`: fields of a column reference?"""
+    from sqlglot import exp
+
+    from .dialect import ARG_PREFIX
+
+    t = template
+    while isinstance(t, exp.Dot):
+        t = t.this
+    return t is not template and isinstance(t, exp.Column) and t.name == ARG_PREFIX + "0"
 
 
 # ---------------------------------------------------------------------------

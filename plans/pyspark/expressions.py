@@ -10,6 +10,7 @@ from ..ir import expressions as E
 from ..ir import logical as L
 from ..ir.dialect import DIALECT
 from ..ir.errors import InternalError
+from ..ir.naming import field_of_column
 from ..ir.tree import fold, transform_down
 from ..sql_out.to_sql import ExprWriter, SqlGenerator
 from .frames import _MAX_DEPTH, Scope, _lazy_safe, _nested_reach
@@ -105,6 +106,14 @@ def expr_node_code(low, e: E.Expr, args: list[tuple[str, bool]], scope: Scope) -
             return f"F.count_distinct({', '.join(a)})", True
         case E.SortOrder(_, asc, nulls_first):
             return f"{w[0]}.{'asc' if asc else 'desc'}_nulls_{'first' if nulls_first else 'last'}()", True
+        case E.Opaque(template) if field_of_column(template):
+            # `s.f.g` as getField calls: F.expr("`s`.f") would read s as a table alias
+            # when the DataFrame has one named s (a struct column named as its table)
+            fields, t = [], template
+            while isinstance(t, exp.Dot):
+                fields.append(t.name)
+                t = t.this
+            return w[0] + "".join(f".getField({py_str(f)})" for f in reversed(fields)), True
         case E.Exists() | E.ScalarSubquery() | E.InSubquery():
             return subquery_expr_code(low, e, w, scope), True
         case _:  # Opaque, DISTINCT / FILTER aggregates: through SQL text

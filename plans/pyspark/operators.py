@@ -52,6 +52,8 @@ def lower_one_row_relation(low, p, outer) -> Frame:
 
 
 def lower_opaque_relation(low, p, outer) -> Frame:
+    what = " ".join(p.sql_text.split())
+    low.lines.append(f"# not modelled by sparkfold, run as Spark SQL: {what[:70]}{'...' if len(what) > 70 else ''}")
     return low.via_sql(p)
 
 

@@ -183,7 +183,9 @@ def to_pyspark_code(result, result_var: str = "result", spark_var: str = "spark"
     A query sparkfold passed through (unmodelled) becomes one `spark.sql(...)` call."""
     head = _header(result) if header else ""
     if result.optimized is None:
-        body = f"{result_var} = {spark_var}.sql({py_str(result.query_original_sql)})\n"
+        why = f"# not modelled by sparkfold ({result.passthrough}): the query runs as written\n" \
+            if result.passthrough else ""
+        body = f"{why}{result_var} = {spark_var}.sql({py_str(result.query_original_sql)})\n"
         return (head + "\n" if head else "") + body
     return plan_to_pyspark_code(result.optimized, result_var, spark_var, head)
 

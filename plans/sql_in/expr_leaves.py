@@ -175,7 +175,8 @@ def typed_literal_call(ea, node: exp.Anonymous, negate: bool = False):
             d = Decimal(text)
             _, digits, exponent = d.as_tuple()
             scale = max(-exponent, 0)
-            precision = max(len(digits), scale, 1)
+            # a positive exponent adds integral digits: 1.5E2BD is decimal(3,0), as Spark types it
+            precision = max(len(digits) + max(exponent, 0), scale, 1)
             if precision > T.MAX_PRECISION:
                 return None
             if d == 0:

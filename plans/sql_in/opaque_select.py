@@ -136,6 +136,8 @@ def _output(analyzer, sel, scope, generated_columns: bool, is_root: bool) -> lis
             continue
         name = item.alias if isinstance(item, exp.Alias) else None
         body = item.this if isinstance(item, exp.Alias) else item
+        if name is None and sel.args.get("windows"):
+            body = _inline_windows(body, sel.args["windows"])
         try:
             e = analyzer.exprs.analyze(body, Ctx(scope, allow_aggregates=True, allow_windows=True))
             dt = e.data_type
@@ -149,6 +151,27 @@ def _output(analyzer, sel, scope, generated_columns: bool, is_root: bool) -> lis
             dt = T.UNKNOWN
         out.append(E.Attribute(name, dt, True, E.new_id()))
     return out
+
+
+def _inline_windows(body: exp.Expression, windows: list) -> exp.Expression:
+    """body with `OVER w` written out as the WINDOW clause defines w, as Spark names the
+    column (`count(1) OVER (PARTITION BY s ORDER BY ...)`, not `count(*) OVER w`)."""
+    defined = {d.name.lower(): d for d in windows if isinstance(d, exp.Window)}
+    body = body.copy()
+    for w in list(body.find_all(exp.Window)):
+        d = defined.get(w.alias.lower()) if w.alias else None
+        if d is None or w.args.get("partition_by") or w.args.get("order"):
+            continue
+        if isinstance(d.this, exp.Identifier) and d.this.name.lower() != w.alias.lower():
+            continue  # w AS (v ...): defined through another window
+        for arg in ("partition_by", "order"):
+            if d.args.get(arg):
+                w.set(arg, d.args[arg].copy() if isinstance(d.args[arg], exp.Expression)
+                      else [x.copy() for x in d.args[arg]])
+        if d.args.get("spec") and not w.args.get("spec"):
+            w.set("spec", d.args["spec"].copy())
+        w.set("alias", None)
+    return body
 
 
 def _unknown_output(sel) -> list[E.Attribute]:
