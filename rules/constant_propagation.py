@@ -8,7 +8,9 @@ k = 1 for the condition to be TRUE; k can then be replaced by 1 in the other con
 Only where it is sound:
 - in a Filter's condition, between its top-level conjuncts: a WHERE keeps only the rows
   where the whole condition is TRUE, and on those the equality holds (as a value, with
-  k NULL, `k = 1 AND k = 2` is NULL and `k = 1 AND 1 = 2` FALSE);
+  k NULL, `k = 1 AND k = 2` is NULL and `k = 1 AND 1 = 2` FALSE); and from the
+  constraints of the Filter's input into its condition: those hold (TRUE) on every input
+  row, so k is that value wherever the condition is evaluated;
 - from `attribute = literal` (either side, not NULL) of the same type, a type whose
   equal values are identical (not floating point: 0.0 = -0.0, yet 1 / x tells them
   apart), and not a string: a CHAR(n) column reads as a string here, and Spark pads
@@ -23,6 +25,7 @@ from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
 from ..plans.ir import types as T
 from .base import plan_rule, transform_up_typed
+from .constraints import constraints
 from .predicates import exact_type
 
 
@@ -43,10 +46,14 @@ def constant_propagation(p: L.Plan, ctx) -> L.Plan:
     if not isinstance(p, L.Filter):
         return p
     conjuncts = E.split_conjuncts(p.condition)
-    if len(conjuncts) < 2:
-        return p
     values: dict[int, E.Literal] = {}
     sources: dict[int, int] = {}  # attribute id -> index of the conjunct that binds it
+    # the input's own constraints bind first: k = 2 holds on every row below a join
+    # whose side was filtered so (Catalyst gets there by pushing the WHERE down first)
+    for _, e in constraints(p.child, ctx.facts).items():
+        bound = _binding(e)
+        if bound is not None and bound[0] not in values:
+            values[bound[0]], sources[bound[0]] = bound[1], -1
     for i, c in enumerate(conjuncts):
         bound = _binding(c)
         if bound is not None and bound[0] not in values:

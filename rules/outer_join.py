@@ -253,9 +253,30 @@ def _unread_side(join: L.Join, read: frozenset[int]) -> L.Plan | None:
     cond = join.condition
     if cond is not None and (not cond.deterministic or cond.may_raise or cond.deep_mask & _SUBQUERIES):
         return None
-    if plan_may_raise(other) or not all(e.deterministic for n in other.walk() for e in n.expressions):
+    needed = set(cond.references) if cond is not None else set()
+    if _may_raise_when_read(other, needed) or not all(e.deterministic for n in other.walk() for e in n.expressions):
         return None
     return other
+
+
+def _may_raise_when_read(plan: L.Plan, needed: set[int]) -> bool:
+    """Could evaluating the columns `needed` of the plan raise?  A select-list or
+    aggregate column nothing reads is not evaluated: Spark's ColumnPruning drops it
+    before the query runs (an unread sum() that could overflow never does), so only
+    what the needed columns are computed from, filters and grouping count."""
+    match plan:
+        case L.Project(projections, child):
+            items = [e for e in projections if E.to_attribute(e).expr_id in needed]
+            return any(e.may_raise for e in items) or _may_raise_when_read(child, set(_references(items)))
+        case L.Aggregate(grouping, aggregates, child):
+            items = [e for e in aggregates if E.to_attribute(e).expr_id in needed] + list(grouping)
+            return any(e.may_raise for e in items) or _may_raise_when_read(child, set(_references(items)))
+        case L.Filter(cond, child):
+            return cond.may_raise or _may_raise_when_read(child, needed | cond.references)
+        case L.SubqueryAlias(_, child):
+            return _may_raise_when_read(child, needed)
+        case _:
+            return plan_may_raise(plan)
 
 
 def _at_most_one_match(join: L.Join) -> bool:

@@ -65,3 +65,26 @@ def test_a_propagation_alone_keeps_the_text(tables):
     r = optimize(sql, tables)
     assert [s.rule for s in r.trace.rewrites if s.rule != "UpdateAttributeNullability"] == ["ConstantPropagation"]
     assert r.sql == sql
+
+
+@pytest.mark.parametrize("sql", [
+    # the WHERE contradicts what the input already guarantees: k = 2 holds on every row
+    # of the join (its side was filtered so), so k = 1 is false (merge_subqueries:38)
+    "SELECT cp.k, cq.k FROM cp JOIN cq ON cp.k = cq.k AND cq.k = 2 WHERE cp.k = 1",
+    "SELECT * FROM (SELECT k, v FROM cp WHERE k = 2) s JOIN cq ON s.v = cq.k WHERE s.k = 1",
+])
+def test_the_inputs_constraints_contradict_the_condition(spark, tables, sql):
+    r = optimize(sql, tables)
+    assert any(isinstance(n, L.LocalRelation) and not n.rows for n in r.optimized.walk()), r.explain()
+    _agrees(spark, r)
+
+
+@pytest.mark.parametrize("sql", [
+    # a double the input fixes to 0.0 may be -0.0: not a constant to propagate
+    "SELECT * FROM (SELECT * FROM cp WHERE x = 0.0) s JOIN cq ON s.k = cq.k WHERE 1 / s.x > 0",
+    # the input's constraint is on the padded side of an outer join: it holds only where
+    # the row matched
+    "SELECT * FROM cq LEFT JOIN (SELECT * FROM cp WHERE k = 2) s ON s.v = cq.k WHERE coalesce(s.k, 1) = 1",
+])
+def test_the_inputs_constraints_only_where_they_hold(spark, tables, sql):
+    _agrees(spark, optimize(sql, tables))

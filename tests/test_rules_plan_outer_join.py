@@ -218,3 +218,28 @@ def test_non_rejecting_filters_keep_outer_join_on_spark(spark, tables, sql):
     r = run(sql, ELIM, "UpdateAttributeNullability")
     assert not fired(r, ELIM)
     spark_agrees(spark, r)
+
+
+@pytest.mark.parametrize("sql", [
+    # the dropped side computes a sum that nothing reads: Spark prunes it before running
+    # (ColumnPruning), so it cannot overflow there either (eliminate_joins:5)
+    "SELECT t.num FROM t LEFT JOIN (SELECT num, sum(y) AS total FROM u GROUP BY num) q ON t.num = q.num",
+    "SELECT t.s FROM t LEFT JOIN (SELECT num, sum(y) * 2 AS total, count(*) AS c FROM u GROUP BY num) q "
+    "ON t.num = q.num",
+])
+def test_an_unread_aggregate_of_the_dropped_side_does_not_keep_the_join(spark, tables, sql):
+    r = run(sql, ELIM)
+    assert fired(r, ELIM)
+    assert "JOIN" not in r.sql
+    spark_agrees(spark, r)
+
+
+@pytest.mark.parametrize("sql", [
+    # the sum is the join key: it is evaluated, and may overflow under ANSI
+    "SELECT t.num FROM t LEFT JOIN (SELECT sum(y) AS total FROM u) q ON t.b = q.total",
+    # a filter of the dropped side runs whatever is read
+    "SELECT t.num FROM t LEFT JOIN (SELECT num FROM u WHERE 10 / y > 1 GROUP BY num) q ON t.num = q.num",
+])
+def test_what_the_dropped_side_evaluates_may_still_keep_the_join(tables, sql):
+    r = run(sql, ELIM, "UpdateAttributeNullability")
+    assert not fired(r, ELIM)
