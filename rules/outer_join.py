@@ -210,6 +210,15 @@ def eliminate_outer_join(p: L.Plan, ctx) -> L.Plan:
         case L.Filter(cond, L.SubqueryAlias(alias, L.Join() as join)):
             new = _eliminate(cond, join)
             return p if new is join else L.Filter(cond, L.SubqueryAlias(alias, new))
+        # a join's condition rejects the padded rows of an outer join below it, on a side
+        # whose rows that fail the condition do not reach the result: `x LEFT JOIN u ...
+        # JOIN y ON y.b = u.b` (Catalyst infers IS NOT NULL(u.b) below the join first)
+        case L.Join(left, right, jt, cond) if cond is not None and cond.deterministic \
+                and not cond.deep_mask & _SUBQUERIES:
+            new_left = _less_outer(left, cond) if jt in (L.INNER, L.LEFT_SEMI, L.RIGHT_OUTER) else left
+            new_right = _less_outer(right, cond) if jt in (L.INNER, L.LEFT_OUTER, L.LEFT_SEMI, L.LEFT_ANTI) \
+                else right
+            return p if new_left is left and new_right is right else p.copy(left=new_left, right=new_right)
         # Project(only the kept side's columns, LEFT JOIN whose other side matches each row
         # at most once) -> the kept side: every kept row comes out exactly once
         case L.Project(projections, L.Join(_, _, L.LEFT_OUTER | L.RIGHT_OUTER) as join) \
@@ -230,6 +239,18 @@ def eliminate_outer_join(p: L.Plan, ctx) -> L.Plan:
             return L.Distinct(L.Project(projections, _kept_side(join)))
         case _:
             return p
+
+
+def _less_outer(side: L.Plan, cond: E.Expr) -> L.Plan:
+    """side's outer join (under a table alias or not) made less outer by cond."""
+    match side:
+        case L.Join():
+            return _eliminate(cond, side)
+        case L.SubqueryAlias(alias, L.Join() as join):
+            new = _eliminate(cond, join)
+            return side if new is join else L.SubqueryAlias(alias, new)
+        case _:
+            return side
 
 
 def _references(exprs) -> frozenset[int]:

@@ -243,3 +243,31 @@ def test_an_unread_aggregate_of_the_dropped_side_does_not_keep_the_join(spark, t
 def test_what_the_dropped_side_evaluates_may_still_keep_the_join(tables, sql):
     r = run(sql, ELIM, "UpdateAttributeNullability")
     assert not fired(r, ELIM)
+
+
+@pytest.mark.parametrize("sql", [
+    # a join's condition rejects the padded rows of an outer join below it
+    # (unnest_subqueries:94, pushdown_predicates:37)
+    "SELECT t.num, n.v FROM t LEFT JOIN u ON t.num = u.num JOIN n ON n.k = u.num",
+    "SELECT t.num, n.v FROM n JOIN (t LEFT JOIN u ON t.num = u.num) ON u.y = n.k + 1",
+    "SELECT t.s, u.z FROM t RIGHT JOIN u ON t.num = u.num RIGHT JOIN n ON t.num = n.k",
+    "SELECT * FROM n LEFT SEMI JOIN (t LEFT JOIN u ON t.num = u.num) ON u.y = n.k",
+    "SELECT * FROM n LEFT ANTI JOIN (t FULL JOIN u ON t.num = u.num) ON u.y = n.k AND t.x > 0",
+    "SELECT * FROM t WHERE NOT EXISTS (SELECT 1 FROM u LEFT JOIN n ON u.num = n.k WHERE n.k = t.num)",
+])
+def test_a_join_condition_makes_an_outer_join_below_inner(spark, tables, sql):
+    r = run(sql, ELIM)
+    assert fired(r, ELIM)
+    spark_agrees(spark, r)
+
+
+@pytest.mark.parametrize("sql", [
+    # the preserved side of an outer join keeps every row: its child stays outer
+    "SELECT * FROM t LEFT JOIN u ON t.num = u.num LEFT JOIN n ON u.y = n.k",
+    # <=> matches NULL with NULL: the padded rows may join
+    "SELECT * FROM t LEFT JOIN u ON t.num = u.num JOIN u AS u2 ON u.num <=> u2.num",
+])
+def test_a_join_condition_that_keeps_padded_rows(spark, tables, sql):
+    r = run(sql, ELIM, "UpdateAttributeNullability")
+    assert not fired(r, ELIM)
+    spark_agrees(spark, r)
