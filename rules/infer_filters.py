@@ -50,6 +50,29 @@ def _new_for(side: L.Plan, known: Constraints, implied: set[int], facts: Facts) 
             if e.references <= ids and k not in have and _addable(e) and not _implied(e, implied)]
 
 
+def _padded_side_filtered(conjuncts: list[E.Expr], child: L.Plan, facts: Facts) -> L.Plan:
+    """WHERE over `x LEFT JOIN y ON c`: what the WHERE's conjuncts on x alone and c imply
+    of y alone, added as a filter on y.  A y row it removes matches no x row the WHERE
+    keeps (for those, c and the x conjuncts hold, so the inferred predicate does), and
+    x rows the WHERE drops do not matter.  (Catalyst pushes the x conjuncts into x first
+    and infers from the join.)  The same, mirrored, for RIGHT JOIN."""
+    join, alias = (child.child, child.alias) if isinstance(child, L.SubqueryAlias) else (child, None)
+    if not isinstance(join, L.Join) or join.join_type not in (L.LEFT_OUTER, L.RIGHT_OUTER):
+        return child
+    kept, padded = (join.left, join.right) if join.join_type == L.LEFT_OUTER else (join.right, join.left)
+    on_kept = [c for c in conjuncts if c.references and c.references <= kept.output_ids and _addable(c)]
+    if not on_kept or join.condition is None:
+        return child
+    known = close([*constraints(kept, facts).values(), *on_kept, *E.split_conjuncts(join.condition)],
+                  (*kept.output, *padded.output), facts)
+    new = _new_for(padded, known, rejected_by(E.split_conjuncts(join.condition)), facts)
+    if not new:
+        return child
+    filtered = _with_filter(padded, new)
+    join = join.copy(right=filtered) if join.join_type == L.LEFT_OUTER else join.copy(left=filtered)
+    return L.SubqueryAlias(alias, join) if alias is not None else join
+
+
 def _with_filter(side: L.Plan, preds: list[E.Expr]) -> L.Plan:
     return L.Filter(E.conjunction(preds), side) if preds else side
 
@@ -66,7 +89,10 @@ def infer_filters_from_constraints(p: L.Plan, ctx) -> L.Plan:
             implied = rejected_by(conjuncts)
             new = [_bind(e, child) for k, e in constraints(p, ctx.facts).items()
                    if k not in have and k not in stated and _addable(e) and not _implied(e, implied)]
-            return L.Filter(E.conjunction([cond, *new]), child) if new else p
+            if new:
+                return L.Filter(E.conjunction([cond, *new]), child)
+            padded = _padded_side_filtered(conjuncts, child, ctx.facts)
+            return p if padded is child else L.Filter(cond, padded)
         case L.Join(left, right, jt, cond) if jt != L.FULL_OUTER:
             conj = E.split_conjuncts(cond) if cond is not None else []
             both = close([*constraints(left, ctx.facts).values(), *constraints(right, ctx.facts).values(),

@@ -269,3 +269,37 @@ def test_infer_filters_agrees_with_spark(spark, tables, sql):
     # does), the optimized query gives Spark's answer
     r = infer_once(sql)
     spark_agrees(spark, r)
+
+
+@pytest.mark.parametrize("sql, padded", [
+    # a WHERE on the kept side of an outer join, with the join's condition, filters the
+    # padded side (merge_subqueries:34: with u.num = 2 there, the side is empty)
+    ("SELECT * FROM t LEFT JOIN u ON t.num = u.num WHERE t.num = 1", "right"),
+    ("SELECT * FROM t LEFT JOIN (SELECT * FROM u WHERE num = 2) q ON t.num = q.num WHERE t.num = 1", "right"),
+    ("SELECT * FROM u RIGHT JOIN t ON t.num = u.num WHERE t.num > 1 AND t.s = 'a'", "left"),
+])
+def test_a_where_on_the_kept_side_filters_the_padded_side(spark, tables, sql, padded):
+    r = infer_once(sql)
+    assert side_filter(the_join(r.optimized), left=padded == "left") is not None, r.explain()
+    spark_agrees(spark, optimize(sql, tables))
+
+
+def test_a_padded_side_contradicted_is_empty(spark, tables):
+    sql = "SELECT t.num, q.num AS n2 FROM t LEFT JOIN (SELECT * FROM u WHERE num = 2) q ON t.num = q.num " \
+          "WHERE t.num = 1"
+    r = optimize(sql, tables)
+    assert "JOIN" not in r.sql, r.sql
+    spark_agrees(spark, r)
+
+
+@pytest.mark.parametrize("sql", [
+    # a WHERE on the padded side's columns says nothing of the padded side's rows
+    "SELECT * FROM t LEFT JOIN u ON t.num = u.num WHERE u.s IS NULL OR t.num = 1",
+    # a conjunct that may raise is not moved (t.num / 0 under ANSI)
+    "SELECT * FROM t LEFT JOIN u ON t.num = u.num WHERE t.num / t.b > 1",
+])
+def test_nothing_inferred_for_the_padded_side(spark, tables, sql):
+    r = infer_once(sql)
+    join = the_join(r.optimized)
+    assert side_filter(join, left=False) is None
+    spark_agrees(spark, optimize(sql, tables))
