@@ -68,7 +68,7 @@ def _pad(keep: L.Plan, padded: L.Plan, join: L.Join, keep_left: bool) -> L.Plan:
 
 
 # every case involves an empty or one-row relation, a LIMIT 0 or a literal FALSE condition
-@plan_rule("PropagateEmptyRelation", needs=(L.LocalRelation, L.OneRowRelation, L.Limit, E.Literal),
+@plan_rule("PropagateEmptyRelation", needs=(L.LocalRelation, L.OneRowRelation, L.Limit, L.Offset, E.Literal),
            catalyst="PropagateEmptyRelation")
 def propagate_empty_relation(p: L.Plan, ctx) -> L.Plan:
     """Operators over an empty relation become empty (or the non-empty side, padded)."""
@@ -78,6 +78,8 @@ def propagate_empty_relation(p: L.Plan, ctx) -> L.Plan:
             return _empty_of(p)  # unary operator over empty -> empty
         case L.Limit(0, _):
             return _empty_of(p)  # LIMIT 0 -> empty
+        case L.Offset(n, c) if n >= 1 and _at_most_one_row(c) and not plan_may_raise(c):
+            return _empty_of(p)  # OFFSET 1 over one row -> empty (Catalyst's EliminateOffsets)
         case L.Aggregate(grouping, _, c) if grouping and _empty(c):
             return _empty_of(p)  # grouped aggregate over empty -> empty (a global one is not)
         case L.Join(left, right, jt, cond):
@@ -92,6 +94,21 @@ def propagate_empty_relation(p: L.Plan, ctx) -> L.Plan:
             return left if all_ else L.Distinct(left)  # x EXCEPT [ALL] empty -> x [distinct]
         case _:
             return p
+
+
+def _at_most_one_row(p: L.Plan) -> bool:
+    match p:
+        case L.OneRowRelation() | L.Aggregate((), _, _):
+            return True
+        case L.LocalRelation(_, rows):
+            return len(rows) <= 1
+        case L.Limit(n, c):
+            return n <= 1 or _at_most_one_row(c)
+        case L.Project(_, c) | L.Filter(_, c) | L.Sort(_, c) | L.SubqueryAlias(_, c) | L.Distinct(c) \
+                | L.Offset(_, c):
+            return _at_most_one_row(c)
+        case _:
+            return False
 
 
 def _join(p: L.Join, left, right, jt, cond) -> L.Plan:

@@ -370,3 +370,29 @@ def test_constant_aggregate_agrees_with_spark(spark, tables, sql):
     r = run(sql, "FoldConstantAggregate")
     assert fired(r, "FoldConstantAggregate") and reads_no_table(r.optimized)
     spark_agrees(spark, r)
+
+
+@pytest.mark.parametrize("sql", [
+    # OFFSET past the only row (eliminate_joins:25): empty, as Catalyst's EliminateOffsets
+    "SELECT t.num FROM t CROSS JOIN (SELECT 1 AS b OFFSET 1) AS y",
+    "SELECT count(*) FROM t OFFSET 1",
+    "SELECT * FROM (SELECT num FROM t LIMIT 1) q OFFSET 2",
+])
+def test_an_offset_past_the_only_row_is_empty(spark, tables, sql):
+    from sparkfold import optimize
+
+    r = optimize(sql, tables)
+    assert any(isinstance(n, L.LocalRelation) and not n.rows for n in r.optimized.walk()), r.explain()
+    spark_agrees(spark, r)
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT 1 / 0 AS r OFFSET 1",  # the row is computed before it is skipped (may raise)
+    "SELECT num FROM t LIMIT 1 OFFSET 1",  # the offset comes first: many rows
+])
+def test_an_offset_that_stays(spark, tables, sql):
+    from sparkfold import optimize
+
+    r = optimize(sql, tables)
+    assert not any(isinstance(n, L.LocalRelation) and not n.rows for n in r.optimized.walk()), r.explain()
+    spark_agrees(spark, r)
