@@ -85,7 +85,7 @@ def _accepted(spark, st: Statement):
 
 
 def check(spark, statements: list[Statement], *, compare: bool = True, dataframe: bool = True,
-          regenerate: bool = False, progress=None) -> list[Outcome]:
+          regenerate: bool = False, ansi: bool = True, progress=None) -> list[Outcome]:
     """Check the statements (registering each world's tables in turn).  Without
     `compare` nothing runs on Spark but its analysis and optimizer (reach, rejections,
     pass-through).  With `regenerate` no rule runs and every analyzed query is written
@@ -95,6 +95,9 @@ def check(spark, statements: list[Statement], *, compare: bool = True, dataframe
     from sparkfold.optimizer.errors import InternalError, SparkfoldError
     from sparkfold.optimizer.verify import _nondeterministic, reads_clock, verify_many
     from sparkfold.plans.pyspark.to_pyspark import to_pyspark_code
+    from sparkfold.plans.sql_in.catalog import Catalog
+
+    spark.conf.set("spark.sql.ansi.enabled", str(ansi).lower())
 
     outcomes: list[Outcome] = []
     by_world: dict[str, list[Statement]] = {}
@@ -102,7 +105,7 @@ def check(spark, statements: list[Statement], *, compare: bool = True, dataframe
         by_world.setdefault(world_of(st.name), []).append(st)
     done = 0
     for world, group in by_world.items():
-        schema = register_world(spark, world)
+        schema = Catalog.from_mapping(register_world(spark, world), ansi=ansi)
         for start in range(0, len(group), 40):
             chunk, pending = group[start:start + 40], []
             for st in chunk:

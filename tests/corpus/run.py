@@ -1,6 +1,6 @@
 """Check the corpus on Spark: original against rewritten, SQL and DataFrame.
 
-    python -m tests.corpus.run [--sample N] [--only PREFIX]... [--no-dataframe] [--out FILE.jsonl]
+    python -m tests.corpus.run [--sample N] [--only PREFIX]... [--no-dataframe] [--ansi-off] [--out FILE.jsonl]
 
 Progress goes to stderr; the summary (pass-through share, rejections, wrong results,
 Catalyst's reach against sparkfold's) and every failure go to stdout.  Exit 1 when a
@@ -36,6 +36,8 @@ def main(argv=None) -> int:
     ap.add_argument("--regenerate", action="store_true",
                     help="no rules: write every analyzed query back as SQL and compare that (checks the "
                          "analysis and the writer on every statement)")
+    ap.add_argument("--ansi-off", action="store_true",
+                    help="run with spark.sql.ansi.enabled=false (as dbt-spark sessions do), sparkfold told so")
     ap.add_argument("--out", help="write every outcome as JSON lines here")
     args = ap.parse_args(argv)
 
@@ -58,7 +60,7 @@ def main(argv=None) -> int:
         print(f"\r  {done}/{total} checked, {time.time() - t0:.0f} s", end="", file=sys.stderr, flush=True)
 
     outcomes = check(spark, sts, compare=not args.no_compare, dataframe=not args.no_dataframe,
-                     regenerate=args.regenerate, progress=progress)
+                     regenerate=args.regenerate, ansi=not args.ansi_off, progress=progress)
     print(file=sys.stderr)
     s = summary(outcomes)
     if args.out:
