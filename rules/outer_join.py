@@ -147,12 +147,25 @@ def _may_raise(e: E.Expr, args, raises) -> bool:
         return True
     if is_null_intolerant(e) and any(a == _ONLY_NULL for a in args):
         return False
+    if isinstance(e, E.ScalarSubquery):
+        return False  # uncorrelated (see rejects_nulls): run once per query, not per row
     return e._self_may_raise() if not isinstance(e, (E.Literal, E.Attribute)) else False
+
+
+def _row_independent_subqueries(pred: E.Expr) -> bool:
+    """Are pred's subqueries all uncorrelated scalar subqueries (and nothing opaque)?
+    Spark computes such a subquery once for the query, whatever rows reach the filter
+    (`t1a < (SELECT max(x) FROM t3)` still rejects a NULL t1a; Catalyst reads it so)."""
+    if not pred.deep_mask & _SUBQUERIES:
+        return True
+    return all(not isinstance(n, (E.Exists, E.InSubquery, E.Opaque))
+               and not (isinstance(n, E.ScalarSubquery) and n.outer_references)
+               for n in pred.walk())
 
 
 def rejects_nulls(pred: E.Expr, null_ids: frozenset[int]) -> bool:
     """Is pred NULL or FALSE (and error-free) whenever the attributes null_ids are NULL?"""
-    if not pred.deterministic or pred.deep_mask & _SUBQUERIES or not (pred.references & null_ids):
+    if not pred.deterministic or not (pred.references & null_ids) or not _row_independent_subqueries(pred):
         return False
 
     def step(e, results):

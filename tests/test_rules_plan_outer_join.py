@@ -271,3 +271,25 @@ def test_a_join_condition_that_keeps_padded_rows(spark, tables, sql):
     r = run(sql, ELIM, "UpdateAttributeNullability")
     assert not fired(r, ELIM)
     spark_agrees(spark, r)
+
+
+@pytest.mark.parametrize("sql", [
+    # comparing with an uncorrelated scalar subquery rejects the padded rows' NULL: the
+    # subquery runs once for the query, whatever rows reach the filter
+    "SELECT count(t.x) FROM t RIGHT JOIN u ON t.num = u.num WHERE t.x < (SELECT max(v) FROM n)",
+    "SELECT u.s FROM t RIGHT JOIN u ON t.num = u.num WHERE t.num <= (SELECT max(k) / 0 FROM n)",  # raises
+])
+def test_a_comparison_with_a_scalar_subquery_rejects_nulls(spark, tables, sql):
+    r = run(sql, ELIM)
+    assert fired(r, ELIM)
+    spark_agrees(spark, r)
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT u.s FROM t RIGHT JOIN u ON t.num = u.num WHERE t.x < (SELECT max(v) FROM n WHERE n.k = u.num)",
+    "SELECT u.s FROM t RIGHT JOIN u ON t.num = u.num WHERE coalesce(t.x, (SELECT max(v) FROM n)) > 0",
+])
+def test_a_scalar_subquery_that_may_keep_padded_rows(spark, tables, sql):
+    r = run(sql, ELIM, "UpdateAttributeNullability")
+    assert not fired(r, ELIM)
+    spark_agrees(spark, r)
