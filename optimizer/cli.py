@@ -156,7 +156,8 @@ def _use_color(option: bool | None) -> bool:
 
 _SCHEMA_HELP = ('Table schemas (repeatable): FILE.json, {"table": {"column": "type [not null]"}}; FILE.sql, '
                 'CREATE TABLE statements (as SHOW CREATE TABLE prints them); a Parquet file or folder or a '
-                'Delta table, named after it or as NAME=PATH (the parquet extra reads Parquet).')
+                'Delta table, named after it or as NAME=PATH (the parquet extra reads Parquet); a Spark '
+                'Connect URL, sc://HOST:PORT: its tables and session settings.')
 
 
 def input_options(fn):
@@ -166,7 +167,7 @@ def input_options(fn):
         click.option("-f", "--file", "files", multiple=True,
                      type=click.Path(exists=True, allow_dash=True, path_type=Path),
                      help="A SQL file, or a folder of .sql files (repeatable); - for standard input."),
-        click.option("--schema", type=click.Path(path_type=Path), metavar="FILE", multiple=True,
+        click.option("--schema", type=str, metavar="FILE|URL", multiple=True,
                      help=_SCHEMA_HELP),
         click.option("--exclude-rule", "exclude", multiple=True, metavar="NAME",
                      help="Do not run this rule (repeatable), like spark.sql.optimizer.excludedRules."),
@@ -372,7 +373,7 @@ Exit codes: 0 nothing at or above --fail-on, 1 a finding at or above it,
               type=click.Path(exists=True, allow_dash=True, path_type=Path),
               help="A SQL file, or a folder of .sql files (repeatable); - for standard input.")
 @click.option("--sql", "sql", metavar="TEXT", help="Lint this SQL text instead of files.")
-@click.option("--schema", type=click.Path(path_type=Path), metavar="FILE", multiple=True, help=_SCHEMA_HELP)
+@click.option("--schema", type=str, metavar="FILE|URL", multiple=True, help=_SCHEMA_HELP)
 @click.option("--exclude-rule", "exclude", multiple=True, metavar="NAME",
               help="Do not run this rule (repeatable), like spark.sql.optimizer.excludedRules.")
 @conf_option

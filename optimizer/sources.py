@@ -153,15 +153,32 @@ def load_catalog(schemas: tuple[Path, ...] | Path | None, conf: tuple[tuple[str,
     elif isinstance(schemas, Path):
         schemas = (schemas,)
     catalogs = []
+    remote = None
     for given in schemas:
-        name, path = None, given
         text = str(given)
-        if "=" in text and not Path(text).exists():
+        if text.startswith("sc://"):  # a Spark Connect server: its tables and settings
+            remote = Catalog.from_remote(text)
+            catalogs.append(remote)
+            continue
+        name, path = None, Path(text)
+        if "=" in text and not path.exists():
             name, _, rest = text.partition("=")
             name, path = name.strip(), Path(rest.strip())
         catalogs.append(Catalog.from_file(path, name))
     catalog = catalogs[0] if len(catalogs) == 1 else Catalog.merged(catalogs)
-    return catalog.with_settings(**settings_from(dict(conf).get))
+    given = dict(conf)
+    if remote is not None:  # the session's settings, unless --conf says otherwise
+        defaults = {"ansi": remote.ansi, "legacy_setops_precedence": remote.legacy_setops_precedence}
+        settings = settings_from(given.get)
+        return catalog.with_settings(**{k: (settings[k] if _conf_key(k) in given else defaults[k])
+                                        for k in settings})
+    return catalog.with_settings(**settings_from(given.get))
+
+
+def _conf_key(setting: str) -> str:
+    from ..plans.sql_in.catalog import SETTINGS
+
+    return next(key for key, (name, _) in SETTINGS.items() if name == setting)
 
 
 def parse_conf(ctx, param, values) -> tuple[tuple[str, str], ...]:

@@ -60,4 +60,9 @@ def connect_session(master: str = "local[2]", timeout: float = 300):
     if not line.startswith("READY"):
         stop()
         raise RuntimeError(f"the Spark Connect server did not start (exit {server.poll()})")
-    return SparkSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
+    global URL
+    URL = f"sc://127.0.0.1:{port}"
+    return SparkSession.builder.remote(URL).getOrCreate()
+
+
+URL = ""  # the last server's, for a second client (`sparkfold --schema sc://...`)

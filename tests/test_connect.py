@@ -54,6 +54,22 @@ try:
     df = run_code(to_pyspark_code(optimize(queries[2], tables)), spark)
     out["dataframe_module"] = type(df).__module__
     out["dataframe_rows"] = df.count()
+    # --schema sc://...: another client (the CLI, in its own process) reads a table's
+    # schema from the server; temp views are per session, so a table
+    import subprocess
+    from tests import connect_server
+    spark.sql("CREATE TABLE sf_remote USING parquet AS SELECT id, CAST(id AS STRING) AS label FROM range(3)")
+    cli = [sys.executable, "-m", "sparkfold.optimizer.cli"]
+    runs = {}
+    for key, q in {"ok": "SELECT count(label) FROM sf_remote WHERE label = NULL OR id > 1",
+                   "unknown": "SELECT nope FROM sf_remote"}.items():
+        p = subprocess.run(cli + ["optimize", q, "--schema", connect_server.URL], capture_output=True,
+                           text=True, timeout=300)
+        runs[key] = {"code": p.returncode, "out": p.stdout, "err": p.stderr[-2000:]}
+    bad = subprocess.run(cli + ["optimize", "SELECT 1", "--schema", "sc://127.0.0.1:1"], capture_output=True,
+                         text=True, timeout=300)
+    runs["unreachable"] = {"code": bad.returncode, "out": bad.stdout, "err": bad.stderr[-2000:]}
+    out["remote"] = runs
 finally:
     spark.stop()
 print("RESULT " + json.dumps(out))
@@ -98,3 +114,13 @@ def test_wrong_rule_is_caught_through_connect(connect_run):
 
 def test_lowered_program_runs_on_connect(connect_run):
     assert connect_run["dataframe_rows"] == 3
+
+
+def test_schema_from_a_spark_connect_url(connect_run):
+    """`--schema sc://host:port` reads the tables' schemas from the server."""
+    runs = connect_run["remote"]
+    assert runs["ok"]["code"] == 0, runs["ok"]["err"]
+    assert "label = NULL" not in runs["ok"]["out"] and "sf_remote" in runs["ok"]["out"], runs["ok"]["out"]
+    assert runs["unknown"]["code"] == 2 and "nope" in runs["unknown"]["err"], runs["unknown"]
+    assert runs["unreachable"]["code"] == 2, runs["unreachable"]
+    assert "sc://127.0.0.1:1" in runs["unreachable"]["err"] and "Traceback" not in runs["unreachable"]["err"]

@@ -201,15 +201,52 @@ class Catalog:
         return cls({}, loader=load, **session_settings(spark))
 
     @classmethod
+    def from_remote(cls, url: str) -> "Catalog":
+        """Schemas from a Spark Connect server (`sc://host:port`), read on first use,
+        under that session's settings (ANSI mode...)."""
+        import socket
+        import warnings
+        from urllib.parse import urlparse
+
+        # the Connect client retries an unreachable server for minutes: ask first
+        try:
+            where = urlparse(url)
+            with socket.create_connection((where.hostname or "localhost", where.port or 15002), timeout=10):
+                pass
+        except (OSError, ValueError) as e:
+            raise SchemaError(f"cannot read schemas from {url}: no Spark Connect server answers there "
+                              f"({getattr(e, 'strerror', None) or e})") from None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)  # pyspark's about pandas versions
+            try:
+                from pyspark.sql import SparkSession
+            except ImportError:
+                raise SchemaError(f"{url}: reading schemas from Spark Connect needs pyspark "
+                                  f"(pip install 'sparkfold[spark]')") from None
+            try:
+                spark = SparkSession.builder.remote(url).getOrCreate()
+                spark.conf.get("spark.sql.ansi.enabled", "true")
+            except Exception as e:  # noqa: BLE001 - any failure to connect is the user's to fix
+                first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+                raise SchemaError(f"cannot read schemas from {url}: {first[:200]}") from None
+        return cls.from_spark(spark)
+
+    @classmethod
     def merged(cls, catalogs: list["Catalog"]) -> "Catalog":
-        """The tables of several catalogs (a table in two of them is an error)."""
+        """The tables of several catalogs (a table in two of them is an error); tables
+        the given ones do not have are looked up in their sessions, in order."""
         tables: dict[str, TableSchema] = {}
         for c in catalogs:
             for key, schema in c._tables.items():
                 if key in tables and tables[key] != schema:
                     raise SchemaError(f"table {schema.name!r} is given twice, with different schemas")
                 tables[key] = schema
-        return cls(tables)
+        loaders = [c._loader for c in catalogs if c._loader is not None]
+
+        def load(name: str) -> TableSchema | None:
+            return next((found for found in (f(name) for f in loaders) if found is not None), None)
+
+        return cls(tables, loader=load if loaders else None)
 
     def with_settings(self, *, ansi: bool, legacy_setops_precedence: bool) -> "Catalog":
         """The same schemas under a session's settings (see `session_settings`)."""
@@ -228,6 +265,8 @@ class Catalog:
             return catalog
         if isinstance(catalog, Mapping):
             return cls.from_mapping(catalog)
+        if isinstance(catalog, str) and catalog.startswith("sc://"):
+            return cls.from_remote(catalog)
         if isinstance(catalog, (str, Path)):
             return cls.from_file(catalog)
         if hasattr(catalog, "table") and hasattr(catalog, "conf"):
