@@ -720,9 +720,24 @@ def _nondeterministic(plan: L.Plan) -> bool:
                         return True
                 if isinstance(n, E.SubqueryExpr):
                     stack.append(n.plan)
-        if isinstance(p, L.OpaqueRelation):
+        if isinstance(p, L.OpaqueRelation) and not _repeatable_text(p.template, NONDETERMINISTIC_NAMES):
             return True
     return False
+
+
+def _repeatable_text(template, nondeterministic_names) -> bool:
+    """Does an opaque relation's text surely give the same rows on each run?  Only a
+    recursive CTE's (`WITH RECURSIVE ... SELECT * FROM r`) with no window, LIMIT, sample or
+    non-deterministic call; the others (windows over ties, LIMIT without an order...) may not."""
+    from sqlglot import exp
+
+    with_ = template.args.get("with_")
+    if with_ is None or not with_.args.get("recursive"):
+        return False
+    if template.find(exp.Window, exp.Limit, exp.Fetch, exp.TableSample) is not None:
+        return False
+    names = {n.lower() for n in re.findall(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(", template.sql(dialect="spark"))}
+    return not names & nondeterministic_names
 
 
 def _prepare(result, spark, candidates: Sequence[str], exclude: Sequence[str],

@@ -93,9 +93,112 @@ def test_star_except_of_every_column_passes_through(spark, tables):
 def test_with_recursive_without_recursion_is_an_ordinary_with(spark, tables):
     _agrees(spark, tables, "WITH RECURSIVE a(c, d) AS (SELECT num, x FROM t), b AS (SELECT c FROM a) "
                            "SELECT c FROM b WHERE c = NULL OR c > 2")
-    result = optimize("WITH RECURSIVE r(c) AS (SELECT 1 UNION ALL SELECT c + 1 FROM r WHERE c < 3) "
-                      "SELECT c FROM r WHERE 1 = 1", tables)
-    assert result.passthrough == "recursive CTE"
+
+
+def _agrees_as_lowered(spark, tables, sql, *, rewritten=True):
+    """`_agrees`, and more: no column the analysis calls never-null is nullable in Spark's
+    schema of the original (the optimized plan may know more: a join key is not NULL),
+    and the lowered DataFrame returns the original's rows."""
+    from sparkfold.optimizer.compare import compare_rows
+    from sparkfold.plans.pyspark.to_pyspark import run_code, to_pyspark_code
+
+    from tests.spark_check import is_ordered, run, schema_of
+
+    result = _agrees(spark, tables, sql, rewritten=rewritten)
+    fields = spark.sql(sql).schema.fields
+    assert [a.nullable or not f.nullable for a, f in zip(result.analyzed.output, fields)] == [True] * len(fields)
+    code = to_pyspark_code(result)
+    df = run_code(code, spark)
+    expected_schema, expected_rows = run(spark, sql)
+    assert schema_of(df) == expected_schema, code
+    diff = compare_rows(expected_rows, [tuple(r) for r in df.collect()], ordered=is_ordered(result.analyzed))
+    assert diff.equal, f"only in Spark: {diff.only_left}; only lowered: {diff.only_right}\n{code}"
+    return result
+
+
+# A recursive CTE is an opaque relation in place: each reference reads the text
+# `WITH RECURSIVE <the WITH up to it> SELECT * FROM it`, typed as its anchor (Spark's
+# type), every column nullable; the rest of the query is optimized around it.
+@pytest.mark.parametrize("sql", [
+    "WITH RECURSIVE r(c) AS (SELECT 1 UNION ALL SELECT c + 1 FROM r WHERE c < 3) SELECT c FROM r WHERE 1 = 1",
+    # earlier CTEs of the WITH go into the text; a later CTE reads the recursive one
+    "WITH RECURSIVE base AS (SELECT num, s FROM t WHERE num < 3), "
+    "r AS (SELECT num, s, 0 AS depth FROM base UNION ALL SELECT num + 10, s, depth + 1 FROM r WHERE depth < 2), "
+    "top AS (SELECT * FROM r WHERE depth = 2) SELECT top.s, u.y FROM top LEFT JOIN u ON top.num - 20 = u.num "
+    "WHERE 1 = 1 AND top.num IS NOT NULL",
+    # read twice (deterministic, so Spark inlines it too), joined with a table
+    "WITH RECURSIVE r(c) AS (SELECT 1 AS c UNION ALL SELECT c + 1 AS c FROM r WHERE c <= 4) "
+    "SELECT a.c, b.c AS d, t.s FROM r a JOIN r b ON a.c = b.c + 1 JOIN t ON t.num = a.c WHERE t.x = NULL OR a.c > 1",
+    # several anchors, a recursive term reading it twice, UNION (distinct), a string column
+    "WITH RECURSIVE r(c, w) AS (SELECT 1, 'a' UNION ALL SELECT 2, 'b' UNION ALL "
+    "SELECT * FROM (SELECT c + 1, w || 'x' FROM r WHERE c < 3 UNION ALL SELECT c + 2, w FROM r WHERE c < 3)) "
+    "SELECT w, count(*) FROM r WHERE NULL IS NULL GROUP BY w",
+    "WITH RECURSIVE r(c) AS (SELECT num FROM u WHERE num IS NOT NULL UNION ALL SELECT c + 1 FROM r WHERE c < 5) "
+    "SELECT * FROM t WHERE num IN (SELECT c FROM r) AND 1 = 1",
+    # inside a derived table, under a query that is optimized
+    "SELECT q.c FROM (WITH RECURSIVE r(c) AS (SELECT 1 UNION ALL SELECT c * 2 FROM r WHERE c < 100) "
+    "SELECT c FROM r) AS q WHERE q.c > 10 OR NULL",
+])
+def test_a_recursive_cte_is_an_opaque_relation(spark, tables, sql):
+    result = _agrees_as_lowered(spark, tables, sql)
+    assert result.trace, "the rest of the query was optimized"
+
+
+@pytest.mark.parametrize("sql, reason", [
+    # Spark types the column as the anchor (BIGINT into INT is an error, INT into BIGINT a cast)
+    ("WITH RECURSIVE r(c) AS (SELECT CAST(1 AS BIGINT) UNION ALL SELECT CAST(c + 1 AS INT) FROM r "
+     "WHERE c < 3) SELECT c FROM r WHERE 1 = 1", "types differ"),
+    ("WITH RECURSIVE r(c) AS (SELECT 1 UNION ALL SELECT c + 1.5 FROM r WHERE c < 3) SELECT c FROM r "
+     "WHERE 1 = 1", "types differ"),
+    # its errors would go with it
+    ("WITH RECURSIVE r(c) AS (SELECT 1 UNION ALL SELECT c + 1 FROM r WHERE c < 3) SELECT 1 AS one "
+     "WHERE 1 = 1", "no query reads"),
+    # the text would not be self-contained
+    ("WITH a AS (SELECT num FROM t) SELECT * FROM (WITH RECURSIVE r(c) AS (SELECT num FROM a UNION ALL "
+     "SELECT c + 1 FROM r WHERE c < 3) SELECT c FROM r) WHERE 1 = 1", "enclosing WITH"),
+    # Spark's checks of a recursive term (its errors must not go with a dropped relation):
+    # UNION_NOT_SUPPORTED_IN_RECURSIVE_CTE, INVALID_RECURSIVE_REFERENCE
+    ("WITH RECURSIVE r(c) AS (SELECT 1 UNION SELECT c + 1 FROM r WHERE c < 3) SELECT c FROM r "
+     "WHERE 1 = 0", "not UNION ALL"),
+    ("WITH RECURSIVE r(c) AS (SELECT 1 UNION ALL SELECT max(c) + 1 FROM r HAVING max(c) < 3) "
+     "SELECT c FROM r WHERE 1 = 0", "under an aggregate"),
+    ("WITH RECURSIVE r(c) AS (SELECT 1 UNION ALL SELECT r.c + 1 FROM t LEFT JOIN r ON r.c = t.num "
+     "WHERE r.c < 3) SELECT c FROM r WHERE 1 = 0", "outer join"),
+    ("WITH RECURSIVE r(c) AS (SELECT 1 UNION ALL SELECT num FROM t WHERE num IN (SELECT c + 1 FROM r)) "
+     "SELECT c FROM r WHERE 1 = 1", "subquery expression"),
+])
+def test_recursive_ctes_we_cannot_type_pass_through(spark, tables, sql, reason):
+    result = optimize(sql, tables)
+    assert result.passthrough and reason in result.passthrough, result.passthrough
+    assert result.sql == sql
+
+
+@pytest.mark.parametrize("sql", [
+    # ROWS takes the first rows (all of these small tables); the joins around it are optimized
+    "SELECT a.num, u.y FROM t TABLESAMPLE (10 ROWS) AS a LEFT JOIN u ON a.num = u.num WHERE u.y > 0",
+    "SELECT s, k FROM t TABLESAMPLE (100 ROWS) CROSS JOIN n TABLESAMPLE (5 ROWS) WHERE 1 = 1",
+    # a full sample (100 PERCENT) keeps every row, whatever the seed
+    "SELECT count(*), sum(v) FROM n TABLESAMPLE (100 PERCENT) WHERE k = NULL OR k > 0",
+])
+def test_a_sampled_table_is_an_opaque_relation(spark, tables, sql):
+    result = _agrees_as_lowered(spark, tables, sql)
+    assert result.trace, "the rest of the query was optimized"
+
+
+def test_a_random_sample_is_read_once_and_stays_where_it_is(tables):
+    from sparkfold.plans.ir import logical as L
+
+    sql = "SELECT * FROM t TABLESAMPLE (50 PERCENT) AS a WHERE a.num > 1 AND 1 = 1"
+    result = optimize(sql, tables)
+    assert result.passthrough is None and result.sql != sql
+    opaque = [p for p in result.optimized.walk() if isinstance(p, L.OpaqueRelation)]
+    assert len(opaque) == 1 and "TABLESAMPLE (50 PERCENT)" in result.sql
+    assert isinstance(result.optimized.child if isinstance(result.optimized, L.Project) else result.optimized,
+                      (L.Filter, L.SubqueryAlias, L.Project))
+    # a CTE sampling at random, read twice, would be two samples once inlined
+    twice = optimize("WITH s AS (SELECT * FROM t TABLESAMPLE (50 PERCENT)) "
+                     "SELECT * FROM s a JOIN s b ON a.num = b.num WHERE 1 = 1", tables)
+    assert twice.passthrough and "more than once" in twice.passthrough
 
 
 def test_regression_aggregates_with_distinct_are_kept(spark, tables):
