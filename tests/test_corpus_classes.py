@@ -325,3 +325,30 @@ def test_in_of_a_parenthesized_subquery_is_left_to_spark(spark, tables):
     assert run_or_error(spark, sql)[0] == "error"
     result = optimize(sql, tables)
     assert result.passthrough and result.sql == sql
+
+
+# A SELECT without FROM whose select list has one generator of constants reads nothing:
+# it is a relation (as explode(...) in a FROM clause is), its text the block as written
+@pytest.mark.parametrize("sql", [
+    "SELECT t.s, g.v FROM t CROSS JOIN (SELECT explode(array(1, 2)) AS v) AS g WHERE g.v = NULL OR t.num > 1",
+    "SELECT t.num FROM t LEFT JOIN (SELECT explode(array(1, 1)) AS v) AS g ON t.num = g.v WHERE 1 = 1",
+    "SELECT c, n, w FROM (SELECT 'a' AS c, stack(3, 1, 'x', 2, NULL, 3) AS (n, w)) AS q WHERE 1 = 1 AND q.n > 1",
+    "SELECT * FROM (SELECT 1 + 1, stack(2, 1.5, CAST(NULL AS DECIMAL(2, 1)))) WHERE NULL IS NULL",
+    "SELECT p, c FROM (SELECT posexplode(array(10, NULL, 30)) AS (p, c)) WHERE c IS NOT NULL AND 1 = 1",
+    "SELECT key, value FROM (SELECT explode(map('a', 1, 'b', 2))) WHERE NULL IS NULL AND value > 1",
+])
+def test_a_constant_generator_select_is_a_relation(spark, tables, sql):
+    result = _agrees_as_lowered(spark, tables, sql)
+    assert result.trace, "the rest of the query was optimized"
+
+
+@pytest.mark.parametrize("sql, reason", [
+    ("SELECT * FROM (SELECT stack(2, 1, 2L)) WHERE 1 = 1", "several types"),  # STACK_COLUMN_DIFF_TYPES
+    ("SELECT * FROM (SELECT explode(array(1)) AS (a, b)) WHERE 1 = 1", "name each"),  # UDTF_ALIAS_NUMBER_MISMATCH
+    ("SELECT * FROM (SELECT 1 AS a, explode(array(a))) WHERE 1 = 1", "reading columns"),
+    ("SELECT * FROM (SELECT explode(array(1)), explode(array(2)) AS b) WHERE 1 = 1", "generator"),
+])
+def test_other_generator_selects_pass_through(spark, tables, sql, reason):
+    result = optimize(sql, tables)
+    assert result.passthrough and reason in result.passthrough, result.passthrough
+    assert result.sql == sql
