@@ -352,3 +352,28 @@ def test_other_generator_selects_pass_through(spark, tables, sql, reason):
     result = optimize(sql, tables)
     assert result.passthrough and reason in result.passthrough, result.passthrough
     assert result.sql == sql
+
+
+# `*` over a PIVOT inside a query: the input's columns the PIVOT does not read, then one
+# column per value, of the aggregate's type (one aggregate, string values)
+@pytest.mark.parametrize("sql", [
+    "SELECT q.a, q.b FROM (SELECT * FROM (SELECT num, s FROM t) PIVOT (sum(num) FOR s IN ('a', 'b'))) AS q "
+    "WHERE 1 = 1",
+    "SELECT * FROM (SELECT * FROM (SELECT p, num, s FROM t) PIVOT (count(num) FOR s IN ('a' AS aa, 'b'))) AS q "
+    "WHERE q.p IS NOT NULL OR NULL",
+    "SELECT q.*, u.y FROM (SELECT * FROM t PIVOT (max(x) FOR s IN ('a', 'c'))) AS q JOIN u ON q.num = u.num "
+    "WHERE NULL IS NULL",
+])
+def test_star_over_a_pivot_inside_a_query(spark, tables, sql):
+    result = _agrees_as_lowered(spark, tables, sql)
+    assert result.trace, "the rest of the query was optimized"
+
+
+@pytest.mark.parametrize("sql", [
+    # two aggregates (names like a_sum(num)), and a non-string key: not modelled
+    "SELECT * FROM (SELECT * FROM (SELECT num, s FROM t) PIVOT (sum(num), max(num) FOR s IN ('a'))) WHERE 1 = 1",
+    "SELECT * FROM (SELECT * FROM (SELECT num, b FROM t) PIVOT (sum(b) FOR num IN (1, 2))) WHERE 1 = 1",
+])
+def test_other_stars_over_a_pivot_pass_through(tables, sql):
+    result = optimize(sql, tables)
+    assert result.passthrough and "PIVOT" in result.passthrough, result.passthrough
