@@ -25,6 +25,7 @@ from sqlglot import exp
 
 from ..ir import expressions as E
 from ..ir import logical as L
+from ..ir import types as T
 from ..ir.dialect import function_name, nested_with_kept
 from ..ir.errors import AnalysisError
 from .expr_context import NotModelled
@@ -88,6 +89,8 @@ def recursive_cte(an: QueryAnalyzer, with_: exp.With, index: int, ctes: dict, en
     if len(names) != len(first.output) or len({n.lower() for n in names}) != len(names):
         raise NotModelled("recursive CTE with a column list that does not fit, or twice a name")
     types = [a.data_type for a in first.output]
+    if T.UNKNOWN in types:
+        raise NotModelled("recursive CTE with a column of a type we do not know")
 
     def relation() -> L.Plan:
         outputs = tuple(E.Attribute(n, t, True, E.new_id()) for n, t in zip(names, types))
@@ -107,10 +110,10 @@ def recursive_cte(an: QueryAnalyzer, with_: exp.With, index: int, ctes: dict, en
 
 
 def _plain_position(ref: exp.Table, top: exp.Expression) -> None:
-    """Is this self-reference of a recursive term read only through FROM clauses, inner
-    joins, derived tables, UNION ALL and plain SELECT blocks (no aggregate, window,
-    DISTINCT, ORDER BY, LIMIT)?  A subquery expression, say, is not modelled."""
-    node: exp.Expression | None = ref
+    """Not modelled unless this self-reference of a recursive term is read only through
+    FROM clauses, inner joins, derived tables, UNION ALL and plain SELECT blocks (no
+    aggregate, window, DISTINCT, ORDER BY, LIMIT): not in a subquery expression, say."""
+    node: exp.Expression = ref
     while node is not top:
         parent = node.parent
         if parent is None:
