@@ -119,7 +119,7 @@ def _agrees_as_lowered(spark, tables, sql, *, rewritten=True):
 # A recursive CTE is an opaque relation in place: each reference reads the text
 # `WITH RECURSIVE <the WITH up to it> SELECT * FROM it`, typed as its anchor (Spark's
 # type), every column nullable; the rest of the query is optimized around it.
-@pytest.mark.parametrize("sql", [
+RECURSIVE_CTES = [
     "WITH RECURSIVE r(c) AS (SELECT 1 UNION ALL SELECT c + 1 FROM r WHERE c < 3) SELECT c FROM r WHERE 1 = 1",
     # earlier CTEs of the WITH go into the text; a later CTE reads the recursive one
     "WITH RECURSIVE base AS (SELECT num, s FROM t WHERE num < 3), "
@@ -129,16 +129,20 @@ def _agrees_as_lowered(spark, tables, sql, *, rewritten=True):
     # read twice (deterministic, so Spark inlines it too), joined with a table
     "WITH RECURSIVE r(c) AS (SELECT 1 AS c UNION ALL SELECT c + 1 AS c FROM r WHERE c <= 4) "
     "SELECT a.c, b.c AS d, t.s FROM r a JOIN r b ON a.c = b.c + 1 JOIN t ON t.num = a.c WHERE t.x = NULL OR a.c > 1",
-    # several anchors, a recursive term reading it twice, UNION (distinct), a string column
+    # several anchors, a recursive term reading it twice, a string column
     "WITH RECURSIVE r(c, w) AS (SELECT 1, 'a' UNION ALL SELECT 2, 'b' UNION ALL "
     "SELECT * FROM (SELECT c + 1, w || 'x' FROM r WHERE c < 3 UNION ALL SELECT c + 2, w FROM r WHERE c < 3)) "
     "SELECT w, count(*) FROM r WHERE NULL IS NULL GROUP BY w",
+    # read in a subquery of the main query, its anchor reading a table
     "WITH RECURSIVE r(c) AS (SELECT num FROM u WHERE num IS NOT NULL UNION ALL SELECT c + 1 FROM r WHERE c < 5) "
     "SELECT * FROM t WHERE num IN (SELECT c FROM r) AND 1 = 1",
     # inside a derived table, under a query that is optimized
     "SELECT q.c FROM (WITH RECURSIVE r(c) AS (SELECT 1 UNION ALL SELECT c * 2 FROM r WHERE c < 100) "
     "SELECT c FROM r) AS q WHERE q.c > 10 OR NULL",
-])
+]
+
+
+@pytest.mark.parametrize("sql", RECURSIVE_CTES)
 def test_a_recursive_cte_is_an_opaque_relation(spark, tables, sql):
     result = _agrees_as_lowered(spark, tables, sql)
     assert result.trace, "the rest of the query was optimized"
@@ -173,13 +177,16 @@ def test_recursive_ctes_we_cannot_type_pass_through(spark, tables, sql, reason):
     assert result.sql == sql
 
 
-@pytest.mark.parametrize("sql", [
+SAMPLED_TABLES = [
     # ROWS takes the first rows (all of these small tables); the joins around it are optimized
     "SELECT a.num, u.y FROM t TABLESAMPLE (10 ROWS) AS a LEFT JOIN u ON a.num = u.num WHERE u.y > 0",
     "SELECT s, k FROM t TABLESAMPLE (100 ROWS) CROSS JOIN n TABLESAMPLE (5 ROWS) WHERE 1 = 1",
     # a full sample (100 PERCENT) keeps every row, whatever the seed
     "SELECT count(*), sum(v) FROM n TABLESAMPLE (100 PERCENT) WHERE k = NULL OR k > 0",
-])
+]
+
+
+@pytest.mark.parametrize("sql", SAMPLED_TABLES)
 def test_a_sampled_table_is_an_opaque_relation(spark, tables, sql):
     result = _agrees_as_lowered(spark, tables, sql)
     assert result.trace, "the rest of the query was optimized"
@@ -329,14 +336,17 @@ def test_in_of_a_parenthesized_subquery_is_left_to_spark(spark, tables):
 
 # A SELECT without FROM whose select list has one generator of constants reads nothing:
 # it is a relation (as explode(...) in a FROM clause is), its text the block as written
-@pytest.mark.parametrize("sql", [
+GENERATOR_SELECTS = [
     "SELECT t.s, g.v FROM t CROSS JOIN (SELECT explode(array(1, 2)) AS v) AS g WHERE g.v = NULL OR t.num > 1",
     "SELECT t.num FROM t LEFT JOIN (SELECT explode(array(1, 1)) AS v) AS g ON t.num = g.v WHERE 1 = 1",
     "SELECT c, n, w FROM (SELECT 'a' AS c, stack(3, 1, 'x', 2, NULL, 3) AS (n, w)) AS q WHERE 1 = 1 AND q.n > 1",
     "SELECT * FROM (SELECT 1 + 1, stack(2, 1.5, CAST(NULL AS DECIMAL(2, 1)))) WHERE NULL IS NULL",
     "SELECT p, c FROM (SELECT posexplode(array(10, NULL, 30)) AS (p, c)) WHERE c IS NOT NULL AND 1 = 1",
     "SELECT key, value FROM (SELECT explode(map('a', 1, 'b', 2))) WHERE NULL IS NULL AND value > 1",
-])
+]
+
+
+@pytest.mark.parametrize("sql", GENERATOR_SELECTS)
 def test_a_constant_generator_select_is_a_relation(spark, tables, sql):
     result = _agrees_as_lowered(spark, tables, sql)
     assert result.trace, "the rest of the query was optimized"
@@ -356,14 +366,17 @@ def test_other_generator_selects_pass_through(spark, tables, sql, reason):
 
 # `*` over a PIVOT inside a query: the input's columns the PIVOT does not read, then one
 # column per value, of the aggregate's type (one aggregate, string values)
-@pytest.mark.parametrize("sql", [
+PIVOT_STARS = [
     "SELECT q.a, q.b FROM (SELECT * FROM (SELECT num, s FROM t) PIVOT (sum(num) FOR s IN ('a', 'b'))) AS q "
     "WHERE 1 = 1",
     "SELECT * FROM (SELECT * FROM (SELECT p, num, s FROM t) PIVOT (count(num) FOR s IN ('a' AS aa, 'b'))) AS q "
     "WHERE q.p IS NOT NULL OR NULL",
     "SELECT q.*, u.y FROM (SELECT * FROM t PIVOT (max(x) FOR s IN ('a', 'c'))) AS q JOIN u ON q.num = u.num "
     "WHERE NULL IS NULL",
-])
+]
+
+
+@pytest.mark.parametrize("sql", PIVOT_STARS)
 def test_star_over_a_pivot_inside_a_query(spark, tables, sql):
     result = _agrees_as_lowered(spark, tables, sql)
     assert result.trace, "the rest of the query was optimized"
@@ -377,3 +390,16 @@ def test_star_over_a_pivot_inside_a_query(spark, tables, sql):
 def test_other_stars_over_a_pivot_pass_through(tables, sql):
     result = optimize(sql, tables)
     assert result.passthrough and "PIVOT" in result.passthrough, result.passthrough
+
+
+@pytest.mark.parametrize("sql", RECURSIVE_CTES + SAMPLED_TABLES + GENERATOR_SELECTS + PIVOT_STARS)
+def test_the_new_opaque_relations_agree_outside_ansi(spark, tables, sql):
+    from sparkfold.plans.sql_in.catalog import Catalog
+
+    old = spark.conf.get("spark.sql.ansi.enabled")
+    spark.conf.set("spark.sql.ansi.enabled", "false")
+    try:
+        result = _agrees_as_lowered(spark, Catalog.from_mapping(tables, ansi=False), sql)
+        assert result.trace, "the rest of the query was optimized"
+    finally:
+        spark.conf.set("spark.sql.ansi.enabled", old)
