@@ -736,9 +736,27 @@ def _nondeterministic(plan: L.Plan) -> bool:
                         return True
                 if isinstance(n, E.SubqueryExpr):
                     stack.append(n.plan)
-        if isinstance(p, L.OpaqueRelation):
+        if isinstance(p, L.OpaqueRelation) and not _repeatable_text(p.template, NONDETERMINISTIC_NAMES):
             return True
     return False
+
+
+def _repeatable_text(template, nondeterministic_names) -> bool:
+    """Does an opaque relation's text surely give the same rows on each run?  Only a
+    recursive CTE's (`WITH RECURSIVE ... SELECT * FROM r`) and a SELECT reading no table
+    (`SELECT explode(array(1, 2))`), with no window, LIMIT, sample or non-deterministic
+    call; the others (windows over ties, LIMIT without an order...) may not."""
+    from sqlglot import exp
+
+    with_ = template.args.get("with_")
+    reads_nothing = isinstance(template, exp.Select) and not template.args.get("from_") \
+        and not template.args.get("joins") and template.find(exp.Query) is template
+    if not (with_ is not None and with_.args.get("recursive")) and not reads_nothing:
+        return False
+    if template.find(exp.Window, exp.Limit, exp.Fetch, exp.TableSample) is not None:
+        return False
+    names = {n.lower() for n in re.findall(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(", template.sql(dialect="spark"))}
+    return not names & nondeterministic_names
 
 
 def _prepare(result, spark, candidates: Sequence[str], exclude: Sequence[str],

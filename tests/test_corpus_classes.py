@@ -93,9 +93,119 @@ def test_star_except_of_every_column_passes_through(spark, tables):
 def test_with_recursive_without_recursion_is_an_ordinary_with(spark, tables):
     _agrees(spark, tables, "WITH RECURSIVE a(c, d) AS (SELECT num, x FROM t), b AS (SELECT c FROM a) "
                            "SELECT c FROM b WHERE c = NULL OR c > 2")
-    result = optimize("WITH RECURSIVE r(c) AS (SELECT 1 UNION ALL SELECT c + 1 FROM r WHERE c < 3) "
-                      "SELECT c FROM r WHERE 1 = 1", tables)
-    assert result.passthrough == "recursive CTE"
+
+
+def _agrees_as_lowered(spark, tables, sql, *, rewritten=True):
+    """`_agrees`, and more: no column the analysis calls never-null is nullable in Spark's
+    schema of the original (the optimized plan may know more: a join key is not NULL),
+    and the lowered DataFrame returns the original's rows."""
+    from sparkfold.optimizer.compare import compare_rows
+    from sparkfold.plans.pyspark.to_pyspark import run_code, to_pyspark_code
+
+    from tests.spark_check import is_ordered, run, schema_of
+
+    result = _agrees(spark, tables, sql, rewritten=rewritten)
+    fields = spark.sql(sql).schema.fields
+    assert [a.nullable or not f.nullable for a, f in zip(result.analyzed.output, fields)] == [True] * len(fields)
+    code = to_pyspark_code(result)
+    df = run_code(code, spark)
+    expected_schema, expected_rows = run(spark, sql)
+    assert schema_of(df) == expected_schema, code
+    diff = compare_rows(expected_rows, [tuple(r) for r in df.collect()], ordered=is_ordered(result.analyzed))
+    assert diff.equal, f"only in Spark: {diff.only_left}; only lowered: {diff.only_right}\n{code}"
+    return result
+
+
+# A recursive CTE is an opaque relation in place: each reference reads the text
+# `WITH RECURSIVE <the WITH up to it> SELECT * FROM it`, typed as its anchor (Spark's
+# type), every column nullable; the rest of the query is optimized around it.
+RECURSIVE_CTES = [
+    "WITH RECURSIVE r(c) AS (SELECT 1 UNION ALL SELECT c + 1 FROM r WHERE c < 3) SELECT c FROM r WHERE 1 = 1",
+    # earlier CTEs of the WITH go into the text; a later CTE reads the recursive one
+    "WITH RECURSIVE base AS (SELECT num, s FROM t WHERE num < 3), "
+    "r AS (SELECT num, s, 0 AS depth FROM base UNION ALL SELECT num + 10, s, depth + 1 FROM r WHERE depth < 2), "
+    "top AS (SELECT * FROM r WHERE depth = 2) SELECT top.s, u.y FROM top LEFT JOIN u ON top.num - 20 = u.num "
+    "WHERE 1 = 1 AND top.num IS NOT NULL",
+    # read twice (deterministic, so Spark inlines it too), joined with a table
+    "WITH RECURSIVE r(c) AS (SELECT 1 AS c UNION ALL SELECT c + 1 AS c FROM r WHERE c <= 4) "
+    "SELECT a.c, b.c AS d, t.s FROM r a JOIN r b ON a.c = b.c + 1 JOIN t ON t.num = a.c WHERE t.x = NULL OR a.c > 1",
+    # several anchors, a recursive term reading it twice, a string column
+    "WITH RECURSIVE r(c, w) AS (SELECT 1, 'a' UNION ALL SELECT 2, 'b' UNION ALL "
+    "SELECT * FROM (SELECT c + 1, w || 'x' FROM r WHERE c < 3 UNION ALL SELECT c + 2, w FROM r WHERE c < 3)) "
+    "SELECT w, count(*) FROM r WHERE NULL IS NULL GROUP BY w",
+    # read in a subquery of the main query, its anchor reading a table
+    "WITH RECURSIVE r(c) AS (SELECT num FROM u WHERE num IS NOT NULL UNION ALL SELECT c + 1 FROM r WHERE c < 5) "
+    "SELECT * FROM t WHERE num IN (SELECT c FROM r) AND 1 = 1",
+    # inside a derived table, under a query that is optimized
+    "SELECT q.c FROM (WITH RECURSIVE r(c) AS (SELECT 1 UNION ALL SELECT c * 2 FROM r WHERE c < 100) "
+    "SELECT c FROM r) AS q WHERE q.c > 10 OR NULL",
+]
+
+
+@pytest.mark.parametrize("sql", RECURSIVE_CTES)
+def test_a_recursive_cte_is_an_opaque_relation(spark, tables, sql):
+    result = _agrees_as_lowered(spark, tables, sql)
+    assert result.trace, "the rest of the query was optimized"
+
+
+@pytest.mark.parametrize("sql, reason", [
+    # Spark types the column as the anchor (BIGINT into INT is an error, INT into BIGINT a cast)
+    ("WITH RECURSIVE r(c) AS (SELECT CAST(1 AS BIGINT) UNION ALL SELECT CAST(c + 1 AS INT) FROM r "
+     "WHERE c < 3) SELECT c FROM r WHERE 1 = 1", "types differ"),
+    ("WITH RECURSIVE r(c) AS (SELECT 1 UNION ALL SELECT c + 1.5 FROM r WHERE c < 3) SELECT c FROM r "
+     "WHERE 1 = 1", "types differ"),
+    # its errors would go with it
+    ("WITH RECURSIVE r(c) AS (SELECT 1 UNION ALL SELECT c + 1 FROM r WHERE c < 3) SELECT 1 AS one "
+     "WHERE 1 = 1", "no query reads"),
+    # the text would not be self-contained
+    ("WITH a AS (SELECT num FROM t) SELECT * FROM (WITH RECURSIVE r(c) AS (SELECT num FROM a UNION ALL "
+     "SELECT c + 1 FROM r WHERE c < 3) SELECT c FROM r) WHERE 1 = 1", "enclosing WITH"),
+    # Spark's checks of a recursive term (its errors must not go with a dropped relation):
+    # UNION_NOT_SUPPORTED_IN_RECURSIVE_CTE, INVALID_RECURSIVE_REFERENCE
+    ("WITH RECURSIVE r(c) AS (SELECT 1 UNION SELECT c + 1 FROM r WHERE c < 3) SELECT c FROM r "
+     "WHERE 1 = 0", "not UNION ALL"),
+    ("WITH RECURSIVE r(c) AS (SELECT 1 UNION ALL SELECT max(c) + 1 FROM r HAVING max(c) < 3) "
+     "SELECT c FROM r WHERE 1 = 0", "under an aggregate"),
+    ("WITH RECURSIVE r(c) AS (SELECT 1 UNION ALL SELECT r.c + 1 FROM t LEFT JOIN r ON r.c = t.num "
+     "WHERE r.c < 3) SELECT c FROM r WHERE 1 = 0", "outer join"),
+    ("WITH RECURSIVE r(c) AS (SELECT 1 UNION ALL SELECT num FROM t WHERE num IN (SELECT c + 1 FROM r)) "
+     "SELECT c FROM r WHERE 1 = 1", "subquery expression"),
+])
+def test_recursive_ctes_we_cannot_type_pass_through(spark, tables, sql, reason):
+    result = optimize(sql, tables)
+    assert result.passthrough and reason in result.passthrough, result.passthrough
+    assert result.sql == sql
+
+
+SAMPLED_TABLES = [
+    # ROWS takes the first rows (all of these small tables); the joins around it are optimized
+    "SELECT a.num, u.y FROM t TABLESAMPLE (10 ROWS) AS a LEFT JOIN u ON a.num = u.num WHERE u.y > 0",
+    "SELECT s, k FROM t TABLESAMPLE (100 ROWS) CROSS JOIN n TABLESAMPLE (5 ROWS) WHERE 1 = 1",
+    # a full sample (100 PERCENT) keeps every row, whatever the seed
+    "SELECT count(*), sum(v) FROM n TABLESAMPLE (100 PERCENT) WHERE k = NULL OR k > 0",
+]
+
+
+@pytest.mark.parametrize("sql", SAMPLED_TABLES)
+def test_a_sampled_table_is_an_opaque_relation(spark, tables, sql):
+    result = _agrees_as_lowered(spark, tables, sql)
+    assert result.trace, "the rest of the query was optimized"
+
+
+def test_a_random_sample_is_read_once_and_stays_where_it_is(tables):
+    from sparkfold.plans.ir import logical as L
+
+    sql = "SELECT * FROM t TABLESAMPLE (50 PERCENT) AS a WHERE a.num > 1 AND 1 = 1"
+    result = optimize(sql, tables)
+    assert result.passthrough is None and result.sql != sql
+    opaque = [p for p in result.optimized.walk() if isinstance(p, L.OpaqueRelation)]
+    assert len(opaque) == 1 and "TABLESAMPLE (50 PERCENT)" in result.sql
+    assert isinstance(result.optimized.child if isinstance(result.optimized, L.Project) else result.optimized,
+                      (L.Filter, L.SubqueryAlias, L.Project))
+    # a CTE sampling at random, read twice, would be two samples once inlined
+    twice = optimize("WITH s AS (SELECT * FROM t TABLESAMPLE (50 PERCENT)) "
+                     "SELECT * FROM s a JOIN s b ON a.num = b.num WHERE 1 = 1", tables)
+    assert twice.passthrough and "more than once" in twice.passthrough
 
 
 def test_regression_aggregates_with_distinct_are_kept(spark, tables):
@@ -222,3 +332,74 @@ def test_in_of_a_parenthesized_subquery_is_left_to_spark(spark, tables):
     assert run_or_error(spark, sql)[0] == "error"
     result = optimize(sql, tables)
     assert result.passthrough and result.sql == sql
+
+
+# A SELECT without FROM whose select list has one generator of constants reads nothing:
+# it is a relation (as explode(...) in a FROM clause is), its text the block as written
+GENERATOR_SELECTS = [
+    "SELECT t.s, g.v FROM t CROSS JOIN (SELECT explode(array(1, 2)) AS v) AS g WHERE g.v = NULL OR t.num > 1",
+    "SELECT t.num FROM t LEFT JOIN (SELECT explode(array(1, 1)) AS v) AS g ON t.num = g.v WHERE 1 = 1",
+    "SELECT c, n, w FROM (SELECT 'a' AS c, stack(3, 1, 'x', 2, NULL, 3) AS (n, w)) AS q WHERE 1 = 1 AND q.n > 1",
+    "SELECT * FROM (SELECT 1 + 1, stack(2, 1.5, CAST(NULL AS DECIMAL(2, 1)))) WHERE NULL IS NULL",
+    "SELECT p, c FROM (SELECT posexplode(array(10, NULL, 30)) AS (p, c)) WHERE c IS NOT NULL AND 1 = 1",
+    "SELECT key, value FROM (SELECT explode(map('a', 1, 'b', 2))) WHERE NULL IS NULL AND value > 1",
+]
+
+
+@pytest.mark.parametrize("sql", GENERATOR_SELECTS)
+def test_a_constant_generator_select_is_a_relation(spark, tables, sql):
+    result = _agrees_as_lowered(spark, tables, sql)
+    assert result.trace, "the rest of the query was optimized"
+
+
+@pytest.mark.parametrize("sql, reason", [
+    ("SELECT * FROM (SELECT stack(2, 1, 2L)) WHERE 1 = 1", "several types"),  # STACK_COLUMN_DIFF_TYPES
+    ("SELECT * FROM (SELECT explode(array(1)) AS (a, b)) WHERE 1 = 1", "name each"),  # UDTF_ALIAS_NUMBER_MISMATCH
+    ("SELECT * FROM (SELECT 1 AS a, explode(array(a))) WHERE 1 = 1", "reading columns"),
+    ("SELECT * FROM (SELECT explode(array(1)), explode(array(2)) AS b) WHERE 1 = 1", "generator"),
+])
+def test_other_generator_selects_pass_through(spark, tables, sql, reason):
+    result = optimize(sql, tables)
+    assert result.passthrough and reason in result.passthrough, result.passthrough
+    assert result.sql == sql
+
+
+# `*` over a PIVOT inside a query: the input's columns the PIVOT does not read, then one
+# column per value, of the aggregate's type (one aggregate, string values)
+PIVOT_STARS = [
+    "SELECT q.a, q.b FROM (SELECT * FROM (SELECT num, s FROM t) PIVOT (sum(num) FOR s IN ('a', 'b'))) AS q "
+    "WHERE 1 = 1",
+    "SELECT * FROM (SELECT * FROM (SELECT p, num, s FROM t) PIVOT (count(num) FOR s IN ('a' AS aa, 'b'))) AS q "
+    "WHERE q.p IS NOT NULL OR NULL",
+    "SELECT q.*, u.y FROM (SELECT * FROM t PIVOT (max(x) FOR s IN ('a', 'c'))) AS q JOIN u ON q.num = u.num "
+    "WHERE NULL IS NULL",
+]
+
+
+@pytest.mark.parametrize("sql", PIVOT_STARS)
+def test_star_over_a_pivot_inside_a_query(spark, tables, sql):
+    result = _agrees_as_lowered(spark, tables, sql)
+    assert result.trace, "the rest of the query was optimized"
+
+
+@pytest.mark.parametrize("sql", [
+    # two aggregates (names like a_sum(num)), and a non-string key: not modelled
+    "SELECT * FROM (SELECT * FROM (SELECT num, s FROM t) PIVOT (sum(num), max(num) FOR s IN ('a'))) WHERE 1 = 1",
+    "SELECT * FROM (SELECT * FROM (SELECT num, b FROM t) PIVOT (sum(b) FOR num IN (1, 2))) WHERE 1 = 1",
+])
+def test_other_stars_over_a_pivot_pass_through(tables, sql):
+    result = optimize(sql, tables)
+    assert result.passthrough and "PIVOT" in result.passthrough, result.passthrough
+
+
+@pytest.mark.parametrize("sql", RECURSIVE_CTES + SAMPLED_TABLES + GENERATOR_SELECTS + PIVOT_STARS)
+def test_the_new_opaque_relations_agree_outside_ansi(spark, tables, sql):
+    from sparkfold.plans.sql_in.catalog import Catalog
+
+    old = spark.conf.get("spark.sql.ansi.enabled")
+    spark.conf.set("spark.sql.ansi.enabled", "false")
+    try:
+        result = _agrees_as_lowered(spark, Catalog.from_mapping(tables, ansi=False), sql)
+        assert result.trace, "the rest of the query was optimized"
+    finally:
+        spark.conf.set("spark.sql.ansi.enabled", old)

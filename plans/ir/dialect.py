@@ -19,7 +19,7 @@ import sys
 import threading
 from typing import Any, Callable
 
-from sqlglot import exp
+from sqlglot import exp, parse_one
 from sqlglot.dialects.spark import Spark
 from sqlglot.tokens import TokenType
 
@@ -296,10 +296,23 @@ class SparkSQL(Spark):
     def generator(self, **opts):
         out = super().generator(**opts)
         out._dispatch = _dispatch(type(out))
+        try:  # Spark reads a WITH inside a derived table (Hive, whose printer Spark's extends, did not)
+            out.EXPRESSIONS_WITHOUT_NESTED_CTES = set()
+        except (AttributeError, TypeError):
+            pass  # a compiled printer: `nested_with_kept` then tells
         return out
 
 
 DIALECT = SparkSQL()
+
+
+@functools.lru_cache(maxsize=None)
+def nested_with_kept() -> bool:
+    """Does the printer keep a WITH where it is, inside a derived table?  sqlglot's
+    Spark printer moves it to the top (Hive's rule), where its names could clash with
+    the query's tables; a recursive CTE kept as text needs it in place."""
+    tree = parse_one("SELECT * FROM (WITH t AS (SELECT 1) SELECT * FROM t) AS q", dialect=DIALECT)
+    return tree.sql(dialect=DIALECT).startswith("SELECT * FROM (WITH")
 
 # ---------------------------------------------------------------------------
 # Deep recursion

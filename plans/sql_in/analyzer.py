@@ -29,6 +29,7 @@ from .analyze_expr import ExprAnalyzer
 from .catalog import Catalog
 from .expr_context import Ctx, NotModelled, legacy_widening
 from .from_clause import CTEDef, _has_modifiers, from_items, values_relation
+from .recursive_cte import recursive_cte, reads
 from .scope import Entry, Scope
 from .select import limit_offset, select_block, sort_order
 
@@ -65,8 +66,18 @@ class Analyzer:
             # FROM clause (from_clause.relation); read as a query it would lose the join
             raise NotModelled("a join inside parentheses, read as a query")
         with_ = node.args.get("with_")
-        if with_ is not None:
-            ctes = self._ctes(with_, outer, ctes)
+        if with_ is None:
+            return self._query(node, outer, ctes)
+        inner = self._ctes(with_, outer, ctes)
+        plan = self._query(node, outer, inner)
+        for key in {c.alias.lower() for c in with_.expressions}:
+            d = inner[key]
+            if d.recursive and not d.uses:
+                # it goes from the rewritten query, and with it whatever error Spark finds in it
+                raise NotModelled("a recursive CTE no query reads")
+        return plan
+
+    def _query(self, node: exp.Expression, outer: Scope | None, ctes: dict) -> L.Plan:
         if isinstance(node, exp.Select):
             return select_block(self, node, outer, ctes)
         if isinstance(node, exp.SetOperation):
@@ -84,12 +95,16 @@ class Analyzer:
         raise NotModelled(f"query of kind {type(node).__name__}")
 
     def _ctes(self, with_: exp.With, outer, ctes) -> dict:
-        if with_.args.get("recursive") and _self_referencing(with_):
-            raise NotModelled("recursive CTE")
-        # (WITH RECURSIVE whose CTEs only read earlier ones is an ordinary WITH)
         out = dict(ctes)
-        for cte in with_.expressions:
+        names = [cte.alias.lower() for cte in with_.expressions]
+        for i, cte in enumerate(with_.expressions):
             name = cte.alias
+            if with_.args.get("recursive") and reads(cte.this, set(names[i + 1:])):
+                raise NotModelled("a CTE reading one defined after it")
+            if with_.args.get("recursive") and reads(cte.this, {names[i]}):
+                # (WITH RECURSIVE whose CTEs only read earlier ones is an ordinary WITH)
+                out[name.lower()] = recursive_cte(self, with_, i, out, ctes)
+                continue
             alias = cte.args.get("alias")
             columns = [c.name for c in alias.columns] if alias is not None and alias.columns else []
             out[name.lower()] = CTEDef(name, cte.this, columns, outer, dict(out), [])
@@ -179,14 +194,3 @@ class Analyzer:
 
 __all__ = ["Analyzer", "NotModelled", "UnsupportedError", "Entry", "replace"]
 
-
-def _self_referencing(with_: exp.With) -> bool:
-    """Does a CTE of this WITH read itself or one defined after it (what only WITH
-    RECURSIVE allows)?  A table name qualified by a database is not a CTE."""
-    names = [cte.alias.lower() for cte in with_.expressions]
-    for i, cte in enumerate(with_.expressions):
-        later = set(names[i:])
-        for t in cte.this.find_all(exp.Table):
-            if not t.args.get("db") and t.name.lower() in later:
-                return True
-    return False

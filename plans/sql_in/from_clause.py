@@ -4,6 +4,7 @@ the `Analyzer` first."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -32,6 +33,11 @@ class CTEDef:
     outer: Scope | None
     ctes: dict
     uses: list
+    # a CTE kept as text (`recursive_cte`): each reference is `make()`, read twice only
+    # when `repeatable`
+    make: Callable[[], L.Plan] | None = None
+    repeatable: bool = False
+    recursive: bool = False
 
 
 def from_items(an, from_: exp.From, joins, outer, ctes) -> tuple[L.Plan, Scope]:
@@ -166,7 +172,7 @@ def _constructed_type(an, arg: exp.Expression) -> T.DataType:
 def table_reference(an, node: exp.Table, ctes) -> tuple[L.Plan, Scope]:
     if not isinstance(node.this, exp.Identifier):
         return table_function(an, node)
-    for arg in ("sample", "version", "when", "changes", "partition", "hints", "system_time"):
+    for arg in ("version", "when", "changes", "partition", "hints", "system_time"):
         if node.args.get(arg):
             raise NotModelled(f"table {arg}")
     parts = [p.name for p in node.parts]
@@ -174,6 +180,8 @@ def table_reference(an, node: exp.Table, ctes) -> tuple[L.Plan, Scope]:
     alias = node.alias
     columns = [c.name for c in alias_node.columns] if alias_node is not None and alias_node.columns else []
     if len(parts) == 1 and parts[0].lower() in ctes:
+        if node.args.get("sample"):
+            raise NotModelled("TABLESAMPLE of a CTE")
         d = ctes[parts[0].lower()]
         plan = cte_reference(an, d)
         qualifier = alias or d.name
@@ -182,6 +190,8 @@ def table_reference(an, node: exp.Table, ctes) -> tuple[L.Plan, Scope]:
         schema = an.catalog.lookup(name)
         attrs = tuple(E.Attribute(c.name, c.data_type, c.nullable, E.new_id()) for c in schema.columns)
         plan = L.Relation(schema.name, attrs)
+        if node.args.get("sample"):
+            plan = sampled_table(node, attrs)
         qualifier = alias or parts[-1]
     plan = an._rename(plan, columns, f"table {qualifier}")
     plan = L.SubqueryAlias(qualifier, plan)
@@ -199,7 +209,24 @@ def table_reference(an, node: exp.Table, ctes) -> tuple[L.Plan, Scope]:
     return plan, Scope.of(qual, list(plan.output), qualifier)
 
 
+def sampled_table(node: exp.Table, attrs: tuple[E.Attribute, ...]) -> L.Plan:
+    """`x TABLESAMPLE (...)`, kept as text: `SELECT * FROM x TABLESAMPLE (...)`, with the
+    table's columns (a sample only drops rows).  Opaque, so no rule moves a filter below
+    it, reads it twice or drops it; PERCENT and BUCKET sample at random (a seed Spark
+    draws when it parses the query), ROWS takes the first rows it reads."""
+    table = node.copy()
+    table.set("alias", None)
+    template = exp.select(exp.Star()).from_(table)
+    return L.OpaqueRelation(template, attrs, (), (), template.sql(dialect="spark")[:200])
+
+
 def cte_reference(an, d: CTEDef) -> L.Plan:
+    if d.make is not None:
+        plan = d.make()
+        d.uses.append(plan)
+        if len(d.uses) > 1 and not d.repeatable:
+            raise NotModelled(f"non-deterministic CTE {d.name} referenced more than once")
+        return plan
     # Each reference analyzes the definition afresh (fresh attribute ids, so a CTE
     # can be joined with itself).  Spark inlines deterministic CTEs the same way; a
     # non-deterministic CTE used twice must be computed once, which we do not model.

@@ -127,7 +127,11 @@ def _output(analyzer, sel, scope, generated_columns: bool, is_root: bool) -> lis
             if generated_columns:
                 if is_root:
                     return _unknown_output(sel)
-                raise NotModelled("SELECT * over LATERAL VIEW or PIVOT inside a query")
+                pivoted = _pivot_star(analyzer, sel, item, scope)
+                if pivoted is None:
+                    raise NotModelled("SELECT * over LATERAL VIEW or PIVOT inside a query")
+                out.extend(pivoted)
+                continue
             qual = None if isinstance(item, exp.Star) else tuple(p.name for p in item.parts[:-1])
             for c in scope.expand_star(qual):
                 a = E.to_attribute(c) if isinstance(c, (E.Attribute, E.Alias)) else None
@@ -172,6 +176,46 @@ def _inline_windows(body: exp.Expression, windows: list) -> exp.Expression:
             w.set("spec", d.args["spec"].copy())
         w.set("alias", None)
     return body
+
+
+def _pivot_star(analyzer, sel, star, scope) -> list[E.Attribute] | None:
+    """`*` over `PIVOT(agg FOR k IN ('v1', 'v2' AS w, ...))`, as Spark expands it: the input's
+    columns that neither the aggregate nor `k` reads (in order), then one column per value,
+    named by the string (or its alias) and of the aggregate's type, all nullable.  Only one
+    unaliased aggregate over a string column and string values; None for anything else."""
+    if not isinstance(star, exp.Star) or any(star.args.get(k) for k in ("except_", "replace", "rename")) \
+            or sel.args.get("laterals"):
+        return None
+    pivots = sel.args["from_"].this.args.get("pivots") or []
+    if len(pivots) != 1:
+        return None
+    pivot = pivots[0]
+    fields = pivot.args.get("fields") or []
+    if pivot.args.get("unpivot") or len(pivot.expressions) != 1 or len(fields) != 1 \
+            or not isinstance(fields[0], exp.In) or not isinstance(fields[0].this, exp.Column) \
+            or isinstance(pivot.expressions[0], exp.Alias):
+        return None
+    names = []
+    for v in fields[0].expressions:
+        name = v.alias if isinstance(v, exp.PivotAlias) else None
+        v = v.this if isinstance(v, exp.PivotAlias) else v
+        if not (isinstance(v, exp.Literal) and v.is_string):
+            return None
+        names.append(name or v.this)
+    try:
+        agg = analyzer.exprs.analyze(pivot.expressions[0], Ctx(scope, allow_aggregates=True))
+        key = analyzer.exprs.analyze(fields[0].this, Ctx(scope))
+    except (AnalysisError, NotModelled):
+        return None
+    if key.data_type != T.STRING or not E.contains_aggregate(agg) or agg.data_type == T.UNKNOWN:
+        return None
+    read = agg.references | key.references
+    grouping = [E.to_attribute(c) for c in scope.expand_star(None) if isinstance(c, (E.Attribute, E.Alias))]
+    out = [E.Attribute(a.name, a.data_type, True, E.new_id()) for a in grouping if a.expr_id not in read]
+    out += [E.Attribute(n, agg.data_type, True, E.new_id()) for n in names]
+    if len({a.name.lower() for a in out}) != len(out):
+        return None
+    return out
 
 
 def _unknown_output(sel) -> list[E.Attribute]:

@@ -18,6 +18,7 @@ from ..ir.printer import expr_str, plan_str
 from ..ir.tree import transform_down
 from .expr_context import Ctx, NotModelled, require_boolean
 from .from_clause import from_items
+from .generator_select import generator_select
 from .opaque_select import opaque_reason, opaque_select
 from .scope import Entry, Scope
 
@@ -30,6 +31,9 @@ def select_block(an, sel: exp.Select, outer: Scope | None, ctes: dict) -> L.Plan
         # the outermost SELECT's hints go back on the rewritten query (optimizer.api);
         # a hint inside has no place to go once the blocks are rewritten
         raise NotModelled("query hints inside the query")
+    generated = generator_select(an, sel)
+    if generated is not None:
+        return generated
     reason = opaque_reason(sel)
     if reason is not None:
         return opaque_select(an, sel, outer, ctes, reason, is_root=sel is an.root)

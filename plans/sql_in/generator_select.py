@@ -1,0 +1,119 @@
+"""`SELECT <constants>, explode(array(1, 2)) AS b`: a SELECT block without FROM whose
+select list has one generator of constants, kept as an opaque relation with Spark's schema.
+
+A generator in a select list multiplies the rows; the optimizer does not model it, but
+with no FROM clause the block reads nothing, so it is a relation like `range(...)`
+(`from_clause.table_function`): its text is the block as written, and the query around
+it is optimized.  The generators with a schema we can derive, as Spark gives it:
+- `explode` / `posexplode` of a constant array or map (`from_clause._generator_columns`):
+  `col` (nullable as the array's elements), `pos INT NOT NULL` first, `key`, `value`;
+- `stack(n, v1, ...)` of constants: `ceil(#v / n)` columns `col0, col1...`, each of the
+  one type of its values (NULLs aside: Spark casts them; values of two types are its
+  error, `STACK_COLUMN_DIFF_TYPES`), every column nullable (Spark's schema says so).
+The other select items must be constants (no column, subquery or lambda); a multi-alias
+`AS (a, b)` renames the generator's columns and must name each one.
+"""
+
+from __future__ import annotations
+
+import math
+from sqlglot import exp
+
+from ..ir import expressions as E
+from ..ir import logical as L
+from ..ir import types as T
+from ..ir.dialect import function_name
+from ..ir.errors import AnalysisError
+from ..ir.naming import spark_name
+from .expr_context import Ctx, NotModelled
+from .from_clause import _generator_columns
+from .scope import Scope
+
+
+_GENERATORS = ("explode", "posexplode", "stack")
+
+
+def _body(item: exp.Expression) -> exp.Expression:
+    return item.this if isinstance(item, (exp.Alias, exp.Aliases)) else item
+
+
+def _is_generator(item: exp.Expression) -> bool:
+    from ..ir.functions import GENERATOR_NAMES
+
+    body = _body(item)
+    return isinstance(body, exp.Func) and function_name(body) in GENERATOR_NAMES
+
+
+def generator_select(an, sel: exp.Select) -> L.Plan | None:
+    """The block as an opaque relation, or None when it is not such a block (a generator
+    we cannot type raises NotModelled)."""
+    if any(v for k, v in sel.args.items() if k != "expressions"):
+        return None
+    generators = [item for item in sel.expressions if _is_generator(item)]
+    if len(generators) != 1:
+        return None
+    columns: list[tuple[str, T.DataType, bool]] = []
+    for item in sel.expressions:
+        body = _body(item)
+        if any(isinstance(n, (exp.Column, exp.Query, exp.Lambda, exp.Star, exp.Window, exp.AggFunc))
+               for n in body.walk()):
+            raise NotModelled("a generator's SELECT reading columns or queries")
+        if item is not generators[0]:
+            if isinstance(item, exp.Aliases):
+                raise NotModelled("multi-alias select item")
+            e = _constant(an, body)
+            columns.append((item.alias if isinstance(item, exp.Alias) else spark_name(e), e.data_type, e.nullable))
+            continue
+        name = function_name(body)
+        if name not in _GENERATORS or not isinstance(body, exp.Anonymous):
+            raise NotModelled(f"generator {name}() in a select list")
+        args = list(body.expressions)
+        out = _stack_columns(an, args) if name == "stack" else \
+            _generator_columns(an, name, _one(args, name))
+        if isinstance(item, exp.Aliases):
+            names = [a.name for a in item.expressions]
+        elif isinstance(item, exp.Alias):
+            names = [item.alias]
+        else:
+            names = [n for n, _, _ in out]
+        if len(names) != len(out):
+            raise NotModelled("a generator's aliases that do not name each column")  # Spark's error
+        columns.extend((n, t, nullable) for n, (_, t, nullable) in zip(names, out))
+    if len({n.lower() for n, _, _ in columns}) != len(columns):
+        raise NotModelled("a generator's SELECT with twice a name")
+    outputs = tuple(E.Attribute(n, t, nullable, E.new_id()) for n, t, nullable in columns)
+    template = sel.copy()
+    return L.OpaqueRelation(template, outputs, (), (), template.sql(dialect="spark")[:200])
+
+
+def _one(args: list, name: str) -> exp.Expression:
+    if len(args) != 1:
+        raise NotModelled(f"{name}() of {len(args)} arguments")
+    return args[0]
+
+
+def _constant(an, node: exp.Expression) -> E.Expr:
+    try:
+        e = an.exprs.analyze(node, Ctx(Scope(), clause="SELECT"))
+    except AnalysisError:
+        raise NotModelled("a generator's SELECT with an item we cannot analyze") from None
+    if e.data_type == T.UNKNOWN:
+        raise NotModelled("a generator's SELECT with an item of a type we do not know")
+    return e
+
+
+def _stack_columns(an, args: list) -> list[tuple[str, T.DataType, bool]]:
+    first = args[0] if args else None
+    if not (isinstance(first, exp.Literal) and not first.is_string and first.this.isdigit()
+            and int(first.this) > 0 and len(args) > 1):
+        raise NotModelled("stack() without a positive row count and values")
+    rows = int(first.this)
+    values = [_constant(an, a) for a in args[1:]]
+    width = math.ceil(len(values) / rows)
+    out = []
+    for j in range(width):
+        types = {v.data_type for v in values[j::width] if v.data_type != T.NULL}
+        if len(types) != 1:
+            raise NotModelled("stack() column of several types, or of NULLs only")
+        out.append((f"col{j}", types.pop(), True))
+    return out
