@@ -145,3 +145,41 @@ def test_generated_names_of_unmodelled_expressions(spark, tables, sql):
 ])
 def test_literals_as_spark_types_them(spark, tables, sql):
     _both_paths(spark, tables, sql)
+
+
+# -- issue 16's other classes, each on both paths with a rule made to fire ---------------
+
+@pytest.mark.parametrize("sql", [
+    # set operations: INTERSECT binds tighter than UNION and EXCEPT
+    "SELECT num FROM t EXCEPT SELECT num FROM u UNION ALL SELECT k FROM n INTERSECT SELECT num FROM t WHERE 1 = 1",
+    "SELECT num FROM t WHERE 1 = 1 EXCEPT SELECT num FROM u UNION ALL SELECT k FROM n INTERSECT ALL SELECT num FROM t",
+    # functions kept as themselves, not near relatives
+    "SELECT s, percentile_cont(0.5) WITHIN GROUP (ORDER BY num) FROM t WHERE 1 = 1 GROUP BY s",
+    "SELECT any(p), every(p), some(p), bool_and(p) FROM t WHERE 1 = 1",
+    # `'four: ' || 2 + 2` is ('four: ' || 2) + 2: an error under ANSI, on both paths
+    "SELECT 'four: ' || 2 + 2 FROM t WHERE 1 = 1",
+    "SELECT 'four: ' || (2 + 2), 1 + 2 || 'x' FROM t WHERE 1 = 1",
+    # PIVOT keeps its implicit grouping columns (dt here)
+    "SELECT * FROM (SELECT dt, s, num FROM t WHERE 1 = 1) PIVOT (sum(num) FOR s IN ('a', 'b'))",
+    # HAVING reads the grouping column, not the select alias of the same name
+    "SELECT sum(num) AS num FROM t WHERE 1 = 1 GROUP BY num HAVING num > 1",
+    # an error Spark raises at run time is raised by both
+    "SELECT CAST(s AS INT) FROM t WHERE 1 = 1",
+    # names as written, case included
+    "SELECT num AS COL1, s AS Col2, x AS `MiXeD` FROM t WHERE 1 = 1",
+])
+def test_issue_16_classes_on_both_paths(spark, tables, sql):
+    _both_paths(spark, tables, sql)
+
+
+@pytest.mark.parametrize("sql, error", [
+    ("SELECT * FROM t WHERE 1 = 1 GROUP BY 1", "STAR_GROUP_BY_POS"),
+    ("SELECT num FROM t JOIN u ON t.num = u.num WHERE 1 = 1", "AMBIGUOUS_REFERENCE"),
+])
+def test_an_invalid_query_is_not_made_valid(spark, tables, sql, error):
+    """sparkfold refuses what Spark refuses (so no program is written that would run)."""
+    from sparkfold.optimizer.errors import SparkfoldError
+
+    assert run_or_error(spark, sql) == ("error", error)
+    with pytest.raises(SparkfoldError):
+        optimize(sql, tables)
