@@ -1,3 +1,4 @@
+{{ config(materialized='view') }}
 -- The WHERE on the right side keeps no padded row: the LEFT JOIN is an inner join
 -- (sparkfold: EliminateOuterJoin)
 select c.id, c.name, o.order_id, o.amount
