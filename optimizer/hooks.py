@@ -407,8 +407,7 @@ class SqlHook:
         return out
 
     def _report(self, sql: str, out: str, result: OptimizeResult) -> None:
-        shown = " ".join(sql.split())
-        shown = shown if len(shown) <= 80 else shown[:77] + "..."
+        shown = shown_statement(sql)
         for f in result.findings:
             log.warning("sparkfold: %s:%s: %s: %s [%s] in: %s", f.line, f.column, f.severity, f.message, f.code,
                         shown)
@@ -424,6 +423,19 @@ class SqlHook:
             raise error
         log.warning("sparkfold: running the original SQL after an internal error: %s",
                     first_line(error), exc_info=log.isEnabledFor(logging.DEBUG))
+
+
+_LEADING_COMMENTS = re.compile(r"\A(?:\s+|/\*.*?\*/|--[^\n]*)+", re.DOTALL)
+
+
+def shown_statement(sql: str, width: int = 80) -> str:
+    """The start of a statement on one line, to say which one a log line is about.  The
+    comments it opens with are left out: dbt opens every statement with the same
+    `/* {"app": "dbt", ...} */`, and what tells the models apart is what follows
+    (`create table schema.model ...`)."""
+    body = _LEADING_COMMENTS.sub("", sql) or sql
+    shown = " ".join(body.split())
+    return shown if len(shown) <= width else shown[:width - 3] + "..."
 
 
 def _is_spark_object(value: Any) -> bool:

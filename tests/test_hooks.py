@@ -267,6 +267,30 @@ def test_a_failing_on_query_callback_is_logged_once_and_queries_run(spark, table
     assert caplog.text.count("the on_query callback raised ValueError: callback bug") == 1
 
 
+DBT_COMMENT = '/* {"app": "dbt", "dbt_version": "1.11.16", "profile_name": "p", "target_name": "local"} */\n'
+
+
+def test_log_lines_name_the_statement_not_the_comment_it_opens_with(spark, tables, caplog):
+    """dbt opens every statement with the same JSON comment: the findings and rewrites
+    logged for a model must show its `create ... view <name>` instead, or they all read
+    alike."""
+    sql = (DBT_COMMENT + "create or replace temporary view sf_dbt_model as\n"
+           "select num from t where num > 8 or s = NULL")
+    hook = hooks.SqlHook(spark, report=True).install()
+    try:
+        with caplog.at_level(logging.INFO, logger="sparkfold"):
+            spark.sql(sql)
+    finally:
+        hook.uninstall()
+        spark.sql("DROP VIEW IF EXISTS sf_dbt_model")
+    assert hook.rewritten == 1
+    lines = [r.getMessage() for r in caplog.records if r.name == "sparkfold"]
+    assert any("[null-comparison]" in m for m in lines) and any("rewrote (" in m for m in lines), lines
+    assert all("create or replace temporary view sf_dbt_model as select num" in m for m in lines), lines
+    assert not any('"app"' in m for m in lines), lines
+    assert hooks.shown_statement("/* only a comment */") == "/* only a comment */"
+
+
 def test_user_errors_are_left_to_spark(spark, tables):
     with hooks.install(spark) as hook:
         with pytest.raises(Exception) as info:
