@@ -64,7 +64,8 @@ def test_wrapped_calls_keep_spark_names_on_both_paths(spark, tables, sql):
 
 
 # A lambda stays in place, as text, where the query names the column itself or in a
-# condition, and when it reads only its own variables; the rest of the query is optimized.
+# condition (the query's columns it reads bound like arguments); the rest of the query
+# is optimized.
 LAMBDAS_IN_PLACE = [
     "SELECT transform(array(num, b), x -> x + 1) AS tr, num FROM t WHERE exists(array(x), q -> isnan(q)) "
     "OR s = NULL",
@@ -73,10 +74,11 @@ LAMBDAS_IN_PLACE = [
     "WHERE num IS NOT NULL GROUP BY s",
     "SELECT filter(array(x, x + 1), v -> v > 1.0) AS f, size(filter(array(num), v -> v > 3)) AS n FROM t "
     "WHERE NOT NOT (num > 2)",
+    "SELECT transform(array(num, b), e -> e + num) AS z FROM t WHERE 1 = 1",
 ]
 LAMBDAS_PASSED_THROUGH = [
     "SELECT transform(array(num, b), x -> x + 1) FROM t WHERE 1 = 1",       # Spark names the column
-    "SELECT transform(array(num, b), x -> x + num) AS z FROM t WHERE 1 = 1",  # reads a column
+    "SELECT transform(array(num, b), x -> x + num) AS z FROM t WHERE 1 = 1",  # x: also t's column
     "SELECT num FROM t ORDER BY size(filter(array(num), v -> v > 3))",
 ]
 

@@ -404,3 +404,34 @@ def test_the_new_opaque_relations_agree_outside_ansi(spark, tables, sql):
         assert result.trace, "the rest of the query was optimized"
     finally:
         spark.conf.set("spark.sql.ansi.enabled", old)
+
+
+@pytest.mark.parametrize("sql", [
+    # a lambda that reads the query's columns stays in place, those columns bound like
+    # any argument, and the rest of the query is optimized (unnest_subqueries:61/62/64)
+    "SELECT t.num FROM t WHERE exists(array(t.num, t.b), e -> e > t.num) OR t.s = NULL",
+    "SELECT t.num FROM t WHERE aggregate(array(num, 2), 0, (acc, e) -> acc + e * num) > 3 AND 1 = 1",
+    "SELECT t.num FROM t LEFT JOIN (SELECT num, collect_list(y) AS ys FROM u GROUP BY num) q ON q.num = t.num "
+    "WHERE NOT q.num IS NULL AND (size(q.ys) = 0 OR size(filter(q.ys, _x -> _x <> t.b)) = 0)",
+    "SELECT num FROM t WHERE exists(array(1, 2), e -> exists(array(num), f -> f + e > num)) AND 1 = 1",
+])
+def test_a_lambda_reading_query_columns_is_kept_in_place(spark, tables, sql):
+    result = _agrees(spark, tables, sql)
+    from sparkfold.plans.pyspark.to_pyspark import run_code, to_pyspark_code
+    from tests.spark_check import run, schema_of
+
+    df = run_code(to_pyspark_code(result), spark)
+    schema, rows = run(spark, sql)
+    assert schema_of(df) == schema and sorted(map(repr, (tuple(r) for r in df.collect()))) == sorted(map(repr, rows))
+
+
+@pytest.mark.parametrize("sql", [
+    # a lambda variable named as a table (or column) would capture the reference the
+    # rewritten query writes for that table's column (`t.num` read as the variable's field)
+    "SELECT t.num FROM t WHERE exists(array(1), t -> t = num) AND 1 = 1",
+    "SELECT t.num FROM t WHERE exists(array(1), s -> s = num) AND 1 = 1",
+    "SELECT t.num FROM t WHERE exists(array(1), _q -> _q = num) AND 1 = 1",
+])
+def test_a_lambda_variable_that_could_capture_a_reference_passes_through(spark, tables, sql):
+    result = optimize(sql, tables)
+    assert result.passthrough and "lambda" in result.passthrough

@@ -4,6 +4,8 @@ Each takes the `ExprAnalyzer` first."""
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import replace
 
 from sqlglot import exp
@@ -37,17 +39,39 @@ def analyze_anonymous(ea, node: exp.Anonymous, ctx):
 CALL_WRAPPERS = (exp.Filter, exp.IgnoreNulls, exp.RespectNulls, exp.WithinGroup)
 
 
-def _check_lambda(node: exp.Lambda, ctx: Ctx) -> None:
-    """A lambda stays in place, as text, where its column name is not needed and when it
-    reads only its own variables (nothing a rewrite could rename or drop)."""
+def _lambda_columns(node: exp.Lambda, ctx: Ctx, outer_params: frozenset = frozenset()) -> list[exp.Column]:
+    """The query columns a lambda reads (a name is the lambda's variable first, as Spark
+    resolves it; then a column), to be bound like any argument.  The lambda stays in
+    place, as text, where its column name is not needed.  Its variables must not be
+    names the rewritten query may write a column reference with (a table alias, a
+    column, the generated `_q`...), which they would shadow."""
     if not ctx.unnamed_ok:
         raise NotModelled("lambda function")
-    params = {p.name.lower() for p in node.expressions}
-    for n in node.this.walk():
-        if isinstance(n, exp.Column) and (n.table or n.name.lower() not in params):
-            raise NotModelled("a lambda function reading columns of the query")
+    params = outer_params | {p.name.lower() for p in node.expressions}
+    found: list[exp.Column] = []
+    stack = [node.this]
+    while stack:
+        n = stack.pop()
         if isinstance(n, (exp.Subquery, exp.Select)):
             raise NotModelled("a subquery in a lambda function")
+        if isinstance(n, exp.Lambda):
+            found.extend(_lambda_columns(n, ctx, params))
+            continue
+        if isinstance(n, exp.Column):
+            head = (n.parts[0].name if n.parts else n.name).lower()
+            if head not in params:
+                if isinstance(n.this, exp.Star):
+                    raise NotModelled("a star in a lambda function")
+                found.append(n)
+            continue
+        stack.extend(n.iter_expressions())
+    if found:
+        taken = {part.lower() for name in ctx.scope.visible_names() for part in name.split(".")}
+        for p in params - outer_params:
+            base = re.sub(r"_\d+$", "", p)  # the writer's fresh names: t_2, _q, _q_3
+            if p in taken or base in taken or base == "_q":
+                raise NotModelled("a lambda variable named as a table or column of the query")
+    return found
 
 
 def _ignore_nulls_flag(node) -> bool:
@@ -213,8 +237,13 @@ def opaque_call(ea, node: exp.Expression, ctx: Ctx, kind: str = "scalar",
             new_items, changed = [], False
             for v in items:
                 if isinstance(v, exp.Lambda):
-                    _check_lambda(v, ctx)
-                    new_items.append(v)  # kept as written: its variables are its own
+                    # kept as written, its variables its own; the query's columns it
+                    # reads are bound as arguments
+                    for col in _lambda_columns(v, ctx):
+                        args.append(ea.analyze(col, sub_ctx))
+                        col.replace(exp.column(f"{ARG_PREFIX}{len(args) - 1}"))
+                    new_items.append(v)
+                    changed = True
                     continue
                 if not isinstance(v, exp.Expression):
                     new_items.append(v)
