@@ -225,9 +225,10 @@ def eliminate_outer_join(p: L.Plan, ctx) -> L.Plan:
             return p if new is join else L.Filter(cond, L.SubqueryAlias(alias, new))
         # a join's condition rejects the padded rows of an outer join below it, on a side
         # whose rows that fail the condition do not reach the result: `x LEFT JOIN u ...
-        # JOIN y ON y.b = u.b` (Catalyst infers IS NOT NULL(u.b) below the join first)
+        # JOIN y ON y.b = u.b` (Catalyst infers IS NOT NULL(u.b) below the join first);
+        # not when the condition may raise: it is evaluated on the padded rows too
         case L.Join(left, right, jt, cond) if cond is not None and cond.deterministic \
-                and not cond.deep_mask & _SUBQUERIES:
+                and not cond.may_raise and not cond.deep_mask & _SUBQUERIES:
             new_left = _less_outer(left, cond) if jt in (L.INNER, L.LEFT_SEMI, L.RIGHT_OUTER) else left
             new_right = _less_outer(right, cond) if jt in (L.INNER, L.LEFT_OUTER, L.LEFT_SEMI, L.LEFT_ANTI) \
                 else right

@@ -66,7 +66,10 @@ def _lambda_columns(node: exp.Lambda, ctx: Ctx, outer_params: frozenset = frozen
             continue
         stack.extend(n.iter_expressions())
     if found:
-        taken = {part.lower() for name in ctx.scope.visible_names() for part in name.split(".")}
+        taken, scope = set(), ctx.scope
+        while scope is not None:  # enclosing queries too: a correlated reference is written as well
+            taken |= {part.lower() for name in scope.visible_names() for part in name.split(".")}
+            scope = scope.parent
         for p in params - outer_params:
             base = re.sub(r"_\d+$", "", p)  # the writer's fresh names: t_2, _q, _q_3
             if p in taken or base in taken or base == "_q":
