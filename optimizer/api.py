@@ -26,10 +26,11 @@ from ..plans.sql_in.analyzer import Analyzer
 from ..plans.sql_in.catalog import Catalog
 from ..plans.sql_in.expr_context import NotModelled
 from ..plans.sql_in.parse import parse_query
-from ..plans.sql_out.to_sql import plan_to_ast
+from ..plans.sql_out.to_sql import SqlGenerator
 from ..rules.base import Rule, RuleContext, transform_expressions
 from .engine import Batch, Trace, execute
 from .findings import SourceMap, find_all
+from .splice import spliced
 from .statements import wrapped_query
 
 
@@ -44,7 +45,7 @@ class OptimizeResult:
     findings: list = field(default_factory=list)
     passthrough: str | None = None  # why the query was passed through unchanged
     timings: dict[str, float] = field(default_factory=dict)
-    regenerated_sql: str | None = None  # the analyzed plan written back (no rule applied)
+    regenerated_sql: str | None = None  # the whole optimized query written from its plan (None: unchanged)
     # the text before and after the query, when the statement wraps one (CREATE TABLE ...
     # AS, INSERT, CACHE TABLE, MERGE USING, EXPLAIN): only the query is optimized
     wrapper: tuple[str, str] | None = None
@@ -87,21 +88,10 @@ class OptimizeResult:
 def _with_comments(text: str, tree) -> str:
     """Keep the user's comments: regenerated SQL has no place for them inside, so they
     lead it, in their original order."""
-    comments = []
-    for node in tree.walk():
-        for c in node.comments or ():
-            c = c.strip()
-            if c and not c.startswith("+"):
-                comments.append(c)
-    if not comments:
-        return text
-    lines = []
-    for c in comments:
-        if "*/" in c:
-            lines.extend(f"-- {ln}" for ln in c.splitlines())
-        else:
-            lines.append(f"/* {c} */")
-    return "\n".join(lines) + "\n" + text
+    from .splice import _lead_with
+
+    comments = [c.strip() for node in tree.walk() for c in node.comments or ()]
+    return _lead_with([c for c in comments if c and not c.startswith("+")], text)
 
 
 def _as_written(e: E.Expr) -> E.Expr:
@@ -129,6 +119,27 @@ def _rewritten(trace: Trace, batches: Sequence[Batch]) -> bool:
     return any(step.rule not in preparing for step in trace.rewrites)
 
 
+# Rules that move or add filters Catalyst moves and adds itself (`rewrites=False`)
+_MOVES = ("PushDownPredicates", "InferFiltersFromConstraints")
+
+
+def _for_review(analyzed: L.Plan, optimized: L.Plan, trace: Trace, batches, cat, exclude) -> list[L.Plan]:
+    """The plans to show the rewrites on, best first: the same rewrites without the filters
+    moved or inferred only for Spark's sake (Spark moves and infers them itself), when a
+    run without those rules makes exactly the same rewrites; then the optimized plan."""
+    from collections import Counter
+
+    moved = {s.rule for s in trace.rewrites if s.rule in _MOVES}
+    if not moved:
+        return [optimized]
+    preparing = {r.name for b in batches for r in b.rules if not r.rewrites}
+    quiet, again = execute(analyzed, batches, RuleContext(ansi=cat.ansi), (*exclude, *moved))
+    if Counter(s.rule for s in again.rewrites if s.rule not in preparing) != \
+            Counter(s.rule for s in trace.rewrites if s.rule not in preparing):
+        return [optimized]
+    return [quiet, optimized]
+
+
 def _rewrapped(sql: str, span: tuple[int, int], inner: OptimizeResult) -> OptimizeResult:
     """The result for a statement that wraps a query, from the query's: the statement's
     text with the query replaced, findings at their place in the statement."""
@@ -154,29 +165,37 @@ class _NoPlaceForHint(Exception):
     """The rewritten query has no outermost SELECT to carry the original's hints."""
 
 
-def _sql_of(plan: L.Plan, pretty: bool, hint: exp.Hint | None = None) -> str:
-    tree = plan_to_ast(plan)
+def _ast_of(plan: L.Plan, hint: exp.Hint | None = None, gen: SqlGenerator | None = None) -> exp.Expression:
+    tree = (gen or SqlGenerator()).query(plan)
     if hint is not None:
         # hints (BROADCAST, REPARTITION, ...) change how Spark runs a query, never its
         # result: they go back on the outermost SELECT, where the user wrote them
         if not isinstance(tree, exp.Select):
             raise _NoPlaceForHint
         tree.set("hint", hint.copy())
+    return tree
+
+
+def _sql_of(tree: exp.Expression, pretty: bool) -> str:
     return tree.sql(dialect=DIALECT, pretty=pretty, normalize_functions=False)
 
 
 def optimize(sql: str, catalog: Any = None, *, batches: Sequence[Batch] | None = None,
              rules: Sequence[Rule] | None = None, exclude: Iterable[str] = (),
-             pretty: bool = False, always_regenerate: bool = False) -> OptimizeResult:
+             pretty: bool = False, always_regenerate: bool = False, keep_layout: bool = True) -> OptimizeResult:
     """Parse, analyze, rewrite and regenerate one Spark SQL query.
 
     `catalog`: a `plans.Catalog`, a mapping `{"table": {"col": "type [not null]"}}`, a
     path to such a JSON file, or a SparkSession.  `batches` replaces the default
     batches; `rules` runs just these rules to a fixed point; `exclude` drops rules by
     name (like `spark.sql.optimizer.excludedRules`).  When no rule changes the plan the
-    original text is returned, unless `always_regenerate`."""
+    original text is returned, unless `always_regenerate`.  A rewritten query is the input's
+    text with just the rewrites applied (its CTEs, layout and comments kept; see
+    `optimizer.splice`) where that can be checked, else the whole query written from the
+    optimized plan; `keep_layout=False` always writes the whole query (`regenerated_sql`
+    has it in either case)."""
     cat = Catalog.coerce(catalog)
-    return deep_stack(_optimize, sql, cat, batches, rules, tuple(exclude), pretty, always_regenerate)
+    return deep_stack(_optimize, sql, cat, batches, rules, tuple(exclude), pretty, always_regenerate, keep_layout)
 
 
 def _unwrap(text: str, wrapper: tuple[str, str] | None) -> str:
@@ -186,7 +205,7 @@ def _unwrap(text: str, wrapper: tuple[str, str] | None) -> str:
     return text[len(before):len(text) - len(after)]
 
 
-def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regenerate,
+def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regenerate, keep_layout,
               in_statement: bool = False) -> OptimizeResult:
     from .batches import default_batches
     from .engine import FixedPoint
@@ -197,7 +216,7 @@ def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regener
     timings["parse"] = time.perf_counter() - t0
     span = None if in_statement or isinstance(tree, exp.Query) else wrapped_query(sql, tree)
     if span is not None and span[0] > 0:
-        inner = _optimize(sql[span[0]:span[1]], cat, batches, rules, exclude, pretty, always_regenerate,
+        inner = _optimize(sql[span[0]:span[1]], cat, batches, rules, exclude, pretty, always_regenerate, keep_layout,
                           in_statement=True)
         return _rewrapped(sql, span, inner)
     trace = Trace()
@@ -223,12 +242,25 @@ def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regener
             changed = optimized is not analyzed and not _same_but_nullability(analyzed, optimized) \
                 and _rewritten(trace, batch_list)
             hint = tree.args.get("hint") if isinstance(tree, exp.Select) else None
-            regenerated = _sql_of(optimized, pretty, hint) if (changed or always_regenerate) else None
-            if changed and not always_regenerate and regenerated == _sql_of(analyzed, pretty, hint):
-                # the rewrites do not show in SQL (a NULL of a type folded one way, an IN list
-                # or a cast written back the same): the original text stays, so that
-                # optimizing the output again reaches a fixed point
-                regenerated = None
+            regenerated = as_edited = None
+            if changed or always_regenerate:
+                target = _ast_of(optimized, hint)
+                regenerated = _sql_of(target, pretty)
+            if changed and not always_regenerate:
+                gen = SqlGenerator()
+                gen.written = [] if keep_layout else None
+                before = _ast_of(analyzed, hint, gen)
+                if regenerated == _sql_of(before, pretty):
+                    # the rewrites do not show in SQL (a NULL of a type folded one way, an IN
+                    # list or a cast written back the same): the original text stays, so
+                    # that optimizing the output again reaches a fixed point
+                    regenerated = None
+                elif keep_layout:
+                    for plan in _for_review(analyzed, optimized, trace, batch_list, cat, exclude):
+                        shown = target if plan is optimized else _ast_of(plan, hint)
+                        as_edited = spliced(sql, tree, sources, cat, before, gen.written, shown)
+                        if as_edited is not None:
+                            break
         except _NoPlaceForHint:
             regenerated = None  # the original text, hints and all
         except SparkfoldError:
@@ -244,7 +276,7 @@ def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regener
         timings["lint"] = time.perf_counter() - t0
     if regenerated is not None:
         regenerated = _with_comments(regenerated, tree)
-    out_sql = regenerated if regenerated is not None else sql
+    out_sql = as_edited or regenerated or sql
     result = OptimizeResult(sql, out_sql, analyzed, optimized, trace, cat, findings=findings,
                             timings=timings, regenerated_sql=regenerated)
     return result

@@ -82,20 +82,22 @@ class Finding:
 
 class SourceMap:
     """Remembers, for each sqlglot node the analyzer analyzed, the expression it became
-    (the first one, when a CTE is analyzed once per reference)."""
+    (the first one, when a CTE is analyzed once per reference; `pairs` has them all)."""
 
     def __init__(self) -> None:
         self._by_node: dict[int, tuple[exp.Expression, E.Expr]] = {}
+        self.pairs: list[tuple[exp.Expression, E.Expr]] = []
 
     def record(self, analyzer):
         """Install on an `Analyzer` (before `analyze`); returns the analyzer."""
         exprs = analyzer.exprs
         analyze = exprs.analyze
-        by_node = self._by_node
+        by_node, pairs = self._by_node, self.pairs
 
         def recording(node, ctx):
             out = analyze(node, ctx)
             by_node.setdefault(id(node), (node, out))  # the node is kept alive with its id
+            pairs.append((node, out))
             return out
 
         exprs.analyze = recording

@@ -77,8 +77,11 @@ def _with_filter(side: L.Plan, preds: list[E.Expr]) -> L.Plan:
     return L.Filter(E.conjunction(preds), side) if preds else side
 
 
+# An inferred filter alone is not a rewrite a user needs to see (Catalyst infers the same
+# ones from the query as written): when no other rule changed the query, its text is
+# kept as written (`rewrites=False`), as for a moved filter.
 @plan_rule("InferFiltersFromConstraints", needs=(L.Filter, L.Join),
-           catalyst="InferFiltersFromConstraints")
+           catalyst="InferFiltersFromConstraints", rewrites=False)
 def infer_filters_from_constraints(p: L.Plan, ctx) -> L.Plan:
     """Add the IS NOT NULL and equality-implied predicates constraints give."""
     match p:

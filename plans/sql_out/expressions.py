@@ -82,6 +82,8 @@ def _with_outer_references(e: E.Expr):
                         yield from (a for a in x.walk() if isinstance(a, E.Attribute) and a.expr_id in outer)
 
 
+WRITTEN_FROM = "sparkfold_written_from"  # meta: which plan expression a node was written from
+
 _AGG_CLASSES = {"count": exp.Count}
 
 
@@ -100,7 +102,18 @@ class ExprWriter:
         self.refs = refs
 
     def __call__(self, e: E.Expr) -> exp.Expression:
-        return fold(e, self._node)
+        written = getattr(self.gen, "written", None)
+        if written is None:
+            return fold(e, self._node)
+
+        def recorded(x: E.Expr, args: list[exp.Expression]) -> exp.Expression:
+            out = self._node(x, args)
+            if WRITTEN_FROM not in out.meta:  # an alias is its child's node: the child's
+                out.meta[WRITTEN_FROM] = len(written)
+                written.append(x)
+            return out
+
+        return fold(e, recorded)
 
     def _ref(self, a: E.Attribute) -> exp.Expression:
         ref = self.refs.get(a.expr_id)

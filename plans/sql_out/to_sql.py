@@ -55,6 +55,9 @@ class SqlGenerator:
     def __init__(self):
         self.aliases: set[str] = set()
         self.counter = 0
+        # when a list: the plan expressions written, each node marked with its index in
+        # `meta[WRITTEN_FROM]` (kept by copies)
+        self.written: list | None = None
 
     # -- entry points ------------------------------------------------------
     def query(self, plan: L.Plan, outer: dict[int, exp.Expression] | None = None) -> exp.Expression:

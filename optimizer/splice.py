@@ -1,0 +1,451 @@
+"""Optimized SQL that reads like the input: the user's text with just the rewrites applied.
+
+The writer regenerates a whole query from its plan (CTEs inlined, every column qualified,
+the user's layout and comments gone).  For review, `spliced` keeps the input's text and
+replaces only the parts a rewrite changed:
+
+1. The analyzed plan (no rule applied) is written by the same writer as the optimized one,
+   each node marked with the plan expression it was written from.  The two regenerated
+   trees differ exactly where the rules changed something, in the writer's own shape.
+2. Both trees are compared top-down.  At the smallest node that differs and that was
+   written from an expression the analyzer read from one node of the input (the
+   analyzer's `SourceMap`), that input node's text is replaced by the optimized tree's
+   node, written in the input's style (its keyword case; columns unqualified where the
+   input writes them so).  A chain of ANDs is compared conjunct by conjunct: a conjunct
+   the rules added goes after the one before it, with the input's separator, and one
+   they dropped is cut out with its AND.
+3. The result is checked, not trusted: it is parsed, analyzed and written again, and must
+   give exactly the optimized plan's SQL.  The writer is the same canonical form both
+   times, so equal text is the same plan.  Anything else (a piece that reads differently
+   in its new place, a name the input's scope does not have) gives None, and the caller
+   keeps the regenerated query.
+
+Comments inside a replaced piece lead the query, as the regenerated query's do.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Any, Callable
+
+from sqlglot import exp
+from sqlglot.tokens import TokenType
+
+from ..plans.ir.dialect import DIALECT, node_span
+from ..plans.sql_in.analyzer import Analyzer
+from ..plans.sql_in.parse import parse_query
+from ..plans.sql_out.expressions import _PRECEDENCE as _PRECEDENCE_KNOWN
+from ..plans.sql_out.expressions import WRITTEN_FROM, _prec
+from ..plans.sql_out.to_sql import SqlGenerator
+
+# Parents under which a replaced operator may need parentheses to keep its operands (a
+# replacement is written for the writer's context, which may bind differently).
+# sqlglot nodes that are operators though they are functions to sqlglot
+_OPERATOR_FUNCS = (exp.Between, exp.In, exp.Is, exp.Like, exp.ILike, exp.RegexpLike, exp.Connector,
+                   exp.Binary, exp.Unary)
+_COMPARISONS = (exp.EQ, exp.NullSafeEQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE)
+_NOT_KEYWORDS = {TokenType.VAR, TokenType.IDENTIFIER, TokenType.STRING, TokenType.NUMBER,
+                 TokenType.NATIONAL_STRING, TokenType.RAW_STRING, TokenType.BIT_STRING,
+                 TokenType.HEX_STRING, TokenType.BYTE_STRING}
+
+
+class _Failed(Exception):
+    """No checkable splice: keep the regenerated query."""
+
+
+def spliced(sql: str, tree: exp.Expression, sources: Any, catalog: Any, before: exp.Expression,
+            written: list, target: exp.Expression) -> str | None:
+    """The input `sql` (parsed as `tree`, analyzed with `sources` recorded) with the parts
+    that differ between `before` (the analyzed plan as the writer writes it, recording
+    into `written`) and `target` (the optimized plan so written) replaced; None when that
+    cannot be done checkably."""
+    inputs = _input_nodes(sources)
+    try:
+        edits = _Differ(lambda node: _input_node(node, written, inputs), sql).diff(before, target)
+    except (_Failed, RecursionError):
+        return None
+    if not edits or any(e[0] is tree for e in edits if e[0] is not None):
+        return None
+    style = _Style(sql, tree)
+    target_sql = target.sql(dialect=DIALECT, normalize_functions=False)
+    for unqualified in (True, False):
+        text = _apply(sql, edits, style, unqualified)
+        if text is not None and _reads_as(text, catalog, target_sql):
+            return text
+    return None
+
+
+def _reads_as(text: str, catalog, target_sql: str) -> bool:
+    """Is `text` the query `target_sql` says, as the writer writes it?"""
+    try:
+        tree = parse_query(text)
+        again = SqlGenerator().query(Analyzer(catalog, text).analyze(tree))
+    except Exception:  # the candidate does not read back: it is not the query
+        return False
+    hint = tree.args.get("hint") if isinstance(tree, exp.Select) else None
+    if hint is not None:
+        if not isinstance(again, exp.Select):
+            return False
+        again.set("hint", hint.copy())
+    return again.sql(dialect=DIALECT, normalize_functions=False) == target_sql
+
+
+def _input_nodes(sources) -> dict:
+    """Plan expression -> the input nodes it was analyzed from."""
+    out: dict = {}
+    for node, e in sources.pairs:
+        try:
+            nodes = out.setdefault(e, [])
+        except TypeError:  # an unhashable expression: not a place to splice
+            continue
+        if not any(n is node for n in nodes):
+            nodes.append(node)
+    for e, nodes in out.items():
+        if len(nodes) > 1:  # a node and its parentheses (or alias) read as one expression: the inner one
+            out[e] = [n for n in nodes if not any(m is not n and _under(m, n) for m in nodes)]
+    return out
+
+
+def _input_node(node: exp.Expression, written: list, inputs: dict) -> list:
+    """The input nodes `node` (of the analyzed plan's SQL) was written from: one, or
+    none.  When equal expressions came from several input nodes (`3 + 2` in two
+    subqueries), the one under the input node of the nearest ancestor that has one input
+    node; with no such ancestor, all of them (each changed alike, or the check fails)."""
+    found = _candidates(node, written, inputs)
+    if len(found) <= 1:
+        return found
+    up = node.parent
+    while up is not None:
+        above = _candidates(up, written, inputs)
+        if len(above) == 1:
+            inside = [n for n in found if _under(n, above[0])]
+            if len(inside) == 1:
+                return inside
+            # equal expressions under one input node (`d BETWEEN c AND c + i`): the k-th
+            # of them as written is the k-th as the writer writes them
+            mine = written[node.meta[WRITTEN_FROM]]
+            peers = [n for n in up.walk() if n._meta and WRITTEN_FROM in n.meta
+                     and written[n.meta[WRITTEN_FROM]] == mine]
+            if len(peers) != len(inside):
+                return []
+            inside.sort(key=lambda n: node_span(n) or (0, 0))
+            return [x for p, x in zip(peers, inside) if p is node]
+        up = up.parent
+    return found
+
+
+def _candidates(node: exp.Expression, written: list, inputs: dict) -> list:
+    i = node.meta.get(WRITTEN_FROM) if node._meta else None
+    if i is None:
+        return []
+    try:
+        return inputs.get(written[i], [])
+    except TypeError:
+        return []
+
+
+def _under(node: exp.Expression, ancestor: exp.Expression) -> bool:
+    while node is not None:
+        if node is ancestor:
+            return True
+        node = node.parent
+    return False
+
+
+# An edit: (input node, replacement) replaces the node's text; (None, (start, end, piece))
+# puts `piece` (a node, or "" to delete) over sql[start:end], after a separator when the
+# piece is a node (`sep` in the tuple's 4th place).
+
+
+class _Differ:
+    def __init__(self, input_node: Callable, sql: str):
+        self.input_node = input_node
+        self.sql = sql
+
+    def diff(self, before: exp.Expression, after: exp.Expression) -> list:
+        if before == after:
+            return []
+        if type(before) is type(after):
+            if isinstance(before, exp.And):
+                chain = self._conjuncts(before, after)
+                if chain is not None:
+                    return chain
+            try:
+                if isinstance(before, exp.Join) and _join_kind(before) != _join_kind(after):
+                    return self._join(before, after)
+                return self._args(before, after)
+            except _Failed:
+                pass
+        targets = self.input_node(before)
+        if not targets:
+            raise _Failed
+        return [(target, after) for target in targets]
+
+    def _join(self, before: exp.Join, after: exp.Join) -> list:
+        """A join of another kind (an outer join made inner): its keywords, as written up
+        to the joined table, and whatever changed inside.  The input's join is found by
+        its ON condition."""
+        on = before.args.get("on")
+        found = self.input_node(on) if on is not None else []
+        join = found[0].parent if len(found) == 1 else None
+        if not isinstance(join, exp.Join) or join.args.get("on") is not found[0] or join.this is None:
+            raise _Failed
+        table = node_span(join.this)
+        words = _JOIN_WORDS.search(self.sql, 0, table[0]) if table is not None else None
+        if words is None:
+            raise _Failed
+        edits = self._args(before, after, skip=("side", "kind"))
+        keyword = " ".join(w for w in (*_join_kind(after), "JOIN") if w)
+        edits.append((None, (words.start(1), words.end(1), _Keyword(keyword), "")))
+        return edits
+
+    def _args(self, before: exp.Expression, after: exp.Expression, skip=()) -> list:
+        keys = {k for k, v in before.args.items() if v not in (None, []) and k not in skip} | \
+            {k for k, v in after.args.items() if v not in (None, []) and k not in skip}
+        edits: list = []
+        for key in keys:
+            b, a = before.args.get(key), after.args.get(key)
+            if key in ("where", "having") and b is not None and a is None:
+                edits.append(self._clause_dropped(b))
+                continue
+            if isinstance(b, list) and isinstance(a, list):
+                if len(b) != len(a):
+                    raise _Failed
+                pairs = list(zip(b, a))
+            else:
+                pairs = [(b, a)]
+            for x, y in pairs:
+                if isinstance(x, exp.Expression) and isinstance(y, exp.Expression):
+                    edits.extend(self.diff(x, y))
+                elif x != y:
+                    raise _Failed
+        return edits
+
+    def _clause_dropped(self, clause: exp.Expression) -> tuple:
+        """Cut a WHERE or HAVING the rules dropped (its condition always true), keyword and
+        all, with the space before it.  The input's clause is found by its condition."""
+        found = self.input_node(clause.this)
+        cond = found[0] if len(found) == 1 else None
+        if cond is None or not isinstance(cond.parent, (exp.Where, exp.Having)):
+            raise _Failed
+        span = node_span(cond)
+        word = "WHERE" if isinstance(cond.parent, exp.Where) else "HAVING"
+        keyword = re.search(rf"(?<![\w`]){word}\s+\Z", self.sql[:span[0]], re.I) if span else None
+        if keyword is None:
+            raise _Failed
+        start = len(self.sql[:keyword.start()].rstrip())
+        return (None, (start, span[1] + 1, "", ""))
+
+    def _conjuncts(self, before: exp.And, after: exp.And) -> list | None:
+        """A chain of ANDs, conjunct by conjunct (None: compare it as a tree)."""
+        old, new = list(before.flatten()), list(after.flatten())
+        if len(old) == len(new):
+            return None
+        found = [self.input_node(c) for c in old]
+        if any(len(n) != 1 for n in found):
+            return None
+        nodes = [n[0] for n in found]
+        spans = [node_span(n) for n in nodes]
+        if any(s is None for s in spans) or any(spans[i][1] >= spans[i + 1][0] for i in range(len(spans) - 1)):
+            return None  # not one chain of the input, in order
+        edits: list = []
+        matcher = difflib.SequenceMatcher(None, [c.sql() for c in old], [c.sql() for c in new], autojunk=False)
+        for op, i1, i2, j1, j2 in matcher.get_opcodes():
+            if op == "equal":
+                continue
+            if op == "replace" and i2 - i1 == j2 - j1:
+                for x, y in zip(old[i1:i2], new[j1:j2]):
+                    edits.extend(self.diff(x, y))
+                continue
+            for k in range(i1, i2):  # cut each dropped conjunct with its AND
+                node, parent = nodes[k], nodes[k].parent
+                if not isinstance(parent, exp.And):
+                    return None
+                if node is parent.expression:  # from the end of the operand before it
+                    start, end = node_span(parent.this)[1] + 1, spans[k][1] + 1
+                else:  # up to the operand after it
+                    start, end = spans[k][0], node_span(parent.expression)[0]
+                edits.append((None, (start, end, "", "")))
+            if j2 > j1:  # add new[j1:j2] after the conjunct before them (or before the first)
+                if len(old) < 2:
+                    return None
+                sep = self.sql[spans[0][1] + 1:spans[1][0]]
+                if "--" in sep or "/*" in sep:
+                    sep = " AND "
+                if i1 > 0:
+                    at = spans[i1 - 1][1] + 1
+                    for piece in new[j1:j2]:
+                        edits.append((None, (at, at, piece, sep)))
+                else:
+                    at = spans[0][0]
+                    for piece in new[j1:j2]:
+                        edits.append((None, (at, at, piece, "\0" + sep)))
+        return edits
+
+
+# the keywords of a join, just before its table
+_JOIN_WORDS = re.compile(r"(?<![\w`])((?:(?:NATURAL|LEFT|RIGHT|FULL|INNER|OUTER|CROSS|SEMI|ANTI)\s+)*JOIN)\s+\Z", re.I)
+
+
+def _join_kind(join: exp.Join) -> tuple[str, str]:
+    return (join.args.get("side") or "").upper(), (join.args.get("kind") or "").upper()
+
+
+class _Keyword(str):
+    """Keywords put in place as written, in the input's keyword case."""
+
+
+# the keywords every query has, to tell the input's keyword case (outside quotes and comments)
+_COMMON_KEYWORDS = re.compile(r"\b(select|from|where|and|or|join|on|group|by|order|as|having|with|case|when|then|else|end)\b",
+                              re.I)
+_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`|--[^\n]*|/\*.*?\*/", re.S)
+
+
+class _Style:
+    """How the input writes what a replacement must write: keyword case, and the
+    columns it writes without a table."""
+
+    def __init__(self, sql: str, tree: exp.Expression):
+        words = _COMMON_KEYWORDS.findall(_QUOTED.sub(" ", sql))
+        self.lower_keywords = sum(w.islower() for w in words) > sum(w.isupper() for w in words)
+        self.unqualified = {c.name.lower() for c in tree.find_all(exp.Column) if not c.table}
+
+    def write(self, node: exp.Expression, unqualified: bool, indent: str | None = None,
+              place: exp.Expression | None = None) -> str:
+        """The node's SQL in the input's style (put in place of the input node `place`);
+        over several lines, each after the first led by `indent`, when `indent` is given.
+        A column is written without its table where `place` writes it so (or, when
+        `place` does not write it, where the input does)."""
+        node = node.copy()
+        if unqualified:
+            for col in node.find_all(exp.Column):
+                name = col.name.lower()
+                here = _written_bare(name, place) if place is not None else None
+                if col.table and not col.args.get("db") and (here if here is not None else name in self.unqualified):
+                    col.set("table", None)
+        text = node.sql(dialect=DIALECT, normalize_functions=False, pretty=indent is not None)
+        if indent is not None:
+            text = text.replace("\n", "\n" + indent)
+        if not self.lower_keywords:
+            return text
+        out, pos = [], 0
+        try:
+            tokens = DIALECT.tokenize(text)
+        except Exception:
+            return text
+        for t in tokens:
+            if t.token_type not in _NOT_KEYWORDS and t.text.isalpha() and t.text.isupper():
+                start = t.end - len(t.text) + 1
+                if text[start:t.end + 1] == t.text:
+                    out.append(text[pos:start])
+                    out.append(t.text.lower())
+                    pos = t.end + 1
+        out.append(text[pos:])
+        return "".join(out)
+
+
+def _written_bare(name: str, place: exp.Expression) -> bool | None:
+    """Does the input node write column `name` only without a table (None: it does not
+    write it)?"""
+    cols = [c for c in place.find_all(exp.Column) if c.name.lower() == name]
+    return not any(c.table for c in cols) if cols else None
+
+
+def _needs_parens(node: exp.Expression, replacement: exp.Expression) -> bool | None:
+    """Must the replacement of input node `node` be parenthesized where the node stands?
+    The check reads the text with sqlglot's grammar, which takes more than Spark's
+    (`a IN (...) IS NULL` parses there, not on Spark): so the rules are the writer's
+    own, which are Spark's, and any other operator-like parent gets parentheses."""
+    parent = node.parent
+    mine = _prec(replacement)
+    if mine >= 100 or parent is None or isinstance(parent, (exp.Paren, exp.Where, exp.Having, exp.Select,
+                                                           exp.Alias, exp.Ordered, exp.Group, exp.Order)):
+        return False
+    if isinstance(parent, exp.Func) and not isinstance(parent, _OPERATOR_FUNCS):
+        return False  # a function's argument, between its commas
+    if isinstance(parent, exp.Connector):  # AND / OR
+        floor, strict = _prec(parent), node.arg_key == "expression"
+    elif isinstance(parent, exp.Not):
+        floor, strict = 4, False
+    elif isinstance(parent, (exp.Is, exp.In, exp.Between, exp.Like, exp.ILike, exp.RegexpLike)):
+        floor, strict = 5, False
+    elif isinstance(parent, _COMPARISONS):
+        floor, strict = 4, True
+    elif isinstance(parent, (exp.Neg, exp.BitwiseNot)):
+        floor, strict = 10, True
+    elif isinstance(parent, exp.Binary) and type(parent) in _PRECEDENCE_KNOWN:
+        floor, strict = _prec(parent), node.arg_key == "expression"
+    elif isinstance(parent, (exp.Tuple, exp.Distinct, exp.Bracket)):
+        return True  # parentheses are always read there
+    else:
+        return None  # an operator whose grammar this does not know: no splice there
+    return mine < floor or (strict and mine == floor)
+
+
+def _apply(sql: str, edits: list, style: _Style, unqualified: bool) -> str | None:
+    spans: dict = {}
+    for node, replacement in edits:
+        if node is None:
+            start, end, piece, sep = replacement
+            if isinstance(piece, exp.Expression):
+                text = style.write(piece, unqualified)
+                if _prec(piece) <= _prec(exp.And()):
+                    text = f"({text})"
+                text = text + sep[1:] if sep.startswith("\0") else sep + text
+            elif isinstance(piece, _Keyword):
+                text = piece.lower() if style.lower_keywords else str(piece)
+            else:
+                text = piece
+            key = (start, end, text)
+        else:
+            span = node_span(node)
+            if span is None:
+                return None
+            line_start = sql.rfind("\n", 0, span[0]) + 1
+            several = "\n" in sql[span[0]:span[1] + 1]
+            indent = "".join(c if c in " \t" else " " for c in sql[line_start:span[0]]) if several else None
+            text = style.write(replacement, unqualified, indent, node)
+            parens = _needs_parens(node, replacement)
+            if parens is None:
+                return None
+            if parens:
+                text = f"({text})"
+            key = (span[0], span[1] + 1, text)
+        spans[key] = None
+    ordered = sorted(spans, key=lambda k: (k[0], k[1]))  # stable: added conjuncts keep their order
+    for (s0, e0, _), (s1, e1, _) in zip(ordered, ordered[1:]):
+        if s1 < e0 or (s0 == s1 and e0 == e1 and s0 != e0):
+            return None  # overlapping pieces (one input node standing for two different ones)
+    out, pos, lost = [], 0, []
+    for start, end, text in ordered:
+        out.append(sql[pos:start])
+        out.append(text)
+        lost.extend(_comments(sql[start:end]))
+        pos = end
+    out.append(sql[pos:])
+    body = "".join(out)
+    return _lead_with(lost, body)
+
+
+def _lead_with(comments: list[str], text: str) -> str:
+    """The text led by these comments (the regenerated query keeps its comments so too)."""
+    if not comments:
+        return text
+    lines = []
+    for c in comments:
+        if "*/" in c:
+            lines.extend(f"-- {ln}" for ln in c.splitlines())
+        else:
+            lines.append(f"/* {c} */")
+    return "\n".join(lines) + "\n" + text
+
+
+def _comments(text: str) -> list[str]:
+    if "--" not in text and "/*" not in text:
+        return []
+    try:
+        tokens = DIALECT.tokenize(text)
+    except Exception:
+        return []
+    return [c.strip() for t in tokens for c in t.comments if c.strip() and not c.strip().startswith("+")]

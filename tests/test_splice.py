@@ -1,0 +1,192 @@
+"""The optimized SQL reads like the input: the user's text with just the rewrites applied
+(optimizer/splice.py).  Each case checks what a reviewer sees (the lines that change,
+the CTEs, comments and layout that stay) and, on Spark, that the output returns what the
+input returns; the check that guards the splice is shown refusing a wrong one."""
+
+from __future__ import annotations
+
+import difflib
+
+import pytest
+from sparkfold import optimize
+from sparkfold.optimizer import splice
+from sparkfold.plans.ir.dialect import DIALECT
+
+from tests.data import STANDARD_SCHEMA
+from tests.spark_check import assert_same_result
+
+
+def _changed_lines(before: str, after: str) -> tuple[list[str], list[str]]:
+    """(lines only in before, lines only in after)."""
+    a, b = before.splitlines(), after.splitlines()
+    gone, new = [], []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op != "equal":
+            gone.extend(a[i1:i2])
+            new.extend(b[j1:j2])
+    return gone, new
+
+
+# (input, the lines a reviewer sees removed, the lines added)
+CASES = [
+    pytest.param(
+        """WITH big AS (
+    -- orders above the threshold
+    SELECT num, x FROM t WHERE num > 1 + 1
+)
+SELECT b.num, b.x
+FROM big b
+WHERE b.x IS NOT NULL""",
+        ["    SELECT num, x FROM t WHERE num > 1 + 1"],
+        ["    SELECT num, x FROM t WHERE num > 2"],
+        id="cte-kept-comment-in-place"),
+    pytest.param(
+        """select num,
+       s
+from t
+where num <> 3
+  and coalesce(x, null) > 0
+order by num""",
+        ["  and coalesce(x, null) > 0"],
+        ["  and x > 0"],
+        id="operators-case-and-layout-kept"),
+    pytest.param(
+        """SELECT u.num, u.y
+FROM t
+LEFT JOIN u ON t.num = u.num
+WHERE u.y > 0 AND t.s = 'a'""",
+        ["LEFT JOIN u ON t.num = u.num"],
+        ["JOIN u ON t.num = u.num"],
+        id="outer-join-made-inner"),
+    pytest.param(
+        """SELECT num, CASE WHEN p THEN 1 ELSE NULL END AS flag
+FROM t
+WHERE dt >= CAST('2000-01-01' AS DATE)""",
+        ["SELECT num, CASE WHEN p THEN 1 ELSE NULL END AS flag",
+         "WHERE dt >= CAST('2000-01-01' AS DATE)"],
+        ["SELECT num, CASE WHEN p THEN 1 END AS flag", "WHERE dt >= DATE '2000-01-01'"],
+        id="two-places-in-one-query"),
+]
+
+
+@pytest.mark.parametrize("sql, gone, new", CASES)
+def test_only_the_rewritten_lines_change(spark, tables, sql, gone, new):
+    result = optimize(sql, STANDARD_SCHEMA)
+    assert result.changed, result.sql
+    assert _changed_lines(sql, result.sql) == (gone, new), result.sql
+    assert_same_result(spark, sql, result.sql, ordered="order by" in sql.lower())
+    # the output is a fixed point, and the whole regenerated query is still at hand
+    assert optimize(result.sql, STANDARD_SCHEMA).sql == result.sql
+    assert result.regenerated_sql is not None and result.regenerated_sql != result.sql
+
+
+def test_cte_read_twice_is_rewritten_once(spark, tables):
+    sql = ("WITH c AS (SELECT num, x FROM t WHERE coalesce(num, 0) > 1)\n"
+           "SELECT a.num, b.x FROM c a JOIN c b ON a.num = b.num")
+    out = optimize(sql, STANDARD_SCHEMA).sql
+    assert out == sql.replace("coalesce(num, 0) > 1", "num > 1")
+    assert_same_result(spark, sql, out)
+
+
+def test_same_expression_in_two_branches(spark, tables):
+    sql = ("SELECT num, 'a' || ',' || 'b' AS tag FROM t\n"
+           "UNION ALL\n"
+           "SELECT num, 'a' || ',' || 'b' AS tag FROM u")
+    out = optimize(sql, STANDARD_SCHEMA).sql
+    assert out == sql.replace("'a' || ',' || 'b'", "'a,b'")
+    assert_same_result(spark, sql, out)
+
+
+def test_added_and_removed_conjuncts_keep_the_others_as_written(spark, tables):
+    sql = """SELECT t.num
+FROM t, u
+WHERE t.num = u.num
+  AND 1 = 1
+  AND u.y > 2"""
+    out = optimize(sql, STANDARD_SCHEMA).sql
+    assert _changed_lines(sql, out) == (["  AND 1 = 1"], []), out
+    assert_same_result(spark, sql, out)
+    first = sql.replace("WHERE t.num = u.num\n  AND 1 = 1", "WHERE 1 = 1\n  AND t.num = u.num")
+    out = optimize(first, STANDARD_SCHEMA).sql
+    assert out == sql.replace("\n  AND 1 = 1", ""), out
+
+
+def test_comment_inside_a_replaced_piece_is_kept(spark, tables):
+    sql = "SELECT num FROM t WHERE coalesce(x /* the price */, NULL) > 0"
+    out = optimize(sql, STANDARD_SCHEMA).sql
+    assert "the price" in out and "coalesce" not in out
+    assert_same_result(spark, sql, out)
+
+
+def test_keep_layout_false_writes_the_whole_query(spark, tables):
+    sql = "WITH c AS (SELECT num FROM t WHERE num > 1 + 1) SELECT num FROM c"
+    whole = optimize(sql, STANDARD_SCHEMA, keep_layout=False)
+    assert "WITH" not in whole.sql and whole.sql == whole.regenerated_sql
+    kept = optimize(sql, STANDARD_SCHEMA)
+    assert kept.sql.startswith("WITH c AS") and kept.regenerated_sql == whole.sql
+    assert_same_result(spark, whole.sql, kept.sql)
+
+
+def test_inferred_filters_alone_leave_the_text_as_written():
+    sql = "SELECT t.num FROM t JOIN u ON t.num = u.num WHERE u.num = 2"
+    result = optimize(sql, STANDARD_SCHEMA)
+    assert any(s.rule == "InferFiltersFromConstraints" for s in result.trace.rewrites)
+    assert result.sql == sql
+
+
+def test_a_splice_that_reads_otherwise_is_refused(monkeypatch):
+    """The splice is checked, not trusted: a replacement that makes another query (here
+    forced, `1 + 1` written as `1 + 2`) is refused, and the whole optimized query is
+    written instead."""
+    sql = "SELECT num FROM t WHERE num > 1 + 1"
+    assert optimize(sql, STANDARD_SCHEMA).sql == "SELECT num FROM t WHERE num > 2"
+    monkeypatch.setattr(splice._Style, "write", lambda self, node, *args, **kw: "1 + 2")
+    result = optimize(sql, STANDARD_SCHEMA)
+    assert result.sql == result.regenerated_sql == "SELECT t.num FROM t WHERE t.num > 2"
+
+
+def test_splice_check_catches_a_captured_column(monkeypatch):
+    """A replacement whose unqualified column would be captured by an inner scope reads
+    as another query: the check refuses it and the qualified form is used."""
+    sql = ("SELECT num FROM t WHERE x > 0 AND EXISTS "
+           "(SELECT 1 FROM u WHERE u.num = t.num AND coalesce(t.s, NULL) = u.s)")
+    out = optimize(sql, STANDARD_SCHEMA).sql
+    assert "coalesce" not in out
+    assert "t.s = u.s" in out, out
+
+
+def test_wrapped_statement_keeps_its_text():
+    sql = "CREATE TABLE x USING parquet AS\nSELECT num FROM t WHERE num > 1 + 1"
+    out = optimize(sql, STANDARD_SCHEMA).sql
+    assert out == "CREATE TABLE x USING parquet AS\nSELECT num FROM t WHERE num > 2"
+
+
+def test_lower_case_keywords_stay_lower_case():
+    sql = "select num from t where coalesce(x, null) is not null and num between 1 and 1 + 2"
+    out = optimize(sql, STANDARD_SCHEMA).sql
+    assert out == "select num from t where not x is null and num between 1 and 3" or \
+        out == "select num from t where x is not null and num between 1 and 3", out
+
+
+def test_splice_output_is_text_spark_reads(spark, tables):
+    """Every case's output parses in sqlglot's Spark dialect too (a replacement is never
+    cut in the middle of a token)."""
+    import sqlglot
+
+    for param in CASES:
+        out = optimize(param.values[0], STANDARD_SCHEMA).sql
+        sqlglot.parse_one(out, read=DIALECT)
+
+
+def test_cli_keeps_the_layout_and_regenerate_writes_the_whole_query(tmp_path):
+    from tests.test_cli import sparkfold
+
+    (tmp_path / "schema.json").write_text(__import__("json").dumps(STANDARD_SCHEMA))
+    query = tmp_path / "q.sql"
+    query.write_text("-- revenue\nwith c as (select num from t where num > 1 + 1)\nselect num from c;\n")
+    kept = sparkfold("optimize", "-f", query, "--schema", tmp_path / "schema.json", "-q")
+    assert kept.returncode == 0, kept.stderr
+    assert kept.stdout == "-- revenue\nwith c as (select num from t where num > 2)\nselect num from c;\n"
+    whole = sparkfold("optimize", "-f", query, "--schema", tmp_path / "schema.json", "-q", "--regenerate")
+    assert whole.returncode == 0, whole.stderr
+    assert "with" not in whole.stdout.lower().replace("-- revenue", "") and "t.num > 2" in whole.stdout
