@@ -118,8 +118,9 @@ class Stats:
                 f"{n(len(self.errors), 'error')}")
 
 
-def optimize_source(source: Source, catalog: Catalog, exclude, pretty: bool, stats: Stats) -> str:
-    """The source's text with each statement replaced by its optimized SQL."""
+def optimize_source(source: Source, catalog: Catalog, exclude, writing: dict, stats: Stats) -> str:
+    """The source's text with each statement replaced by its optimized SQL (`writing`:
+    `optimize()`'s pretty and keep_layout)."""
     parts, last = [], 0
     for st in require_statements(source):
         parts.append(source.text[last:st.start])
@@ -127,7 +128,7 @@ def optimize_source(source: Source, catalog: Catalog, exclude, pretty: bool, sta
             out, result = st.text, None
         else:
             try:
-                out, result = hooks.rewrite(st.text, catalog, exclude=exclude, pretty=pretty)
+                out, result = hooks.rewrite(st.text, catalog, exclude=exclude, **writing)
             except SparkfoldError as e:
                 raise located(e, st) from None
         stats.add(result, out != st.text)
@@ -220,37 +221,45 @@ queries, and queries with the comment /* sparkfold:off */, are kept as they are.
 @click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
               help="Write the optimized files here, under their relative names (needed for "
                    "several files or a folder). Inputs are never overwritten.")
-@click.option("--pretty", is_flag=True, help="Write rewritten queries over several lines.")
+@click.option("--pretty", is_flag=True,
+              help="Lay out a query written whole (--regenerate, or where your text cannot take "
+                   "the rewrites in place) over several lines.")
+@click.option("--regenerate", is_flag=True,
+              help="Write each rewritten query whole from its optimized plan (CTEs inlined, every "
+                   "column qualified) instead of your text with just the rewrites applied.")
 @click.option("-q", "--quiet", is_flag=True, help="Do not print findings (likely mistakes) on stderr.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N",
               help="Processes optimizing files at once (default: one per core).")
-def optimize(sql, files, schema, exclude, conf, out, pretty, quiet, jobs):
+def optimize(sql, files, schema, exclude, conf, out, pretty, regenerate, quiet, jobs):
     """Print the optimized SQL (or write optimized files to --out DIR).
 
     SQL comes from the argument, from -f FILE or folder, or from standard input.
-    Queries no rule changes are written back exactly as they were."""
+    Queries no rule changes are written back exactly as they were; a rewritten query
+    is your text with just the rewrites applied (CTEs, layout, comments kept), checked
+    to read back as the optimized plan, or else written whole from that plan."""
     sources, folders = gather(sql, files)
     catalog = load_catalog(schema, conf)
     exclude = check_rules(exclude, "--exclude-rule")
+    writing = {"pretty": pretty, "keep_layout": not regenerate}
     if out is None and (len(sources) > 1 or folders):
         raise click.UsageError("several input files: give --out DIR to write the optimized files "
                                "(sparkfold never overwrites its input)")
     if out is None:
         stats = Stats(files=1)
-        text = _catalog_hint(lambda: optimize_source(sources[0], catalog, exclude, pretty, stats), schema)
+        text = _catalog_hint(lambda: optimize_source(sources[0], catalog, exclude, writing, stats), schema)
         click.echo(text if text.endswith("\n") else text + "\n", nl=False)
         if not quiet:
             for note in stats.notes:
                 click.echo(note, err=True)
         return
     targets = plan_outputs(sources, folders, out)
-    stats = _optimize_many(sources, targets, catalog, exclude, pretty, (schema, conf), quiet, jobs)
+    stats = _optimize_many(sources, targets, catalog, exclude, writing, (schema, conf), quiet, jobs)
     click.echo(f"{stats.line()} -> {out}")
     if stats.errors:
         raise SystemExit(2)
 
 
-def _optimize_many(sources, targets, catalog, exclude, pretty, schema_conf, quiet, jobs=None) -> Stats:
+def _optimize_many(sources, targets, catalog, exclude, writing, schema_conf, quiet, jobs=None) -> Stats:
     """Optimize every source into its target, in `jobs` processes (one per core by
     default; in this process for a few files), with a progress bar on a terminal.
     Results are written and reported in the sources' order."""
@@ -265,7 +274,7 @@ def _optimize_many(sources, targets, catalog, exclude, pretty, schema_conf, quie
                         console=err, transient=True, disable=not err.is_terminal)
     with progress, _executor(jobs) as pool:
         task = progress.add_task("optimizing", total=len(sources))
-        work = [(s, catalog if jobs == 1 else None, schema_conf, exclude, pretty) for s in sources]
+        work = [(s, catalog if jobs == 1 else None, schema_conf, exclude, writing) for s in sources]
         outcomes = pool.map(_optimize_file, work, chunksize=_FILES_PER_TASK) if pool else map(_optimize_file, work)
         for target, (text, error, part) in zip(targets, outcomes):
             stats.merge(part)
@@ -298,12 +307,12 @@ def _executor(jobs: int):
 def _optimize_file(item) -> tuple[str | None, str | None, Stats]:
     """One source's optimized text (or its error message) and its statistics; in a worker
     process the catalog is read from the schema file there."""
-    source, catalog, (schema, conf), exclude, pretty = item
+    source, catalog, (schema, conf), exclude, writing = item
     part = Stats(files=1)
     try:
         if catalog is None:
             catalog = _cached_catalog(schema, conf)
-        text = _catalog_hint(lambda: optimize_source(source, catalog, exclude, pretty, part), schema)
+        text = _catalog_hint(lambda: optimize_source(source, catalog, exclude, writing, part), schema)
     except SparkfoldError as e:
         if e.exit_code != 2:
             raise

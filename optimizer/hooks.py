@@ -58,7 +58,7 @@ def opted_out(sql: str) -> bool:
 
 
 def rewrite(sql: str, catalog: Any, *, exclude: Iterable[str] = (),
-            pretty: bool = False) -> tuple[str, OptimizeResult | None]:
+            pretty: bool = False, keep_layout: bool = True) -> tuple[str, OptimizeResult | None]:
     """The optimized text of one statement, with its parameter markers kept, and the
     result (None when the query opted out).  Raises what `optimize` raises."""
     if opted_out(sql):
@@ -66,7 +66,7 @@ def rewrite(sql: str, catalog: Any, *, exclude: Iterable[str] = (),
     pyformat = _pyformat(sql)
     text = pyformat.text if pyformat else sql
     marked, n = _name_positional_markers(text)
-    result = optimize(marked, catalog, exclude=exclude, pretty=pretty)
+    result = optimize(marked, catalog, exclude=exclude, pretty=pretty, keep_layout=keep_layout)
     if not result.changed:
         return sql, result
     out = result.sql
