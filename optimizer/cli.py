@@ -19,7 +19,7 @@ from typing import Any
 import click
 
 from ..plans.ir.errors import InternalError, SparkfoldError, UnknownTableError
-from ..plans.sql_in.catalog import Catalog
+from ..plans.sql_in.catalog import Catalog, settings_from
 from . import hooks
 from .lint import FORMATS as LINT_FORMATS
 from .sources import (
@@ -407,6 +407,73 @@ def lint(paths, files, sql, schema, exclude, conf, fail_on, fmt, quiet):
     if not quiet:
         n = sum(len(statements(s)) for s in sources)
         click.echo(f"sparkfold: {summary(records, n)}", err=True)
+    raise SystemExit(exit_code(records, fail_on))
+
+
+@cli.command(epilog="""\b
+Examples:
+  dbt build && dbt docs generate && sparkfold dbt
+  sparkfold dbt path/to/project --fail-on warning --format github
+  sparkfold dbt --out optimized/          # also write each model's optimized SQL
+
+\b
+Reads dbt's target folder: manifest.json (the compiled models, their not_null tests and
+contracts) and catalog.json (the column types, from `dbt docs generate`). A column is NOT
+NULL where a not_null test (that fails the build, and passed in the last run recorded in
+run_results.json) or an enforced contract says so. Models are optimized for ANSI off, as
+dbt-spark runs its sessions; --conf spark.sql.ansi.enabled=true for another adapter.
+Exit codes as for lint: 0, 1 (a finding at or above --fail-on), 2 (a model could not be
+analyzed, or the project's artifacts are missing).""")
+@click.argument("project_dir", required=False, default=".",
+                type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--target-path", type=click.Path(path_type=Path), default=None, metavar="DIR",
+              help="dbt's target folder (default: PROJECT_DIR/target).")
+@click.option("--exclude-rule", "exclude", multiple=True, metavar="NAME",
+              help="Do not run this rule (repeatable), like spark.sql.optimizer.excludedRules.")
+@conf_option
+@click.option("--fail-on", type=click.Choice(["info", "warning", "error", "never"]), default="warning",
+              show_default=True, help="Exit 1 when a finding at or above this severity is found.")
+@click.option("--format", "fmt", type=click.Choice(list(LINT_FORMATS)), default="text", show_default=True,
+              help="text for people, jsonl for tools, github for Actions annotations, sarif for code scanning.")
+@click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+              help="Also write each model's optimized SQL here, under its model path.")
+@click.option("-q", "--quiet", is_flag=True, help="No summary on stderr.")
+@debug_option
+def dbt(project_dir, target_path, exclude, conf, fail_on, fmt, out, quiet):
+    """Lint (and with --out pre-optimize) a dbt project's compiled models, with column
+    types from catalog.json and NOT NULL from the project's tests and contracts."""
+    from .dbt import load_project
+    from .lint import exit_code, lint_sources, render, summary
+
+    project = load_project(project_dir, target_path)
+    given = dict(conf)
+    catalog = project.catalog.with_settings(**{**settings_from(given.get), "ansi": str(
+        given.get("spark.sql.ansi.enabled", "false")).strip().lower() == "true"})
+    exclude = check_rules(exclude, "--exclude-rule")
+    records = list(lint_sources(project.models, catalog, exclude))
+    click.echo(render(records, fmt, _version()), nl=False)
+    if out is not None:
+        stats = Stats(files=0)
+        for source in project.models:
+            target = out / source.rel
+            if target.exists() and target.resolve() == Path(source.name).resolve():
+                raise InputError(f"writing {target} would overwrite an input; choose another --out")
+            part = Stats(files=1)
+            try:
+                text = optimize_source(source, catalog, exclude, {"pretty": False, "keep_layout": True}, part)
+            except SparkfoldError:
+                continue  # reported above as the model's error record
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+            stats.merge(part)
+    if not quiet:
+        n = sum(len(statements(s)) for s in project.models)
+        facts = f"; NOT NULL from the project: {', '.join(project.not_null)}" if project.not_null else ""
+        skipped = f"; left out (a column type sparkfold does not read): {', '.join(project.skipped)}" \
+            if project.skipped else ""
+        click.echo(f"sparkfold: {len(project.models)} models: {summary(records, n)}{facts}{skipped}", err=True)
+        if out is not None:
+            click.echo(f"sparkfold: {stats.line()} -> {out}", err=True)
     raise SystemExit(exit_code(records, fail_on))
 
 

@@ -31,7 +31,7 @@ pytestmark = [pytest.mark.spark, pytest.mark.timeout(900)]
 
 PROJECT = Path(__file__).parent / "dbt_project"
 SCHEMA = "sparkfold_demo"
-MODELS = ("customers", "orders", "big_orders", "customer_regions", "order_summary", "ansi_off")
+MODELS = ("customers", "orders", "big_orders", "customer_regions", "order_summary", "ansi_off", "customer_count")
 TABLES = tuple(m for m in MODELS if m != "big_orders")  # big_orders is a view (order_summary reads it)
 # what each model was written to show (tests/dbt_project/models/*.sql): a rule that must
 # have rewritten its query, and the finding logged for it (if any); the two source models
