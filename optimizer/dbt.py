@@ -68,11 +68,11 @@ def load_project(root: Path, target: Path | None = None) -> Project:
             why = not_null.get((uid, str(col.get("name", "")).lower()))
             if why:
                 facts.append(f"{qualified}.{col['name']} ({why})")
-            columns.append(Column(str(col["name"]), dt, not why))
+            columns.append(Column(str(col["name"]), dt, not why, f"the dbt project's {why}" if why else ""))
         if bad is not None:
             skipped.append(bad)
             continue
-        tables[qualified] = TableSchema(qualified, tuple(columns))
+        tables[qualified] = TableSchema(qualified, tuple(columns), "dbt's catalog.json")
     models = []
     for uid, node in sorted(nodes.items()):
         if node.get("resource_type") != "model" or node.get("language", "sql") != "sql":

@@ -14,6 +14,8 @@ log `spark.sql.planChangeLog.level` prints:
         -Filter (num#1 = null)             the changed subtree, before (-) and after (+)
         +Filter null
          +- Relation t[num#1]
+    == NOT NULL Facts ==             the catalog's NOT NULL columns the query reads, where
+                                     each comes from, the rules whose rewrites rest on it
     == Summary ==                    Spark's "Metrics of Executed Rules", the batches
                                      (iterations, converged), each rule (runs, effective,
                                      time), warnings, phase timings
@@ -51,6 +53,9 @@ Stable keys (`format_version` 1; new keys may be added, none removed or renamed)
     timings          {"parse", "analyze", "optimize", "generate", "lint"}: seconds
     findings         [{"code", "message", "line", "column", "severity", "snippet",
                        "suggestion", "end_line", "end_column"}]
+    not_null_facts   [{"table", "column", "source", "rules"}]: the catalog's NOT NULL
+                      columns the query reads, where each comes from, and the rules
+                      whose rewrites rest on it (`not_null_facts`)
     filters          {"rule": [str] | null, "batch": [str] | null}
 """
 
@@ -65,7 +70,7 @@ from sqlglot import exp
 from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
 from ..plans.ir.dialect import deep_stack, to_sql
-from ..plans.ir.errors import UnsupportedError
+from ..plans.ir.errors import SparkfoldError, UnsupportedError
 from ..plans.ir.printer import expr_str, node_line, plan_str
 from ..plans.ir.tree import _data_key
 from ..plans.sql_in.parse import parse_query
@@ -462,6 +467,58 @@ def _summary(result, rules, batches) -> dict:
     }
 
 
+def not_null_facts(result) -> list[dict]:
+    """The NOT NULL columns of the catalog that the query reads, where each comes from
+    (a schema file, Parquet footers, a dbt test...), and the rules whose rewrites rest on
+    it: the query is optimized again with just that column nullable, and a rule whose
+    change is missing from that run rests on the fact.  (A NOT NULL the data breaks gives
+    wrong results; `verify` checks the declarations against the data.)"""
+    from .api import optimize
+
+    if result.analyzed is None:
+        return []
+    cat, facts, seen = result.catalog, [], set()
+    plans, stack = [], [result.analyzed]
+    while stack:
+        plan = stack.pop()
+        for node in plan.walk():
+            plans.append(node)
+            for e in node.expressions:
+                stack.extend(L.subquery_plans(e))
+    for node in plans:
+        if not isinstance(node, L.Relation):
+            continue
+        try:
+            schema = cat.lookup(node.table)
+        except SparkfoldError:
+            continue
+        read = {a.name.lower() for a in node.output}
+        for col in schema.columns:
+            key = (schema.name.lower(), col.name.lower())
+            if not col.nullable and col.name.lower() in read and key not in seen:
+                seen.add(key)
+                facts.append((node.table, schema, col))
+    if not facts:
+        return []
+    base = _changes(result)
+    out = []
+    for name, schema, col in facts:
+        again = optimize(result.query_original_sql, cat.without_not_null(name, col.name))
+        lost = base - _changes(again) if again.analyzed is not None else base
+        out.append({"table": schema.name, "column": col.name, "source": schema.fact_source(col),
+                    "rules": sorted({rule for rule, _ in lost})})
+    return out
+
+
+def _changes(result):
+    """What each rule changed, expression by expression (the runs being compared analyze
+    the same text, so their attribute ids are the same)."""
+    from collections import Counter
+
+    return Counter((r.rule, (c["before"], c["after"])) for i, r in enumerate(result.trace.rewrites)
+                   for place in _rewrite_dict(i, r)["places"] for c in place["changes"])
+
+
 def _dict(result, rules, batches) -> dict:
     return {
         "format_version": FORMAT_VERSION,
@@ -479,6 +536,7 @@ def _dict(result, rules, batches) -> dict:
         "summary": _summary(result, rules, batches),
         "timings": dict(result.timings),
         "findings": [f.to_dict() for f in result.findings],
+        "not_null_facts": not_null_facts(result),
         "filters": {"rule": list(rules) if rules is not None else None,
                     "batch": list(batches) if batches is not None else None},
     }
@@ -527,6 +585,13 @@ def _text(result, rules, batches, st: _Style, where: Where | None = None) -> str
         section("Optimized Logical Plan")
         out.append(plan_str(result.optimized))
         _plan_changes(out, section, result, rules, batches, st)
+        facts = not_null_facts(result)
+        if facts:
+            section("NOT NULL Facts")
+            for f in facts:
+                rests = (f"rewrites of {', '.join(f['rules'])} rest on it" if f["rules"]
+                         else "no rewrite rests on it")
+                out.append(f"{f['table']}.{f['column']} NOT NULL, from {f['source']}: {rests}")
         _summary_text(out, section, result, rules, batches)
     section("Optimized SQL")
     out.append(result.sql)

@@ -218,7 +218,7 @@ def test_filter_matching_nothing():
 # ---------------------------------------------------------------------------
 
 TOP_KEYS = {"format_version", "original_sql", "sql", "changed", "passthrough", "plans", "schema",
-            "rewrites", "summary", "timings", "findings", "filters"}
+            "rewrites", "summary", "timings", "findings", "not_null_facts", "filters"}
 
 
 def test_json_round_trips_with_the_documented_keys():

@@ -29,12 +29,17 @@ class Column:
     name: str
     data_type: T.DataType
     nullable: bool = True
+    source: str = ""  # where its NOT NULL comes from, when not the table's (a dbt test)
 
 
 @dataclass(frozen=True)
 class TableSchema:
     name: str
     columns: tuple[Column, ...]
+    source: str = ""  # where the schema comes from (a file, a session), for explain
+
+    def fact_source(self, column: Column) -> str:
+        return column.source or self.source or "the schema given"
 
 
 def parse_column_type(text: str) -> tuple[T.DataType, bool]:
@@ -97,7 +102,8 @@ class Catalog:
 
     # -- construction ------------------------------------------------------
     @classmethod
-    def from_mapping(cls, mapping: Mapping[str, Mapping[str, str]], *, ansi: bool = True) -> "Catalog":
+    def from_mapping(cls, mapping: Mapping[str, Mapping[str, str]], *, ansi: bool = True,
+                     source: str = "the schema mapping") -> "Catalog":
         if not isinstance(mapping, Mapping):
             raise SchemaError("a schema must map table names to {column: type} mappings")
         tables = {}
@@ -111,7 +117,7 @@ class Catalog:
                 except SchemaError as e:
                     raise SchemaError(f"table {table!r}, column {cname!r}: {e.message}") from None
                 columns.append(Column(str(cname), dt, nullable))
-            tables[table] = TableSchema(str(table), tuple(columns))
+            tables[table] = TableSchema(str(table), tuple(columns), source)
         return cls(tables, ansi=ansi)
 
     @classmethod
@@ -125,7 +131,7 @@ class Catalog:
         except json.JSONDecodeError as e:
             raise SchemaError(f"schema file {str(path)!r} is not valid JSON: {e.msg} "
                               f"(line {e.lineno}, column {e.colno})") from None
-        return cls.from_mapping(data, ansi=ansi)
+        return cls.from_mapping(data, ansi=ansi, source=str(path))
 
     @classmethod
     def from_file(cls, path: str | Path, name: str | None = None) -> "Catalog":
@@ -137,7 +143,8 @@ class Catalog:
         p = Path(path)
         if is_data_path(p):
             table, fields = table_fields(p, name)
-            return cls({table: TableSchema(table, tuple(Column(n, t, nullable) for n, t, nullable in fields))})
+            return cls({table: TableSchema(table, tuple(Column(n, t, nullable) for n, t, nullable in fields),
+                                           f"the data's own schema ({p})")})
         if name is not None:
             raise SchemaError(f"{path}: NAME=PATH names a table of Parquet data or a Delta table; "
                               f"a schema file names its own tables")
@@ -183,7 +190,7 @@ class Catalog:
                                and not c.args["kind"].args.get("allow_null")
                                for c in cd.args.get("constraints") or [])
                 columns.append(Column(cd.name, dt, not not_null))
-            tables[name] = TableSchema(name, tuple(columns))
+            tables[name] = TableSchema(name, tuple(columns), source)
         if not tables:
             raise SchemaError(f"{source}: no CREATE TABLE statement with columns")
         return cls(tables)
@@ -196,7 +203,7 @@ class Catalog:
                 schema = spark.table(name).schema
             except Exception:
                 return None
-            return TableSchema(name, tuple(_from_spark_field(f) for f in schema.fields))
+            return TableSchema(name, tuple(_from_spark_field(f) for f in schema.fields), "the Spark session's catalog")
 
         return cls({}, loader=load, **session_settings(spark))
 
@@ -247,6 +254,16 @@ class Catalog:
             return next((found for found in (f(name) for f in loaders) if found is not None), None)
 
         return cls(tables, loader=load if loaders else None)
+
+    def without_not_null(self, table: str, column: str) -> "Catalog":
+        """The same schemas with one column taken as nullable (what explain asks: which
+        rewrites rest on that NOT NULL)."""
+        schema = self.lookup(table)
+        cols = tuple(Column(c.name, c.data_type, True) if c.name.lower() == column.lower() else c
+                     for c in schema.columns)
+        out = Catalog(loader=self._loader, ansi=self.ansi, legacy_setops_precedence=self.legacy_setops_precedence)
+        out._tables = {**self._tables, _normalize(table): TableSchema(schema.name, cols, schema.source)}
+        return out
 
     def with_settings(self, *, ansi: bool, legacy_setops_precedence: bool) -> "Catalog":
         """The same schemas under a session's settings (see `session_settings`)."""
