@@ -39,12 +39,11 @@ from ..plans.sql_out.expressions import _PRECEDENCE as _PRECEDENCE_KNOWN
 from ..plans.sql_out.expressions import WRITTEN_FROM, _prec
 from ..plans.sql_out.to_sql import SqlGenerator
 
-# Parents under which a replaced operator may need parentheses to keep its operands (a
-# replacement is written for the writer's context, which may bind differently).
-# sqlglot nodes that are operators though they are functions to sqlglot
+# sqlglot nodes that are operators, not calls whose arguments stand between commas
 _OPERATOR_FUNCS = (exp.Between, exp.In, exp.Is, exp.Like, exp.ILike, exp.RegexpLike, exp.Connector,
                    exp.Binary, exp.Unary)
 _COMPARISONS = (exp.EQ, exp.NullSafeEQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE)
+# tokens that are not keywords (their case is the user's data or names)
 _NOT_KEYWORDS = {TokenType.VAR, TokenType.IDENTIFIER, TokenType.STRING, TokenType.NUMBER,
                  TokenType.NATIONAL_STRING, TokenType.RAW_STRING, TokenType.BIT_STRING,
                  TokenType.HEX_STRING, TokenType.BYTE_STRING}
