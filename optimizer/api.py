@@ -79,6 +79,11 @@ class OptimizeResult:
 
         return to_pyspark_code(self, **kwargs)
 
+    def reoptimized(self, catalog: Any) -> "OptimizeResult":
+        """The same query optimized against another catalog (explain asks what changes
+        when a NOT NULL is taken away)."""
+        return optimize(self.query_original_sql, catalog)
+
     def verify(self, spark: Any, **kwargs):
         from .verify import verify
 

@@ -473,21 +473,10 @@ def not_null_facts(result) -> list[dict]:
     it: the query is optimized again with just that column nullable, and a rule whose
     change is missing from that run rests on the fact.  (A NOT NULL the data breaks gives
     wrong results; `verify` checks the declarations against the data.)"""
-    from .api import optimize
-
     if result.analyzed is None:
         return []
     cat, facts, seen = result.catalog, [], set()
-    plans, stack = [], [result.analyzed]
-    while stack:
-        plan = stack.pop()
-        for node in plan.walk():
-            plans.append(node)
-            for e in node.expressions:
-                stack.extend(L.subquery_plans(e))
-    for node in plans:
-        if not isinstance(node, L.Relation):
-            continue
+    for node in L.relations(result.analyzed):
         try:
             schema = cat.lookup(node.table)
         except SparkfoldError:
@@ -503,7 +492,7 @@ def not_null_facts(result) -> list[dict]:
     base = _changes(result)
     out = []
     for name, schema, col in facts:
-        again = optimize(result.query_original_sql, cat.without_not_null(name, col.name))
+        again = result.reoptimized(cat.without_not_null(name, col.name))
         lost = base - _changes(again) if again.analyzed is not None else base
         out.append({"table": schema.name, "column": col.name, "source": schema.fact_source(col),
                     "rules": sorted({rule for rule, _ in lost})})

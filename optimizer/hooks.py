@@ -42,6 +42,7 @@ import threading
 import time
 from typing import Any, Callable, Iterable
 
+from ..plans.ir import logical as L
 from ..plans.ir.errors import InternalError, SparkfoldError
 from ..plans.sql_in.catalog import Catalog, session_settings
 from .api import OptimizeResult, optimize
@@ -251,6 +252,8 @@ class SqlHook:
         self.internal_errors = 0
         self.on_query = on_query
         self.history: collections.deque[QueryRecord] = collections.deque(maxlen=max(history, 0))
+        self._recent: collections.OrderedDict = collections.OrderedDict()
+        self._recent_lock = threading.Lock()
         self._callback_failed = False
 
     # what the last query did
@@ -381,8 +384,16 @@ class SqlHook:
         self.queries += 1
         self.last = None
         self.last_error = None
+        catalog = self.catalog()
+        again = self._recent_result(sql, catalog)
+        if again is not None:  # the same text just sent, over the same schemas and settings
+            out, result = again
+            self.last = result
+            if out != sql:
+                self.rewritten += 1
+            return out
         try:
-            out, result = rewrite(sql, self.catalog(), exclude=self.exclude)
+            out, result = rewrite(sql, catalog, exclude=self.exclude)
         except SparkfoldError as e:
             if self.strict:
                 raise
@@ -404,7 +415,44 @@ class SqlHook:
             self.findings_seen += len(result.findings)
             if self.report:
                 self._report(sql, out, result)
+            self._remember(sql, out, result)
         return out
+
+    # Clients send one text twice in a row (ibis's `con.sql()`: once for the schema, once
+    # to run it).  The last few results are reused for the same text when every table it
+    # reads has the same schema as then (read afresh from the catalog) and the session's
+    # settings are the same: what the optimization depends on is then the same.
+    _RECENT = 8
+
+    def _recent_result(self, sql: str, catalog: Catalog):
+        with self._recent_lock:
+            hit = self._recent.get(sql)
+        if hit is None:
+            return None
+        out, result, settings, schemas = hit
+        if settings != (catalog.ansi, catalog.legacy_setops_precedence):
+            return None
+        try:
+            if any(catalog.lookup(name) != schema for name, schema in schemas):
+                return None
+        except SparkfoldError:
+            return None
+        return out, result
+
+    def _remember(self, sql: str, out: str, result: OptimizeResult) -> None:
+        if result.analyzed is None:
+            return
+        cat = result.catalog
+        try:
+            names = {node.table for node in L.relations(result.analyzed)}
+            schemas = tuple((name, cat.lookup(name)) for name in sorted(names))
+        except SparkfoldError:
+            return
+        with self._recent_lock:
+            self._recent[sql] = (out, result, (cat.ansi, cat.legacy_setops_precedence), schemas)
+            self._recent.move_to_end(sql)
+            while len(self._recent) > self._RECENT:
+                self._recent.popitem(last=False)
 
     def _report(self, sql: str, out: str, result: OptimizeResult) -> None:
         shown = shown_statement(sql)

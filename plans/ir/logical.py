@@ -312,6 +312,18 @@ def outer_references(plan: Plan) -> frozenset[int]:
     return frozenset(referenced - produced)
 
 
+def relations(plan: Plan) -> list["Relation"]:
+    """Every table scan of the plan, its subqueries' included."""
+    out, stack = [], [plan]
+    while stack:
+        for node in stack.pop().walk():
+            if isinstance(node, Relation):
+                out.append(node)
+            for e in node.expressions:
+                stack.extend(s.plan for s in subquery_plans(e))
+    return out
+
+
 def subquery_plans(e: Expr) -> list:
     """The subquery expressions inside an expression tree (not nested deeper)."""
     if not (e.mask & _SUBQUERY_MASK):
