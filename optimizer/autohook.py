@@ -53,7 +53,7 @@ def mode(value: str | None = None) -> str:
     if text in ("1", "true", "yes"):
         return "on"
     if text not in MODES:
-        log.warning("sparkfold: SPARKFOLD=%s is not one of on, lint, off: sparkfold stays off", text)
+        log.warning("SPARKFOLD=%s is not one of on, lint, off: sparkfold stays off", text)
         return "off"
     return text
 

@@ -49,6 +49,27 @@ from .api import OptimizeResult, optimize
 
 log = logging.getLogger("sparkfold")
 
+
+class _Stderr(logging.Handler):
+    """Warnings on stderr as `sparkfold: message` when the program has not configured
+    logging (Python would print the bare message); when it has (dbt, a notebook, pytest),
+    its own handlers show them, with its format (`WARNING:sparkfold:message`, not
+    `WARNING:sparkfold:sparkfold: message`)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if logging.getLogger().handlers:
+            return
+        try:
+            import sys
+
+            sys.stderr.write(f"sparkfold: {record.getMessage()}\n")
+        except Exception:  # stderr closed: nothing to tell
+            pass
+
+
+if not any(isinstance(h, _Stderr) for h in log.handlers):
+    log.addHandler(_Stderr(logging.WARNING))
+
 OPT_OUT = re.compile(r"/\*\s*sparkfold\s*:\s*off\s*\*/", re.IGNORECASE)
 _MARKER = "__sf_p"
 
@@ -286,7 +307,7 @@ class SqlHook:
             return
         current = vars(self.spark).get("sql")
         if current is not self.wrapper:
-            log.warning("sparkfold: spark.sql was replaced again after the hook was installed; "
+            log.warning("spark.sql was replaced again after the hook was installed; "
                         "leaving it as it is")
             self._installed = False
             return
@@ -364,7 +385,7 @@ class SqlHook:
             except Exception as e:  # the program's callback must not break its queries
                 if not self._callback_failed:
                     self._callback_failed = True
-                    log.warning("sparkfold: the on_query callback raised %s: %s (said once)",
+                    log.warning("the on_query callback raised %s: %s (said once)",
                                 type(e).__name__, first_line(e))
 
     def _formatted(self, sql: str, kwargs: dict) -> str | None:
@@ -401,7 +422,7 @@ class SqlHook:
                 self._failed(e)
             else:  # not a query sparkfold can read: Spark will say what is wrong, if anything
                 self.last_error = e
-                log.info("sparkfold: query passed through unchanged: %s", e.message)
+                log.info("query passed through unchanged: %s", e.message)
             return sql
         except Exception as e:  # a bug: fail open
             if self.strict:
@@ -457,11 +478,11 @@ class SqlHook:
     def _report(self, sql: str, out: str, result: OptimizeResult) -> None:
         shown = shown_statement(sql)
         for f in result.findings:
-            log.warning("sparkfold: %s:%s: %s: %s [%s] in: %s", f.line, f.column, f.severity, f.message, f.code,
+            log.warning("%s:%s: %s: %s [%s] in: %s", f.line, f.column, f.severity, f.message, f.code,
                         shown)
         if out != sql:
             rules = sorted({step.rule for step in result.trace.rewrites})
-            log.info("sparkfold: rewrote (%s%s): %s", ", ".join(rules), "; sent as written" if self.lint_only else "",
+            log.info("rewrote (%s%s): %s", ", ".join(rules), "; sent as written" if self.lint_only else "",
                      shown)
 
     def _failed(self, error: BaseException) -> None:
@@ -469,7 +490,7 @@ class SqlHook:
         self.internal_errors += 1
         if self.strict:
             raise error
-        log.warning("sparkfold: running the original SQL after an internal error: %s",
+        log.warning("running the original SQL after an internal error: %s",
                     first_line(error), exc_info=log.isEnabledFor(logging.DEBUG))
 
 
@@ -559,9 +580,9 @@ def _fail_open(e: Exception, strict: bool) -> None:
             raise e
         raise InternalError(f"{type(e).__name__}: {e}") from e
     if isinstance(e, SparkfoldError) and not isinstance(e, InternalError):
-        log.info("sparkfold: SQL passed through unchanged: %s", e.message)
+        log.info("SQL passed through unchanged: %s", e.message)
     else:
-        log.warning("sparkfold: SQL passed through unchanged after an internal error: %s",
+        log.warning("SQL passed through unchanged after an internal error: %s",
                     first_line(e))
 
 

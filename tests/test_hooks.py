@@ -404,3 +404,20 @@ def test_hook_on_a_spark_connect_session(tmp_path):
     proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                           timeout=300, cwd=ROOT)
     assert "CONNECT-OK" in proc.stdout, proc.stderr[-3000:]
+
+
+@pytest.mark.parametrize("configured, expected", [
+    (False, "sparkfold: SPARKFOLD=maybe is not one of on, lint, off: sparkfold stays off"),
+    (True, "WARNING:sparkfold:SPARKFOLD=maybe is not one of on, lint, off: sparkfold stays off"),
+])
+def test_warnings_name_sparkfold_once(configured, expected):
+    """On stderr as `sparkfold: ...` in a program that did not configure logging; in one
+    that did (dbt calls logging.basicConfig), in its format, with no second prefix."""
+    import subprocess
+    import sys
+
+    code = ("import logging\n" + ("logging.basicConfig()\n" if configured else "") +
+            "from sparkfold.optimizer import autohook\nautohook.mode('maybe')\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip().splitlines() == [expected]
