@@ -88,11 +88,14 @@ def test_set_operation_with_duplicate_names_under_order_by_is_written(spark, fzr
     from sparkfold.optimizer.verify import verify
 
     sql = "SELECT a.b, a.b FROM fzr_a a INTERSECT SELECT z.y, z.c FROM fzr_z z WHERE z.k > 0 AND TRUE ORDER BY 1, 2"
-    r = optimize(sql, fzr)
+    r = optimize(sql, fzr, keep_layout=False)  # the writer's own text
     assert r.sql != sql and "AS _q(b, b_2)" in r.sql
     assert spark.sql(r.sql).columns == spark.sql(sql).columns == ["b", "b"]
     report = verify(r, spark)
     assert report.equal, report.to_text()
+    kept = optimize(sql, fzr)  # the input with the rewrite applied
+    assert kept.sql == sql.replace(" AND TRUE", "")
+    assert_same_result(spark, sql, kept.sql, ordered=True)
 
 
 def test_unaliased_item_over_renamed_column_keeps_its_name(spark, fzr):
@@ -167,10 +170,13 @@ def test_order_by_select_item_written_as_negative_int_literal_is_not_a_position(
     as a sort or grouping key, negative or parenthesized too, is cast."""
     sql = ("SELECT max(k), -1, (2) FROM fzr_a WHERE k > 0 OR k > 0 GROUP BY b "
            "ORDER BY 1, 2 DESC NULLS FIRST, 3 LIMIT 5 OFFSET 1")
-    r = optimize(sql, fzr)
+    r = optimize(sql, fzr, keep_layout=False)  # the writer's own text
     assert r.sql != sql
     assert "ORDER BY max(fzr_a.k), CAST(-1 AS INT) DESC NULLS FIRST, CAST(2 AS INT)" in r.sql
     assert_same_result(spark, sql, r.sql, ordered=True)
+    kept = optimize(sql, fzr)  # the input with the rewrite applied: its positions stay positions
+    assert kept.sql == sql.replace(" OR k > 0", "")
+    assert_same_result(spark, sql, kept.sql, ordered=True)
     # the negative literal in GROUP BY is a position too
     grouped = "SELECT -1 AS c, count(*) FROM fzr_a WHERE k > 0 OR k > 0 GROUP BY 1"
     r = optimize(grouped, fzr)
