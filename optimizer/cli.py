@@ -79,6 +79,25 @@ conf_option = click.option(
          "spark.sql.ansi.enabled=false (dbt-spark's and older clusters' mode), "
          "spark.sql.legacy.setopsPrecedence.enabled=true.")
 
+
+
+def lint_options(fn):
+    """What lint and dbt share: rules left out, session settings, the gate and the format."""
+    for option in reversed([
+        click.option("--exclude-rule", "exclude", multiple=True, metavar="NAME",
+                     help="Do not run this rule (repeatable), like spark.sql.optimizer.excludedRules."),
+        conf_option,
+        click.option("--fail-on", type=click.Choice(["info", "warning", "error", "never"]), default="warning",
+                     show_default=True, help="Exit 1 when a finding at or above this severity is found."),
+        click.option("--format", "fmt", type=click.Choice(list(LINT_FORMATS)), default="text",
+                     show_default=True,
+                     help="text for people, jsonl for tools, github for Actions annotations, sarif for code "
+                          "scanning."),
+    ]):
+        fn = option(fn)
+    return fn
+
+
 # -- optimizing ------------------------------------------------------------------------
 
 @dataclass
@@ -383,13 +402,7 @@ Exit codes: 0 nothing at or above --fail-on, 1 a finding at or above it,
               help="A SQL file, or a folder of .sql files (repeatable); - for standard input.")
 @click.option("--sql", "sql", metavar="TEXT", help="Lint this SQL text instead of files.")
 @click.option("--schema", type=str, metavar="FILE|URL", multiple=True, help=_SCHEMA_HELP)
-@click.option("--exclude-rule", "exclude", multiple=True, metavar="NAME",
-              help="Do not run this rule (repeatable), like spark.sql.optimizer.excludedRules.")
-@conf_option
-@click.option("--fail-on", type=click.Choice(["info", "warning", "error", "never"]), default="warning",
-              show_default=True, help="Exit 1 when a finding at or above this severity is found.")
-@click.option("--format", "fmt", type=click.Choice(list(LINT_FORMATS)), default="text", show_default=True,
-              help="text for people, jsonl for tools, github for Actions annotations, sarif for code scanning.")
+@lint_options
 @click.option("-q", "--quiet", is_flag=True, help="No summary line on stderr.")
 @debug_option
 def lint(paths, files, sql, schema, exclude, conf, fail_on, fmt, quiet):
@@ -428,13 +441,7 @@ analyzed, or the project's artifacts are missing).""")
                 type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--target-path", type=click.Path(path_type=Path), default=None, metavar="DIR",
               help="dbt's target folder (default: PROJECT_DIR/target).")
-@click.option("--exclude-rule", "exclude", multiple=True, metavar="NAME",
-              help="Do not run this rule (repeatable), like spark.sql.optimizer.excludedRules.")
-@conf_option
-@click.option("--fail-on", type=click.Choice(["info", "warning", "error", "never"]), default="warning",
-              show_default=True, help="Exit 1 when a finding at or above this severity is found.")
-@click.option("--format", "fmt", type=click.Choice(list(LINT_FORMATS)), default="text", show_default=True,
-              help="text for people, jsonl for tools, github for Actions annotations, sarif for code scanning.")
+@lint_options
 @click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
               help="Also write each model's optimized SQL here, under its model path.")
 @click.option("-q", "--quiet", is_flag=True, help="No summary on stderr.")
