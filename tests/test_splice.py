@@ -145,7 +145,7 @@ def test_a_splice_that_reads_otherwise_is_refused(monkeypatch):
     assert result.sql == result.regenerated_sql == "SELECT t.num FROM t WHERE t.num > 2"
 
 
-def test_splice_check_catches_a_captured_column(monkeypatch):
+def test_splice_check_catches_a_captured_column(spark, tables):
     """A replacement whose unqualified column would be captured by an inner scope reads
     as another query: the check refuses it and the qualified form is used."""
     sql = ("SELECT num FROM t WHERE x > 0 AND EXISTS "
@@ -153,19 +153,23 @@ def test_splice_check_catches_a_captured_column(monkeypatch):
     out = optimize(sql, STANDARD_SCHEMA).sql
     assert "coalesce" not in out
     assert "t.s = u.s" in out, out
+    assert_same_result(spark, sql, out)
 
 
-def test_wrapped_statement_keeps_its_text():
+def test_wrapped_statement_keeps_its_text(spark, tables):
     sql = "CREATE TABLE x USING parquet AS\nSELECT num FROM t WHERE num > 1 + 1"
     out = optimize(sql, STANDARD_SCHEMA).sql
     assert out == "CREATE TABLE x USING parquet AS\nSELECT num FROM t WHERE num > 2"
+    query = out.split("AS\n", 1)[1]
+    assert_same_result(spark, sql.split("AS\n", 1)[1], query)
 
 
-def test_lower_case_keywords_stay_lower_case():
+def test_lower_case_keywords_stay_lower_case(spark, tables):
     sql = "select num from t where coalesce(x, null) is not null and num between 1 and 1 + 2"
     out = optimize(sql, STANDARD_SCHEMA).sql
     assert out == "select num from t where not x is null and num between 1 and 3" or \
         out == "select num from t where x is not null and num between 1 and 3", out
+    assert_same_result(spark, sql, out)
 
 
 def test_splice_output_is_text_spark_reads(spark, tables):
