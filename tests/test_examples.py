@@ -123,11 +123,34 @@ def test_sqlglot_builder_example():
     assert "LEFT JOIN" in built and optimized.strip()
 
 
-def test_sqlalchemy_example():
+def test_sqlalchemy_example(spark):
+    """Run as a user would (no URL: the example starts and stops a Spark Thrift server); the
+    rows it prints through the rewritten statements are Spark's rows of the original ones."""
+    import ast
+    import socket
+
+    from examples.sqlalchemy_hook import ORDERS, QUERIES
+    from sparkfold.optimizer.hooks import sql_rewriter
+
     proc = run_example(sys.executable, EXAMPLES / "sqlalchemy_hook.py")
-    assert "rows:   [('open', 2)]" in proc.stdout and "rows:   []" in proc.stdout
-    sent = [line for line in proc.stdout.splitlines() if line.startswith("sent:")]
-    assert len(sent) == 2 and all("?" in s and ":min" not in s for s in sent)
+    port = int(re.match(r"no URL given: starting a Spark Thrift server on localhost:(\d+) ", proc.stdout).group(1))
+    with pytest.raises(OSError):  # the server was stopped
+        socket.create_connection(("127.0.0.1", port), timeout=5).close()
+    shown = re.findall(r"query:  (.*)\nsent:   (.*)\nparams: (.*)\nrows:   (.*)\n", proc.stdout)
+    assert [(q, ast.literal_eval(p)) for q, _, p, _ in shown] == QUERIES
+
+    session = spark.newSession()  # the example's view, in a session of its own
+    session.sql(ORDERS)
+    rewrite = sql_rewriter(SCHEMA)
+    rewritten = 0
+    for (query, sent, _, rows), (_, params) in zip(shown, QUERIES):
+        pyformat = re.sub(r":(\w+)", r"%(\1)s", query)  # what SQLAlchemy hands PyHive
+        assert sent == rewrite(pyformat) and "%(" in sent, query
+        rewritten += sent != pyformat
+        expected = [tuple(r) for r in session.sql(query, args=params).collect()]
+        assert ast.literal_eval(rows) == expected, query
+    assert rewritten >= 1
+    assert any("0.5D" in q and "0L" in q and ast.literal_eval(r) for q, _, _, r in shown)  # Spark-only SQL ran
 
 
 # -- the README -------------------------------------------------------------------------------
