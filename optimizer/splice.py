@@ -59,7 +59,7 @@ def spliced(sql: str, tree: exp.Expression, sources: Any, catalog: Any, before: 
     that differ between `before` (the analyzed plan as the writer writes it, recording
     into `written`) and `target` (the optimized plan so written) replaced; None when that
     cannot be done checkably."""
-    inputs = _input_nodes(sources)
+    inputs = _input_nodes(sources, tree)
     try:
         edits = _Differ(lambda node: _input_node(node, written, inputs), sql).diff(before, target)
     except (_Failed, RecursionError):
@@ -90,20 +90,54 @@ def _reads_as(text: str, catalog, target_sql: str) -> bool:
     return again.sql(dialect=DIALECT, normalize_functions=False) == target_sql
 
 
-def _input_nodes(sources) -> dict:
+def _input_nodes(sources, tree: exp.Expression) -> dict:
     """Plan expression -> the input nodes it was analyzed from."""
     out: dict = {}
+    seen: dict = {}
     for node, e in sources.pairs:
         try:
             nodes = out.setdefault(e, [])
+            ids = seen.setdefault(e, set())
         except TypeError:  # an unhashable expression: not a place to splice
             continue
-        if not any(n is node for n in nodes):
+        if id(node) not in ids:
+            ids.add(id(node))
             nodes.append(node)
+    spans = None
     for e, nodes in out.items():
         if len(nodes) > 1:  # a node and its parentheses (or alias) read as one expression: the inner one
-            out[e] = [n for n in nodes if not any(m is not n and _under(m, n) for m in nodes)]
+            spans = spans if spans is not None else _subtree_spans(tree)
+            out[e] = _innermost(nodes, spans)
     return out
+
+
+def _subtree_spans(tree: exp.Expression) -> dict[int, tuple[int, int]]:
+    """id(node) -> (its index in the tree's preorder, the index of its subtree's last node)."""
+    order = list(tree.walk(bfs=False))
+    size = {id(n): 1 for n in order}
+    for n in reversed(order):
+        if n.parent is not None and id(n.parent) in size and n is not tree:
+            size[id(n.parent)] += size[id(n)]
+    return {id(n): (i, i + size[id(n)] - 1) for i, n in enumerate(order)}
+
+
+def _innermost(nodes: list, spans: dict) -> list:
+    """The nodes with no other node of the list under them.  In preorder a node's
+    descendants follow it, so a node has one of the list under it exactly when the next
+    one of the list (in preorder) starts within its subtree."""
+    if any(id(n) not in spans for n in nodes):  # not from the tree: walk up from each
+        ids = {id(n) for n in nodes}
+        outer = set()
+        for m in nodes:
+            up = m.parent
+            while up is not None:
+                if id(up) in ids:
+                    outer.add(id(up))
+                up = up.parent
+        return [n for n in nodes if id(n) not in outer]
+    ranked = sorted(nodes, key=lambda n: spans[id(n)][0])
+    outer = {id(a) for a, b in zip(ranked, ranked[1:]) if spans[id(b)][0] <= spans[id(a)][1]}
+    return [n for n in nodes if id(n) not in outer]
 
 
 def _input_node(node: exp.Expression, written: list, inputs: dict) -> list:
@@ -161,6 +195,7 @@ class _Differ:
     def __init__(self, input_node: Callable, sql: str):
         self.input_node = input_node
         self.sql = sql
+        self._counts: dict[int, int] = {}
 
     def diff(self, before: exp.Expression, after: exp.Expression) -> list:
         if before == after:
@@ -180,6 +215,24 @@ class _Differ:
         if not targets:
             raise _Failed
         return [(target, after) for target in targets]
+
+    def _conjunct_count(self, node: exp.And) -> int:
+        """len(list(node.flatten())), remembered for every AND under it: a chain is
+        compared level by level, and flattening it at each level would be quadratic."""
+        counts = self._counts
+        stack = [node]
+        while stack:
+            top = stack[-1]
+            if id(top) in counts:
+                stack.pop()
+                continue
+            kids = [k for k in (top.this, top.expression) if type(k) is exp.And and id(k) not in counts]
+            if kids:
+                stack.extend(kids)
+                continue
+            stack.pop()
+            counts[id(top)] = sum(counts[id(k)] if type(k) is exp.And else 1 for k in (top.this, top.expression))
+        return counts[id(node)]
 
     def _join(self, before: exp.Join, after: exp.Join) -> list:
         """A join of another kind (an outer join made inner): its keywords, as written up
@@ -238,9 +291,9 @@ class _Differ:
 
     def _conjuncts(self, before: exp.And, after: exp.And) -> list | None:
         """A chain of ANDs, conjunct by conjunct (None: compare it as a tree)."""
-        old, new = list(before.flatten()), list(after.flatten())
-        if len(old) == len(new):
+        if self._conjunct_count(before) == self._conjunct_count(after):
             return None
+        old, new = list(before.flatten()), list(after.flatten())
         found = [self.input_node(c) for c in old]
         if any(len(n) != 1 for n in found):
             return None
@@ -318,9 +371,10 @@ class _Style:
         `place` does not write it, where the input does)."""
         node = node.copy()
         if unqualified:
+            bare = _written_bare(place) if place is not None else {}
             for col in node.find_all(exp.Column):
                 name = col.name.lower()
-                here = _written_bare(name, place) if place is not None else None
+                here = bare.get(name)
                 if col.table and not col.args.get("db") and (here if here is not None else name in self.unqualified):
                     col.set("table", None)
         text = node.sql(dialect=DIALECT, normalize_functions=False, pretty=indent is not None)
@@ -344,11 +398,13 @@ class _Style:
         return "".join(out)
 
 
-def _written_bare(name: str, place: exp.Expression) -> bool | None:
-    """Does the input node write column `name` only without a table (None: it does not
-    write it)?"""
-    cols = [c for c in place.find_all(exp.Column) if c.name.lower() == name]
-    return not any(c.table for c in cols) if cols else None
+def _written_bare(place: exp.Expression) -> dict[str, bool]:
+    """For each column name the input node writes: does it write it only without a table?"""
+    out: dict[str, bool] = {}
+    for c in place.find_all(exp.Column):
+        name = c.name.lower()
+        out[name] = out.get(name, True) and not c.table
+    return out
 
 
 def _needs_parens(node: exp.Expression, replacement: exp.Expression) -> bool | None:
