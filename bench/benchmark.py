@@ -15,8 +15,11 @@ several runs:
 It prints per-corpus medians, p95 and ratios, the cost of each phase and batch, the time
 per rule, how much of each query's text the optimized SQL keeps (the share of unchanged
 lines in a line diff, over the rewritten queries: what a reviewer reads), the cold start
-of the command line against `python -c "import sqlglot"`, and for each stress shape (OR chains, IN lists, CASE, chains of NULL
-comparisons, UNION ALL, nesting) the time at each size with the growth factor.
+of the command line against `python -c "import sqlglot"`, for each stress shape (OR chains,
+IN lists, CASE, chains of NULL comparisons, UNION ALL, nesting) the time and peak memory at
+each size with the growth factor and exponent, a folder of 2,000 files optimized by one
+process and by one per core (the cores used), and a long-running hook: 100,000 `spark.sql`
+calls from 8 threads, the hook's added time per query (p50, p99) and whether memory grows.
 Times are measured on the machine at hand: run it, do not trust numbers across machines.
 """
 
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import sys
@@ -284,8 +288,144 @@ def bench_cold_start(runs, report):
                             "ratio": ours / theirs}
 
 
+def bench_folder(files, report):
+    """`sparkfold optimize -f DIR --out OUT` on a folder of `files` TPC-DS queries (the 99
+    repeated), with one process and with one per core: wall time, and the cores used (the
+    children's CPU time over the wall time)."""
+    import resource
+    import subprocess
+    import tempfile
+
+    catalog, queries = corpus("tpcds")
+    cores = os.cpu_count() or 1
+    out = {"files": files}
+    with tempfile.TemporaryDirectory(prefix="sparkfold-bench-") as tmp:
+        src = os.path.join(tmp, "models")
+        os.makedirs(src)
+        for i in range(files):
+            name, q = queries[i % len(queries)]
+            with open(os.path.join(src, f"{i:05d}_{os.path.basename(name)}.sql"), "w") as f:
+                f.write(q)
+        schema = os.path.join(tmp, "schema.json")
+        with open(schema, "w") as f:
+            json.dump(catalog, f)
+        print(f"\n== a folder of {files} files (TPC-DS queries), `sparkfold optimize -f DIR --out OUT` ==")
+        for jobs in sorted({1, cores}):
+            target = os.path.join(tmp, f"out{jobs}")
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "sparkfold.optimizer.cli", "optimize", "-f", src,
+                            "--schema", schema, "--out", target, "--jobs", str(jobs), "-q"],
+                           check=True, capture_output=True)
+            wall = time.perf_counter() - t0
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            out[f"jobs_{jobs}"] = {"wall_s": wall, "cpu_s": cpu, "cores_used": cpu / wall}
+            print(f"--jobs {jobs}: {wall:.1f} s wall, {cpu:.1f} s CPU, {cpu / wall:.2f} cores used, "
+                  f"{files / wall:.0f} files/s")
+        if cores > 1:
+            speedup = out["jobs_1"]["wall_s"] / out[f"jobs_{cores}"]["wall_s"]
+            out["speedup"] = speedup
+            print(f"{cores} processes against one: {speedup:.2f}x faster")
+    report["folder"] = out
+
+
+def _rss_bytes() -> int:
+    """This process's resident memory now (Linux's /proc; else the peak so far)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        import resource
+
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+HOOK_QUERIES = (
+    "SELECT a, count(b) AS n FROM t WHERE x > {i} GROUP BY a",
+    "SELECT t.a, u.k FROM t LEFT JOIN u ON t.a = u.a WHERE u.k = {i}",
+    "SELECT count(b) AS n FROM t WHERE a = NULL OR b > {i}",
+    "SELECT a, s FROM t WHERE s = 'v{i}' AND x IS NOT NULL ORDER BY a LIMIT 10",
+)
+
+
+def bench_hook(spark, queries, threads, report):
+    """A long-running process: `queries` hooked `spark.sql` calls from `threads` threads
+    (a few query shapes with a different literal each time, so no text repeats), on a
+    real session over empty views.  The hook's added time per query (from its QueryRecords)
+    as p50/p99, and this process's resident memory after warm-up and at the end."""
+    import gc
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from sparkfold.optimizer.hooks import install
+    from tests.data import register
+
+    schema = {"t": {"a": "int", "b": "int not null", "x": "double", "s": "string"},
+              "u": {"a": "int", "k": "int"}}
+    for table, cols in schema.items():
+        register(spark, table, cols, [])
+    seconds: list[float] = []
+    lock = threading.Lock()
+
+    def on_query(record):
+        with lock:
+            seconds.append(record.seconds)
+
+    hook = install(spark, schema, on_query=on_query)
+    warm = max(queries // 10, 1)
+    try:
+        def run(i):
+            spark.sql(HOOK_QUERIES[i % len(HOOK_QUERIES)].format(i=i))
+
+        for i in range(min(200, warm)):  # imports and caches
+            run(i)
+        samples = []
+        t0 = time.perf_counter()
+        with ThreadPoolExecutor(threads) as pool:
+            done = 0
+            step = max(queries // 10, 1)
+            while done < queries:
+                n = min(step, queries - done)
+                list(pool.map(run, range(done, done + n)))
+                done += n
+                gc.collect()
+                samples.append((done, _rss_bytes()))
+        wall = time.perf_counter() - t0
+    finally:
+        hook.uninstall()
+    rewritten = hook.rewritten
+    timed = seconds[min(200, warm):]
+    after_warm = next(rss for done, rss in samples if done >= warm)
+    end = samples[-1][1]
+    out = {"queries": queries, "threads": threads, "wall_s": wall,
+           "added_p50_ms": pct(timed, 0.5) * 1000, "added_p99_ms": pct(timed, 0.99) * 1000,
+           "rss_after_warmup_mib": after_warm / 2**20, "rss_end_mib": end / 2**20,
+           "rss_mib": [(d, r / 2**20) for d, r in samples], "rewritten": rewritten}
+    print(f"\n== the hook: {queries} spark.sql calls from {threads} threads on a real session ==")
+    print(f"added time per query: p50 {out['added_p50_ms']:.2f} ms, p99 {out['added_p99_ms']:.2f} ms; "
+          f"{rewritten} rewritten; {wall:.0f} s in all")
+    print(f"resident memory (MiB) after each tenth: " + ", ".join(f"{r:.0f}" for _, r in out["rss_mib"]) +
+          f"; after warm-up {out['rss_after_warmup_mib']:.0f}, at the end {out['rss_end_mib']:.0f} "
+          f"({out['rss_end_mib'] - out['rss_after_warmup_mib']:+.0f})")
+    report["hook"] = out
+
+
+def _peak_bytes(fn) -> int:
+    """The peak of memory Python allocated while fn ran (tracemalloc; one run, untimed)."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 def bench_stress(quick, runs, engines, report):
-    print("\n== stress shapes: seconds per size (growth = time ratio / size ratio; 1.0 is linear) ==")
+    print("\n== stress shapes: seconds per size (growth = time ratio / size ratio; 1.0 is linear; "
+          "exponent k of time ~ size^k from the first to the last size; peak = Python's memory) ==")
     out = {}
     runners = {"sparkfold": sparkfold_runner(STRESS_SCHEMA)}
     if "sqlglot" in engines:
@@ -304,9 +444,15 @@ def bench_stress(quick, runs, engines, report):
                     row.append(f"{n}: failed ({type(e).__name__})")
                     break
                 growth = "" if prev is None else f" (growth {(t / prev[1]) / (n / prev[0]):.2f})"
-                row.append(f"{n}: {t:.2f}s{growth}")
-                out[shape].setdefault(engine, []).append((n, t))
+                peak = _peak_bytes(lambda: run(q)) if engine == "sparkfold" else None
+                shown_peak = "" if peak is None else f", peak {peak / 2**20:.0f} MiB"
+                row.append(f"{n}: {t:.2f}s{growth}{shown_peak}")
+                out[shape].setdefault(engine, []).append((n, t, peak))
                 prev = (n, t)
+            points = out[shape].get(engine, [])
+            if len(points) > 1:
+                (n0, t0, _), (n1, t1, _) = points[0], points[-1]
+                row.append(f"exponent {math.log(t1 / t0) / math.log(n1 / n0):.2f}")
             print(f"{shape:<24}{engine:<10} " + "; ".join(row))
     report["stress"] = out
 
@@ -320,6 +466,12 @@ def main(argv=None) -> int:
     ap.add_argument("--no-stress", action="store_true", help="skip the stress shapes")
     ap.add_argument("--stress-peers", action="store_true", help="also time sqlglot/Catalyst on stress shapes")
     ap.add_argument("--corpus", action="append", choices=["tpch", "tpcds"], help="corpora (default both)")
+    ap.add_argument("--files", type=int, default=None, metavar="N",
+                    help="files in the folder measure (default 2000, 400 with --quick; 0 skips it)")
+    ap.add_argument("--hook-queries", type=int, default=None, metavar="N",
+                    help="hooked queries in the long-running measure (default 100000, 10000 with "
+                         "--quick; 0 skips it; needs Spark)")
+    ap.add_argument("--threads", type=int, default=8, help="threads sending the hooked queries (default 8)")
     ap.add_argument("--json", metavar="FILE", help="also write the numbers as JSON")
     ap.add_argument("--bench-dir", metavar="PATH", default=BENCH,
                     help="the folder with tpch/ and tpcds/ (default ../shared/bench, or $SPARKFOLD_BENCH)")
@@ -345,6 +497,12 @@ def main(argv=None) -> int:
     bench_cold_start(runs, report)
     if not args.no_stress:
         bench_stress(args.quick, runs, engines if args.stress_peers else ["sparkfold"], report)
+    files = args.files if args.files is not None else (400 if args.quick else 2000)
+    if files:
+        bench_folder(files, report)
+    hooked = args.hook_queries if args.hook_queries is not None else (10_000 if args.quick else 100_000)
+    if hooked and "spark" in report:
+        bench_hook(report["spark"], hooked, args.threads, report)
     report.pop("spark", None)
     if args.json:
         with open(args.json, "w") as f:

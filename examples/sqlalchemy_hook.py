@@ -3,7 +3,7 @@
     python examples/sqlalchemy_hook.py [URL]
 
 URL is the SQLAlchemy URL of a Spark Thrift server (a HiveServer2 endpoint), for example
-`hive://localhost:10000/default` (PyHive's dialect: `pip install "pyhive[hive-pure-sasl]"`).
+`hive://localhost:10000/default` (PyHive's dialect: `pip install pyhive thrift thrift-sasl pure-sasl`).
 Without a URL, the example starts a Spark Thrift server from the installed PySpark
 (`spark-submit`, local[1], a free port, a temporary warehouse and metastore) for the run,
 which takes 20 to 40 seconds, and stops it at the end.
