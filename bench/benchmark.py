@@ -17,7 +17,8 @@ per rule, how much of each query's text the optimized SQL keeps (the share of un
 lines in a line diff, over the rewritten queries: what a reviewer reads), the cold start
 of the command line against `python -c "import sqlglot"`, for each stress shape (OR chains,
 IN lists, CASE, chains of NULL comparisons, UNION ALL, nesting) the time and peak memory at
-each size with the growth factor and exponent, a folder of 2,000 files optimized by one
+each size with the growth factor and exponent, the heap frozen during a run against
+the collector left alone, a folder of 2,000 files optimized by one
 process and by one per core (the cores used), and a long-running hook: 100,000 `spark.sql`
 calls from 8 threads, the hook's added time per query (p50, p99) and whether memory grows.
 Times are measured on the machine at hand: run it, do not trust numbers across machines.
@@ -288,6 +289,38 @@ def bench_cold_start(runs, report):
                             "ratio": ours / theirs}
 
 
+def bench_gc(quick, report):
+    """The heap frozen during a run (plans/ir/dialect.py FREEZE_HEAP) against the collector
+    left as it is: the TPC-DS corpus once through and the largest stress shapes, in a
+    small process and in one holding a million live objects (a notebook's data)."""
+    from sparkfold.plans.ir import dialect
+
+    catalog, queries = corpus("tpcds")
+    run_tpcds, run_stress = sparkfold_runner(catalog), sparkfold_runner(STRESS_SCHEMA)
+    shapes = [(shape, make(sizes[-1])) for shape, (make, sizes) in stress_shapes(quick).items()]
+    print("\n== the heap frozen during a run, against the collector left alone (seconds; ratio) ==")
+    out = {}
+    ballast: list = []
+    for heap in ("small heap", "1M live objects"):
+        if heap != "small heap":
+            ballast = [{"k": i, "v": [i]} for i in range(1_000_000)]
+        work = [("TPC-DS", lambda: [run_tpcds(q) for _, q in queries])]
+        work += [(shape, (lambda q: lambda: run_stress(q))(q)) for shape, q in shapes]
+        for label, fn in work:
+            times = {}
+            for frozen in (True, False, True, False):  # interleaved: the machine's noise hits both
+                dialect.FREEZE_HEAP = frozen
+                t0 = time.perf_counter()
+                fn()
+                times.setdefault(frozen, []).append(time.perf_counter() - t0)
+            dialect.FREEZE_HEAP = True
+            on, off = min(times[True]), min(times[False])
+            out[f"{heap}: {label}"] = {"frozen_s": on, "not_frozen_s": off, "ratio": on / off}
+            print(f"{heap:<16}{label:<24} frozen {on:.2f}, not {off:.2f}: {on / off:.2f}x")
+    del ballast
+    report["gc"] = out
+
+
 def bench_folder(files, report):
     """`sparkfold optimize -f DIR --out OUT` on a folder of `files` TPC-DS queries (the 99
     repeated), with one process and with one per core: wall time, and the cores used (the
@@ -403,8 +436,9 @@ def bench_hook(spark, queries, threads, report):
            "rss_after_warmup_mib": after_warm / 2**20, "rss_end_mib": end / 2**20,
            "rss_mib": [(d, r / 2**20) for d, r in samples], "rewritten": rewritten}
     print(f"\n== the hook: {queries} spark.sql calls from {threads} threads on a real session ==")
-    print(f"added time per query: p50 {out['added_p50_ms']:.2f} ms, p99 {out['added_p99_ms']:.2f} ms; "
-          f"{rewritten} rewritten; {wall:.0f} s in all")
+    print(f"added time per query: p50 {out['added_p50_ms']:.2f} ms, p99 {out['added_p99_ms']:.2f} ms "
+          f"(with {threads} threads sharing the interpreter lock, waits included); {rewritten} rewritten; "
+          f"{wall:.0f} s in all, {queries / wall:.0f} queries/s")
     print(f"resident memory (MiB) after each tenth: " + ", ".join(f"{r:.0f}" for _, r in out["rss_mib"]) +
           f"; after warm-up {out['rss_after_warmup_mib']:.0f}, at the end {out['rss_end_mib']:.0f} "
           f"({out['rss_end_mib'] - out['rss_after_warmup_mib']:+.0f})")
@@ -497,12 +531,15 @@ def main(argv=None) -> int:
     bench_cold_start(runs, report)
     if not args.no_stress:
         bench_stress(args.quick, runs, engines if args.stress_peers else ["sparkfold"], report)
+        bench_gc(args.quick, report)
     files = args.files if args.files is not None else (400 if args.quick else 2000)
     if files:
         bench_folder(files, report)
     hooked = args.hook_queries if args.hook_queries is not None else (10_000 if args.quick else 100_000)
     if hooked and "spark" in report:
         bench_hook(report["spark"], hooked, args.threads, report)
+    elif hooked:
+        print("\n(the hook measure needs Spark: skipped with --no-spark)")
     report.pop("spark", None)
     if args.json:
         with open(args.json, "w") as f:
