@@ -45,6 +45,11 @@ EXPRESSIONS = [
     "s / 0", "s % i", "-s", "s + NULL", "s = b", "s <=> i", "w = 1e1", "w < 10", "s - d = 0", "'1.5' = 1",
     "s IN (1, 2)", "i IN ('1', 2)", "s IN (1)", "coalesce(s, i) = '1'", "CASE WHEN b THEN s ELSE i END",
     "IF(b, i, w) = '1'", "s = i AND s = i + 1", "s = i OR s IS NULL", "CAST(s AS INT) IS NULL",
+    # a boolean equal to a number (Spark's BooleanEquality)
+    "b = 1", "b = 0", "1 = b", "b = -1", "b <=> 1", "b <=> 0", "b != 2", "b = i", "d = b", "NOT (b = 1)",
+    "b = 1L", "b = CAST(0 AS TINYINT)", "b = 1.0D", "b = NULL + i",
+    # `!=` is NOT (=): coerced as `=` is
+    "w != 1", "s <> i", "NOT (s <=> 1)", "b != i",
 ]
 
 
@@ -68,6 +73,26 @@ def test_legacy_result_types_are_sparks(spark, legacy, e, t):
     r = optimize(f"SELECT {e} FROM lt", legacy)
     assert r.analyzed.output[0].data_type == t
     assert schema_of(spark.sql(f"SELECT {e} FROM lt"))[0][1] == t.simple_string()
+
+
+def test_boolean_equal_to_a_number_keeps_sparks_names(spark, legacy):
+    """Spark's coercion makes `b = 1` just `b` and `b <=> 0` `b IS NOT NULL AND NOT b`
+    before the column is named: the unaliased columns are named so here too."""
+    sql = "SELECT b = 1, 0 = b, b <=> 0, b <=> 1, b = i, b = 2, b = 1L, b = 1.0D, b != 1, NOT (b = 0), " \
+          "b = CAST(1 AS TINYINT), i FROM lt WHERE 1 = 1"
+    r = optimize(sql, legacy)
+    assert r.passthrough is None and r.sql != sql
+    same_outcome(spark, r)
+    assert [(a.name, a.data_type.simple_string()) for a in r.optimized.output] == schema_of(spark.sql(sql))
+
+
+@pytest.mark.parametrize("sql", ["SELECT b = m FROM lt WHERE 1 = 1", "SELECT b = 0.5 FROM lt WHERE 1 = 1"])
+def test_boolean_equal_to_a_decimal_passes_through(spark, legacy, sql):
+    """The cast of the boolean to the decimal's type may not fit it (decimal(1,1))."""
+    r = optimize(sql, legacy)
+    assert r.passthrough and "comparison of boolean with decimal" in r.passthrough
+    assert r.sql == sql
+    assert run_or_error(spark, sql) is not None
 
 
 @pytest.mark.parametrize("sql", [

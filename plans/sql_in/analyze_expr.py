@@ -99,10 +99,10 @@ class ExprAnalyzer:
         if analyze is not None:
             out = analyze(self, node, ctx)
             if out is not None:
-                return self._checked(out, node, ctx)
+                return self.checked(out, node, ctx)
         return self._fallback(node, ctx)
 
-    def _checked(self, e: E.Expr, node, ctx) -> E.Expr:
+    def checked(self, e: E.Expr, node, ctx) -> E.Expr:
         """Where Spark's type coercion for known input types is not modelled, Spark may
         reject the query; rules must not be able to drop such an expression and make
         the query valid, so the whole query passes through.  Functions whose result
@@ -211,7 +211,8 @@ def legacy_string_coercion(e: E.Expr) -> E.Expr:
     """e with the casts Spark's legacy (non-ANSI) coercion puts around string operands:
     a string compared with a number, boolean, date or timestamp is cast to that type
     (both sides to double next to a decimal); a string in `+ - * / %`, or negated, is a
-    double; next to a string, the values of IN, CASE, IF and coalesce are strings.
+    double; next to a string, the values of IN, CASE, IF and coalesce are strings; a
+    boolean equal (`=`, `<=>`, `!=`) to a number is cast to the number's type.
     Mixes whose coercion is not modelled raise NotModelled."""
     match e:
         case E.Negate(child) if child.data_type == T.STRING:
@@ -226,6 +227,18 @@ def legacy_string_coercion(e: E.Expr) -> E.Expr:
             else:
                 raise NotModelled(f"comparison of a string with {other.simple_string()} outside ANSI mode")
             return e.with_children([_implicit(left, to), _implicit(right, to)])
+        case E.EqualTo(left=left, right=right) | E.EqualNullSafe(left=left, right=right) \
+                if _boolean_and_number(left.data_type, right.data_type):
+            # Spark's BooleanEquality.  Next to a literal 1 or 0 (1.0D too: Scala's `==`)
+            # the comparison becomes the boolean itself, so that `b = 1` is named `b`,
+            # `b <=> 0` `((b IS NOT NULL) AND (NOT b))`; else the boolean is cast to the
+            # number's type (true 1, false 0).  Not next to a decimal: the cast may not fit
+            # it (decimal(1,1)).
+            boolean, number = (left, right) if left.data_type == T.BOOLEAN else (right, left)
+            if isinstance(number, E.Literal) and number.value is not None and number.value in (0, 1):
+                truth = boolean if number.value == 1 else E.Not(boolean)
+                return truth if isinstance(e, E.EqualTo) else E.And(E.IsNotNull(boolean), truth)
+            return e.with_children([_implicit(left, number.data_type), _implicit(right, number.data_type)])
         case E.Arithmetic(left=left, right=right) if T.STRING in (left.data_type, right.data_type):
             if not isinstance(e, _LEGACY_ARITHMETIC) or not all(t in (T.STRING, T.NULL) or T.is_numeric(t) or isinstance(t, T.DecimalType)
                        for t in (left.data_type, right.data_type)):
@@ -252,6 +265,11 @@ def legacy_string_coercion(e: E.Expr) -> E.Expr:
 
 
 _LEGACY_WIDENING_FUNCTIONS = frozenset({"greatest", "least", "nanvl", "nullif"})
+
+
+def _boolean_and_number(a: T.DataType, b: T.DataType) -> bool:
+    return {a, b} - {T.BOOLEAN} != set() and T.BOOLEAN in (a, b) and \
+        all(t == T.BOOLEAN or t in (T.BYTE, T.SHORT, T.INT, T.LONG, T.FLOAT, T.DOUBLE) for t in (a, b))
 
 
 def _widened_values(e: E.Expr) -> list[E.Expr]:

@@ -30,11 +30,13 @@ def analyze_null_safe_eq(ea, node, ctx):
 
 
 def analyze_null_safe_neq(ea, node, ctx):
-    return E.Not(binary_operator(ea, node, ctx, E.EqualNullSafe))
+    return E.Not(ea.checked(binary_operator(ea, node, ctx, E.EqualNullSafe), node, ctx))
 
 
 def analyze_neq(ea, node, ctx):
-    return E.Not(binary_operator(ea, node, ctx, E.EqualTo))
+    # the comparison under the NOT is coerced and checked as `=` is (Spark reads `a != b`
+    # as NOT (a = b)): outside ANSI mode `s != 1` casts s to int like `s = 1`
+    return E.Not(ea.checked(binary_operator(ea, node, ctx, E.EqualTo), node, ctx))
 
 
 def analyze_lt(ea, node, ctx):
