@@ -15,7 +15,6 @@ large stack and a high recursion limit, so nesting thousands deep does not crash
 from __future__ import annotations
 
 import functools
-import gc
 import sys
 import threading
 from typing import Any, Callable
@@ -326,58 +325,38 @@ _local = threading.local()
 
 def deep_stack(fn: Callable[..., Any], *args, **kwargs) -> Any:
     """Run fn on a thread with a 512 MiB stack and a high recursion limit (sqlglot
-    recurses once per nesting level), with the objects that were there before kept out
-    of the garbage collector's way (see `_run_settings`); exceptions propagate to the
-    caller."""
+    recurses once per nesting level); exceptions propagate to the caller.  The limit is
+    the interpreter's (CPython has no per-thread one): it is raised while a deep thread
+    runs and put back when the last one ends."""
     if getattr(_local, "deep", False):
         return fn(*args, **kwargs)
-    with _run_settings():
+    with _raised_recursion_limit():
         return _on_deep_thread(fn, *args, **kwargs)
 
 
-# Off to compare (bench/benchmark.py measures the run with and without it).
-FREEZE_HEAP = True
-
-
-class _run_settings:
-    """Process-wide settings while any run is on; the first run to start sets them, the
-    last to end puts back what the first found (counted, since runs may overlap in
-    threads).  CPython has no per-thread version of either.
-
-    - The recursion limit, raised.
-    - The heap, frozen (`gc.freeze()`): a run allocates many small trees, and every full
-      collection it triggers would otherwise traverse the whole process (a notebook's
-      data, every module) to find the run's own garbage; frozen, only objects made since
-      are traversed, and the run's garbage is collected as before.  Only when nothing is
-      frozen yet (a pre-fork server's `gc.freeze()` stays its own) and the collector is on."""
+class _raised_recursion_limit:
+    """Raise `sys.getrecursionlimit()` for the block; the last block to end restores the
+    limit found by the first (counted, since deep threads may overlap)."""
 
     _active = 0
-    _saved_limit = 0
-    _froze = False
+    _saved = 0
     _guard = threading.Lock()
 
     def __enter__(self) -> None:
         cls = type(self)
         with cls._guard:
             if cls._active == 0:
-                cls._saved_limit = sys.getrecursionlimit()
-                if cls._saved_limit < _RECURSION_LIMIT:
+                cls._saved = sys.getrecursionlimit()
+                if cls._saved < _RECURSION_LIMIT:
                     sys.setrecursionlimit(_RECURSION_LIMIT)
-                cls._froze = FREEZE_HEAP and gc.isenabled() and gc.get_freeze_count() == 0
-                if cls._froze:
-                    gc.freeze()
             cls._active += 1
 
     def __exit__(self, *exc) -> None:
         cls = type(self)
         with cls._guard:
             cls._active -= 1
-            if cls._active == 0:
-                if sys.getrecursionlimit() == _RECURSION_LIMIT > cls._saved_limit:
-                    sys.setrecursionlimit(cls._saved_limit)
-                if cls._froze:
-                    gc.unfreeze()
-                    cls._froze = False
+            if cls._active == 0 and sys.getrecursionlimit() == _RECURSION_LIMIT > cls._saved:
+                sys.setrecursionlimit(cls._saved)
 
 
 def _on_deep_thread(fn: Callable[..., Any], *args, **kwargs) -> Any:
