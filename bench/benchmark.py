@@ -17,8 +17,7 @@ per rule, how much of each query's text the optimized SQL keeps (the share of un
 lines in a line diff, over the rewritten queries: what a reviewer reads), the cold start
 of the command line against `python -c "import sqlglot"`, for each stress shape (OR chains,
 IN lists, CASE, chains of NULL comparisons, UNION ALL, nesting) the time and peak memory at
-each size with the growth factor and exponent, the heap frozen during a run against
-the collector left alone, a folder of 2,000 files optimized by one
+each size with the growth factor and exponent, a folder of 2,000 files optimized by one
 process and by one per core (the cores used), and a long-running hook: 100,000 `spark.sql`
 calls from 8 threads, the hook's added time per query (p50, p99) and whether memory grows.
 Times are measured on the machine at hand: run it, do not trust numbers across machines.
@@ -295,38 +294,6 @@ def bench_cold_start(runs, report):
                             "ratio": ours / theirs}
 
 
-def bench_gc(quick, report):
-    """The heap frozen during a run (plans/ir/dialect.py FREEZE_HEAP) against the collector
-    left as it is: the TPC-DS corpus once through and the largest stress shapes, in a
-    small process and in one holding a million live objects (a notebook's data)."""
-    from sparkfold.plans.ir import dialect
-
-    catalog, queries = corpus("tpcds")
-    run_tpcds, run_stress = sparkfold_runner(catalog), sparkfold_runner(STRESS_SCHEMA)
-    shapes = [(shape, make(sizes[-1])) for shape, (make, sizes) in stress_shapes(quick).items()]
-    print("\n== the heap frozen during a run, against the collector left alone (seconds; ratio) ==")
-    out = {}
-    ballast: list = []
-    for heap in ("small heap", "1M live objects"):
-        if heap != "small heap":
-            ballast = [{"k": i, "v": [i]} for i in range(1_000_000)]
-        work = [("TPC-DS", lambda: [run_tpcds(q) for _, q in queries])]
-        work += [(shape, (lambda q: lambda: run_stress(q))(q)) for shape, q in shapes]
-        for label, fn in work:
-            times = {}
-            for frozen in (True, False, True, False):  # interleaved: the machine's noise hits both
-                dialect.FREEZE_HEAP = frozen
-                t0 = time.perf_counter()
-                fn()
-                times.setdefault(frozen, []).append(time.perf_counter() - t0)
-            dialect.FREEZE_HEAP = True
-            on, off = min(times[True]), min(times[False])
-            out[f"{heap}: {label}"] = {"frozen_s": on, "not_frozen_s": off, "ratio": on / off}
-            print(f"{heap:<16}{label:<24} frozen {on:.2f}, not {off:.2f}: {on / off:.2f}x")
-    del ballast
-    report["gc"] = out
-
-
 def bench_folder(files, report):
     """`sparkfold optimize -f DIR --out OUT` on a folder of `files` TPC-DS queries (the 99
     repeated), with one process and with one per core: wall time, and the cores used (the
@@ -537,7 +504,6 @@ def main(argv=None) -> int:
     bench_cold_start(runs, report)
     if not args.no_stress:
         bench_stress(args.quick, runs, engines if args.stress_peers else ["sparkfold"], report)
-        bench_gc(args.quick, report)
     files = args.files if args.files is not None else (400 if args.quick else 2000)
     if files:
         bench_folder(files, report)
