@@ -244,8 +244,8 @@ def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regener
         timings["optimize"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         try:
-            changed = optimized is not analyzed and not _same_but_nullability(analyzed, optimized) \
-                and _rewritten(trace, batch_list)
+            changed = optimized is not analyzed and _rewritten(trace, batch_list) \
+                and not _same_but_nullability(analyzed, optimized)
             hint = tree.args.get("hint") if isinstance(tree, exp.Select) else None
             regenerated = as_edited = None
             if changed or always_regenerate:
@@ -263,7 +263,8 @@ def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regener
                 elif keep_layout:
                     for plan in _for_review(analyzed, optimized, trace, batch_list, cat, exclude):
                         shown = target if plan is optimized else _ast_of(plan, hint)
-                        as_edited = spliced(sql, tree, sources, cat, before, gen.written, shown)
+                        as_edited = spliced(sql, tree, sources, cat, before, gen.written, shown,
+                                            regenerated if shown is target and not pretty else None)
                         if as_edited is not None:
                             break
         except _NoPlaceForHint:

@@ -21,7 +21,7 @@ from ..plans.ir import logical as L
 from ..plans.ir.errors import InternalError
 from ..plans.ir.expressions import ensure_ids_above, id_scope
 from ..rules.base import Rule, RuleContext
-from .validate import rejection, schema_error
+from .validate import Checks, rejection, schema_error
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,9 @@ def execute(plan: L.Plan, batches: Iterable[Batch], ctx: RuleContext | None = No
             excluded: Iterable[str] = (), trace: Trace | None = None) -> tuple[L.Plan, Trace]:
     """Run the batches on the plan; the run's new expression ids come from the caller's
     id scope (an `optimize()` call's), or from one of its own above the plan's ids."""
-    with id_scope(L.max_expr_id(plan) + 1, join=True):
+    top = L.max_expr_id(plan)
+    with id_scope(top + 1, join=True):
+        ensure_ids_above(top)
         return _execute(plan, batches, ctx, excluded, trace)
 
 
@@ -106,8 +108,8 @@ def _execute(plan: L.Plan, batches: Iterable[Batch], ctx: RuleContext | None,
              excluded: Iterable[str], trace: Trace | None) -> tuple[L.Plan, Trace]:
     ctx = ctx or RuleContext()
     trace = trace if trace is not None else Trace()
-    ensure_ids_above(L.max_expr_id(plan))
     skip = {e.lower() for e in excluded}
+    checks = Checks(ctx.ansi)
     # A rule is a pure function of the plan: once it left a plan unchanged it would leave
     # that very plan unchanged again, so it is not rerun until something changed it
     # (the last, confirming iteration of a fixed point costs almost nothing).
@@ -144,7 +146,7 @@ def _execute(plan: L.Plan, batches: Iterable[Batch], ctx: RuleContext | None,
                 if broken:
                     raise InternalError(f"rule {rule.name} (batch {batch.name}) {broken}; please report "
                                         f"this as a bug")
-                reason = rejection(plan, new, ctx.ansi)
+                reason = rejection(plan, new, ctx.ansi, checks)
                 if reason:
                     trace.warnings.append(f"rule {rule.name} (batch {batch.name}) {reason}; its rewrite "
                                           f"is not kept")

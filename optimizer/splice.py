@@ -54,11 +54,11 @@ class _Failed(Exception):
 
 
 def spliced(sql: str, tree: exp.Expression, sources: Any, catalog: Any, before: exp.Expression,
-            written: list, target: exp.Expression) -> str | None:
+            written: list, target: exp.Expression, target_sql: str | None = None) -> str | None:
     """The input `sql` (parsed as `tree`, analyzed with `sources` recorded) with the parts
     that differ between `before` (the analyzed plan as the writer writes it, recording
-    into `written`) and `target` (the optimized plan so written) replaced; None when that
-    cannot be done checkably."""
+    into `written`) and `target` (the optimized plan so written; `target_sql`, its text on
+    one line, when the caller has it) replaced; None when that cannot be done checkably."""
     inputs = _input_nodes(sources, tree)
     try:
         edits = _Differ(lambda node: _input_node(node, written, inputs), sql).diff(before, target)
@@ -67,7 +67,8 @@ def spliced(sql: str, tree: exp.Expression, sources: Any, catalog: Any, before: 
     if not edits or any(e[0] is tree for e in edits if e[0] is not None):
         return None
     style = _Style(sql, tree)
-    target_sql = target.sql(dialect=DIALECT, normalize_functions=False)
+    if target_sql is None:
+        target_sql = target.sql(dialect=DIALECT, normalize_functions=False)
     for unqualified in (True, False):
         text = _apply(sql, edits, style, unqualified)
         if text is not None and _reads_as(text, catalog, target_sql):
@@ -87,7 +88,8 @@ def _reads_as(text: str, catalog, target_sql: str) -> bool:
         if not isinstance(again, exp.Select):
             return False
         again.set("hint", hint.copy())
-    return again.sql(dialect=DIALECT, normalize_functions=False) == target_sql
+    # (printed without sqlglot's defensive copy: `again` is not used after)
+    return again.sql(dialect=DIALECT, normalize_functions=False, copy=False) == target_sql
 
 
 def _input_nodes(sources, tree: exp.Expression) -> dict:

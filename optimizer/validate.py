@@ -19,7 +19,6 @@ plan may not replace the old one, or None:
 
 from __future__ import annotations
 
-import threading
 from functools import lru_cache
 
 from ..plans.ir import expressions as E
@@ -213,54 +212,63 @@ def spark_fold_errors(plan: L.Plan, ansi: bool) -> int:
     Modelled as far as `plans.evaluate` goes (an expression it cannot evaluate is not
     counted), which is what a rewrite's constants are built from; tests/test_fold_errors
     checks the model against Spark."""
-    count = 0
-    roots = [plan]
-    while roots:
-        root = roots.pop()
-        constants: dict[int, Constants] = {}
+    return Checks(ansi).of(plan)[1]
+
+
+class Checks:
+    """The counts `rejection` compares (ungrouped aggregates, constants Spark's optimizer
+    would fold to an error), per plan node.  Both are sums over a node's subtree, and the
+    constants a node passes up depend on its subtree only, so a node a rewrite left in
+    place (rules share unchanged subtrees) is counted once per engine run, not once per
+    rewrite.  Nodes are remembered by identity and kept alive while remembered."""
+
+    def __init__(self, ansi: bool):
+        self.ansi = ansi
+        self._memo: dict[int, tuple[L.Plan, int, int, Constants]] = {}
+
+    def of(self, plan: L.Plan) -> tuple[int, int]:
+        _, ungrouped, errors, _ = self._node(plan)
+        return ungrouped, errors
+
+    def _node(self, root: L.Plan) -> tuple[L.Plan, int, int, Constants]:
+        memo, ansi = self._memo, self.ansi
         stack: list = [(root, False)]
         while stack:
             p, expanded = stack.pop()
+            done = memo.get(id(p))
+            if done is not None and done[0] is p:
+                continue
             if not expanded:
                 stack.append((p, True))
                 stack.extend((c, False) for c in p.children)
                 continue
-            seen, values = _carried(p, [constants.get(id(c), {}) for c in p.children])
+            kids = [memo[id(c)] for c in p.children]
+            ungrouped = sum(k[1] for k in kids) + (isinstance(p, L.Aggregate) and not aggregate_is_grouped(p))
+            errors = sum(k[2] for k in kids)
+            seen, values = _carried(p, [k[3] for k in kids])
             for e in p.expressions:
                 if seen and e.references & seen.keys():
-                    count += max(_raising_constants(x, ansi) for x in _substitutions(e, seen))
+                    errors += max(_raising_constants(x, ansi) for x in _substitutions(e, seen))
                 elif e.mask & E.Literal.bit:
-                    count += _raising_constants(e, ansi)
+                    errors += _raising_constants(e, ansi)
                 if e.deep_mask & _SUBQUERY_MASK:
-                    roots.extend(x.plan for x in e.walk() if isinstance(x, E.SubqueryExpr))
+                    for x in e.walk():
+                        if isinstance(x, E.SubqueryExpr):
+                            _, u, f, _ = self._node(x.plan)
+                            ungrouped, errors = ungrouped + u, errors + f
             if isinstance(p, L.Project):
                 values = _constant_columns(p.projections, values, ansi)
             elif isinstance(p, L.Aggregate):
                 values = _constant_columns(p.aggregates, values, ansi)
-            if values:
-                constants[id(p)] = values
-    return count
+            memo[id(p)] = (p, ungrouped, errors, values)
+        return memo[id(root)]
 
 
-class _Counts:
-    """The counts of the last plan checked: a kept rewrite's plan is the next one's
-    `before` (one entry per thread)."""
-
-    local = threading.local()
-
-    @classmethod
-    def of(cls, plan: L.Plan, ansi: bool) -> tuple[int, int]:
-        last = getattr(cls.local, "last", None)
-        if last is not None and last[0] is plan and last[1] == ansi:
-            return last[2]
-        counts = (ungrouped_aggregates(plan), spark_fold_errors(plan, ansi))
-        cls.local.last = (plan, ansi, counts)
-        return counts
-
-
-def rejection(before: L.Plan, after: L.Plan, ansi: bool = True) -> str | None:
-    """Why a valid-schema rewrite is not kept, or None."""
-    (ungrouped, errors), (ungrouped_after, errors_after) = _Counts.of(before, ansi), _Counts.of(after, ansi)
+def rejection(before: L.Plan, after: L.Plan, ansi: bool = True, checks: Checks | None = None) -> str | None:
+    """Why a valid-schema rewrite is not kept, or None.  `checks`: the counts of the run
+    so far (an engine run passes one, so unchanged subtrees are not counted again)."""
+    checks = checks if checks is not None and checks.ansi == ansi else Checks(ansi)
+    (ungrouped, errors), (ungrouped_after, errors_after) = checks.of(before), checks.of(after)
     if ungrouped_after > ungrouped:
         return "took a grouping expression apart in a select list (Spark's MISSING_AGGREGATION)"
     if errors_after > errors:

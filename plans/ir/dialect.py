@@ -267,13 +267,37 @@ class _Parser(_STOCK):
         return result
 
 
+def _any_to_exists_in_scope(select: exp.Expression) -> exp.Expression:
+    """sqlglot's `transforms.any_to_exists` (`5 > ANY(arr)` as `EXISTS(arr, x -> 5 > x)`)
+    for the ANYs of this SELECT's own scope: each SELECT inside it does its own when it
+    is printed.  The stock transform searches the whole subtree at every SELECT, which
+    made printing quadratic in the nesting of subqueries."""
+    for node in list(select.walk(prune=lambda n: n is not select and isinstance(n, exp.Query))):
+        if not isinstance(node, exp.Any):
+            continue
+        this = node.this
+        if isinstance(this, exp.Query) or isinstance(node.parent, (exp.Like, exp.ILike)):
+            continue
+        binop = node.parent
+        if isinstance(binop, exp.Binary):
+            arg = exp.to_identifier("x")
+            node.replace(arg)
+            binop.replace(exp.Exists(this=this.unnest(), expression=exp.Lambda(this=binop.copy(), expressions=[arg])))
+    return select
+
+
 @functools.lru_cache(maxsize=None)
 def _dispatch(generator_class: type) -> dict:
     """sqlglot's Spark generator's table of node printers, with sparkfold's: the
-    typed-literal markers, `x IS NOT NULL`, `<=>`, and WITHIN GROUP as written (Spark's
-    printer turns it into percentile_approx)."""
+    typed-literal markers, `x IS NOT NULL`, `<=>`, WITHIN GROUP as written (Spark's
+    printer turns it into percentile_approx), and a SELECT's preprocessing with
+    `any_to_exists` looking at the SELECT's own scope (the same text, linear time)."""
+    from sqlglot import transforms
+
     table = dict(generator_class(dialect="spark")._dispatch)
     table[exp.WithinGroup] = getattr(generator_class, "withingroup_sql")
+    table[exp.Select] = transforms.preprocess([transforms.eliminate_qualify, transforms.eliminate_distinct_on,
+                                               transforms.unnest_to_explode, _any_to_exists_in_scope])
     table.update({exp.Anonymous: _typed_literal_sql, exp.Not: _not_sql, exp.NullSafeEQ: _null_safe_eq_sql})
     return table
 
