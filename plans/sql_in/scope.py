@@ -19,10 +19,26 @@ class Entry:
     qualifier: tuple[str, ...]  # lower-case name parts, e.g. ("spark_catalog", "db", "t") or ("x",)
     columns: list[E.Expr]  # Attributes (or an aliased expression for a USING key)
     display: str = ""
+    _by_name: dict | None = field(default=None, init=False, repr=False, compare=False)
 
     def matches(self, parts: tuple[str, ...]) -> bool:
         n = len(parts)
         return n <= len(self.qualifier) and self.qualifier[-n:] == parts
+
+    def named(self, name: str) -> list[E.Expr]:
+        """The columns called `name` (lower-case), in order."""
+        if self._by_name is None:
+            self._by_name = _index(self.columns)
+        return self._by_name.get(name, [])
+
+
+def _index(columns: list[E.Expr]) -> dict[str, list[E.Expr]]:
+    """Lower-case name -> the columns so named, in order (built once per entry or scope:
+    a wide join's scope answered every unqualified name by scanning all its columns)."""
+    out: dict[str, list[E.Expr]] = {}
+    for c in columns:
+        out.setdefault(column_name(c).lower(), []).append(c)
+    return out
 
 
 def column_name(e: E.Expr) -> str:
@@ -37,6 +53,7 @@ class Scope:
     star: list[E.Expr] = field(default_factory=list)
     parent: "Scope | None" = None
     ctes: dict = field(default_factory=dict)  # CTE definitions visible here (name -> def)
+    _star_by_name: dict | None = field(default=None, init=False, repr=False, compare=False)
 
     @staticmethod
     def of(qualifier: tuple[str, ...], columns: list[E.Expr], display: str = "") -> "Scope":
@@ -76,13 +93,15 @@ class Scope:
                 continue
             found = []
             for en in matching:
-                found.extend(c for c in en.columns if column_name(c).lower() == rest[0])
+                found.extend(en.named(rest[0]))
             found = _dedupe(found)
             if len(found) > 1:
                 raise AmbiguousReferenceError(display, [self._describe(c) for c in found])
             if found:
                 return found[0], list(parts[qlen + 1:])
-        found = _dedupe([c for c in self.star if column_name(c).lower() == lowered[0]])
+        if self._star_by_name is None:
+            self._star_by_name = _index(self.star)
+        found = _dedupe(self._star_by_name.get(lowered[0], []))
         if len(found) > 1:
             raise AmbiguousReferenceError(display, [self._describe(c) for c in found])
         if found:
