@@ -16,7 +16,7 @@ Shared subtrees are rewritten once per traversal (memo by identity).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import FrozenInstanceError
 from decimal import Decimal
 from typing import Any, Callable, ClassVar, Iterator
 
@@ -28,23 +28,28 @@ KIND_BITS: dict[type, int] = {}
 
 def node(cls=None, /, *, children: dict[str, str] | None = None,
          extra: dict[str, str] | None = None):
-    """Class decorator: a frozen slotted dataclass with precomputed hash and kind mask.
+    """Class decorator: a frozen slotted class of fields (like a frozen, slotted
+    dataclass without generated equality or repr) with precomputed hash and kind mask.
 
+    Fields are the class's annotations, in order, with their class-level defaults.
     `children` maps field names to ONE (a node), OPT (a node or None), MANY (a tuple of
     nodes) or PAIRS (a tuple of pairs of nodes): the nodes traversals walk.  `extra`
     declares, the same way, fields holding nodes of another tree that are compared and
     hashed structurally but not walked (a plan's expressions, a subquery's plan).
-    Other fields are plain data."""
+    Other fields are plain data.
+
+    Built here rather than by `dataclasses.dataclass`: with ~50 node classes, the
+    dataclass machinery was 40% of sparkfold's own import time (the command line's
+    cold start); one generated `__init__` per class is all a node needs."""
 
     def wrap(c):
-        c = dataclass(frozen=True, slots=True, eq=False, repr=False)(c)
+        c = _slotted(c)
         spec = tuple((children or {}).items())
         c._child_spec = spec
         c._extra_spec = tuple((extra or {}).items())
         child_names = {n for n, _ in spec} | {n for n, _ in c._extra_spec}
-        c._data_names = tuple(f.name for f in fields(c) if f.name not in child_names)
+        c._data_names = tuple(n for n in c._field_names if n not in child_names)
         c._eq_names = tuple(n for n in c._data_names if n not in getattr(c, "_not_compared", ()))
-        c._field_names = tuple(f.name for f in fields(c))
         bit = 1 << _next_bit[0]
         _next_bit[0] += 1
         c.bit = bit
@@ -54,6 +59,27 @@ def node(cls=None, /, *, children: dict[str, str] | None = None,
     return wrap if cls is None else wrap(cls)
 
 
+def _slotted(c: type) -> type:
+    """`c` rebuilt with a slot per annotated field and an `__init__` that sets them
+    (positional or by keyword, defaults from the class body) and calls `__post_init__`."""
+    own = c.__dict__.get("__annotations__", {})
+    names = tuple(n for n, t in own.items() if "ClassVar" not in str(t))
+    defaults = {n: c.__dict__[n] for n in names if n in c.__dict__}
+    body = {k: v for k, v in c.__dict__.items() if k not in names and k not in ("__dict__", "__weakref__")}
+    body["__slots__"] = names
+    body["__match_args__"] = names
+    new = type(c)(c.__name__, c.__bases__, body)
+    new.__qualname__ = c.__qualname__
+    params = ", ".join(f"{n}=_d_{n}" if n in defaults else n for n in names)
+    sets = "".join(f"    _set(self, {n!r}, {n})\n" for n in names)
+    source = f"def __init__(self, {params}):\n{sets}    self.__post_init__()\n"
+    scope = {"_set": object.__setattr__, **{f"_d_{n}": v for n, v in defaults.items()}}
+    exec(source, scope)
+    init = scope["__init__"]
+    init.__qualname__ = f"{new.__qualname__}.__init__"
+    new.__init__ = init
+    new._field_names = names
+    return new
 def mask_of(*classes: type) -> int:
     m = 0
     for c in classes:
@@ -100,6 +126,12 @@ class Node:
     _not_compared: ClassVar[tuple] = ()  # data fields left out of equality (display only)
     _field_names: ClassVar[tuple] = ()
     bit: ClassVar[int] = 0
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
 
     def __post_init__(self) -> None:
         s = object.__setattr__
