@@ -182,7 +182,11 @@ def _ast_of(plan: L.Plan, hint: exp.Hint | None = None, gen: SqlGenerator | None
 
 
 def _sql_of(tree: exp.Expression, pretty: bool) -> str:
-    return tree.sql(dialect=DIALECT, pretty=pretty, normalize_functions=False)
+    """The text of a tree the writer built for this run.  Printed without sqlglot's
+    defensive deep copy (a third of the printing time): the tree is not kept, and were a
+    printer to change it in place, the splice that diffs it next is checked by reading
+    its result back against this very text (`optimizer.splice`)."""
+    return tree.sql(dialect=DIALECT, pretty=pretty, normalize_functions=False, copy=False)
 
 
 def optimize(sql: str, catalog: Any = None, *, batches: Sequence[Batch] | None = None,
