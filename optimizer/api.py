@@ -232,8 +232,9 @@ def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regener
     with id_scope():
         t0 = time.perf_counter()
         sources = SourceMap()  # for the findings: which expression each sqlglot node became
+        analyzer = sources.record(Analyzer(cat, sql))
         try:
-            analyzed = sources.record(Analyzer(cat, sql)).analyze(tree)
+            analyzed = analyzer.analyze(tree)
         except NotModelled as e:
             timings["analyze"] = time.perf_counter() - t0
             return OptimizeResult(sql, sql, None, None, trace, cat, passthrough=str(e), timings=timings,
@@ -287,6 +288,14 @@ def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regener
     if regenerated is not None:
         regenerated = _with_comments(regenerated, tree)
     out_sql = as_edited or regenerated or sql
+    if analyzer.inner_hints and not as_edited and regenerated is not None:
+        # hints inside the query (BROADCAST on a derived table, REPARTITION in a CTE) have
+        # no place in a query written whole: only the kept-layout text keeps them
+        out_sql = sql
+        why = "its rewrites could not be applied to its text in place" if keep_layout else \
+            "keep_layout is off"
+        trace.warnings.append(f"the query has hints inside it, which a query written whole would lose, "
+                              f"and {why}: it is kept as written")
     result = OptimizeResult(sql, out_sql, analyzed, optimized, trace, cat, findings=findings,
                             timings=timings, regenerated_sql=regenerated)
     return result

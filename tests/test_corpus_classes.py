@@ -55,10 +55,25 @@ def test_top_level_hints_stay_on_the_rewritten_query(spark, tables):
     assert "LEFT JOIN" not in result.sql
 
 
-def test_a_hint_inside_passes_the_query_through(tables):
-    result = optimize("SELECT * FROM (SELECT /*+ BROADCAST(u) */ t.s FROM t JOIN u ON t.num = u.num) q "
-                      "WHERE 1 = 1", tables)
-    assert result.passthrough and "hint" in result.passthrough
+@pytest.mark.parametrize("sql, hint", [
+    ("SELECT * FROM (SELECT /*+ BROADCAST(u) */ t.s FROM t JOIN u ON t.num = u.num) q WHERE 1 = 1",
+     "/*+ BROADCAST(u) */"),
+    ("WITH c AS (SELECT /*+ REPARTITION(3) */ num, s FROM t WHERE s = NULL OR num > 1) "
+     "SELECT c.s, u.y FROM c JOIN u ON c.num = u.num", "/*+ REPARTITION(3) */"),
+])
+def test_a_hint_inside_stays_where_it_is_written(spark, tables, sql, hint):
+    # the query is optimized; the hint, which never changes the rows, stays in the
+    # kept-layout output, in its place
+    result = _agrees(spark, tables, sql)
+    assert result.passthrough is None and result.sql != sql
+    assert hint in result.sql
+
+
+def test_a_hint_inside_keeps_the_query_as_written_when_it_must_be_written_whole(tables):
+    sql = "SELECT * FROM (SELECT /*+ BROADCAST(u) */ t.s FROM t JOIN u ON t.num = u.num) q WHERE 1 = 1"
+    result = optimize(sql, tables, keep_layout=False)
+    assert result.passthrough is None and result.sql == sql
+    assert any("hints inside" in w for w in result.trace.warnings)
 
 
 @pytest.mark.parametrize("sql", [

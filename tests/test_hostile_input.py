@@ -62,18 +62,19 @@ def test_comment_with_block_end_is_kept_as_line_comment(spark, catalog):
     assert_same_result(spark, sql, result.sql)
 
 
-def test_top_level_hints_stay_and_inner_hints_pass_through(spark, catalog):
+def test_top_level_hints_stay_and_inner_hints_stay_in_place(spark, catalog):
     # the outermost SELECT's hints go back on the rewritten query (they never change rows)
     sql = "SELECT /*+ BROADCAST(u) */ t.num FROM t JOIN u ON t.num = u.num WHERE 1 = 1"
     result = optimize(sql, catalog)
     assert result.passthrough is None
     assert result.sql == "SELECT /*+ BROADCAST(u) */ t.num FROM t JOIN u ON t.num = u.num"
     assert_same_result(spark, sql, result.sql)
-    # a hint inside a derived table has no place once the blocks are rewritten
+    # a hint inside a derived table stays where it is written (the kept-layout output)
     inner = f"SELECT * FROM ({sql}) q"
     result = optimize(inner, catalog)
-    assert result.sql == inner
-    assert "hint" in result.passthrough
+    assert result.passthrough is None
+    assert result.sql == "SELECT * FROM (SELECT /*+ BROADCAST(u) */ t.num FROM t JOIN u ON t.num = u.num) q"
+    assert_same_result(spark, inner, result.sql)
 
 
 @pytest.mark.parametrize("sql,markers", [

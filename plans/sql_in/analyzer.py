@@ -41,6 +41,10 @@ class Analyzer:
         self.sql = sql
         self.exprs = ExprAnalyzer(self)
         self.root: exp.Expression | None = None
+        # hints on a SELECT inside the query (a derived table, a CTE, a set operation's
+        # branch): they never change the rows, and the analysis leaves them out; only
+        # the kept-layout output has a place for them (optimizer.api)
+        self.inner_hints = False
 
     def analyze(self, tree: exp.Expression) -> L.Plan:
         if not isinstance(tree, (exp.Query, exp.Subquery)):

@@ -29,8 +29,8 @@ def select_block(an, sel: exp.Select, outer: Scope | None, ctes: dict) -> L.Plan
             raise NotModelled(f"SELECT with {arg.rstrip('_')}")
     if sel.args.get("hint") and sel is not an.root:
         # the outermost SELECT's hints go back on the rewritten query (optimizer.api);
-        # a hint inside has no place to go once the blocks are rewritten
-        raise NotModelled("query hints inside the query")
+        # a hint inside stays where it is written only in the kept-layout output
+        an.inner_hints = True
     generated = generator_select(an, sel)
     if generated is not None:
         return generated
