@@ -387,11 +387,7 @@ class _raised_recursion_limit:
 
 
 def _on_deep_thread(fn: Callable[..., Any], *args, **kwargs) -> Any:
-    worker = _DeepWorker.take()
-    try:
-        return worker.run(fn, args, kwargs)
-    finally:
-        worker.give_back()
+    return _DeepWorker.take().run(fn, args, kwargs)
 
 
 class _DeepWorker:
@@ -432,8 +428,16 @@ class _DeepWorker:
         self._tasks.put(None)  # enough are kept: this one ends
 
     def run(self, fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+        """fn's value (or its exception), the worker given back for the next call; a
+        caller interrupted while waiting (Ctrl-C) leaves the worker to end after this
+        call, never to be given another."""
         self._tasks.put((fn, args, kwargs))
-        ok, value = self._done.get()
+        try:
+            ok, value = self._done.get()
+        except BaseException:
+            self._tasks.put(None)
+            raise
+        self.give_back()
         if not ok:
             raise value
         return value
