@@ -19,7 +19,8 @@ of the command line against `python -c "import sqlglot"`, for each stress shape 
 IN lists, CASE, chains of NULL comparisons, UNION ALL, nesting) the time and peak memory at
 each size with the growth factor and exponent, a folder of 2,000 files optimized by one
 process and by one per core (the cores used), and a long-running hook: 100,000 `spark.sql`
-calls from 8 threads, the hook's added time per query (p50, p99) and whether memory grows.
+calls from 8 threads, the hook's added time per query (p50, p99) and whether memory grows
+(this process's, and the Spark driver's live heap).
 Times are measured on the machine at hand: run it, do not trust numbers across machines.
 """
 
@@ -386,7 +387,8 @@ def bench_hook(spark, queries, threads, report):
 
         for i in range(min(200, warm)):  # imports and caches
             run(i)
-        samples = []
+        samples: list = []
+        jvm_samples: list = []
         t0 = time.perf_counter()
         with ThreadPoolExecutor(threads) as pool:
             done = 0
@@ -397,6 +399,7 @@ def bench_hook(spark, queries, threads, report):
                 done += n
                 gc.collect()
                 samples.append((done, _rss_bytes()))
+                jvm_samples.append(_jvm_heap_bytes(spark))
         wall = time.perf_counter() - t0
     finally:
         hook.uninstall()
@@ -407,7 +410,8 @@ def bench_hook(spark, queries, threads, report):
     out = {"queries": queries, "threads": threads, "wall_s": wall,
            "added_p50_ms": pct(timed, 0.5) * 1000, "added_p99_ms": pct(timed, 0.99) * 1000,
            "rss_after_warmup_mib": after_warm / 2**20, "rss_end_mib": end / 2**20,
-           "rss_mib": [(d, r / 2**20) for d, r in samples], "rewritten": rewritten}
+           "rss_mib": [(d, r / 2**20) for d, r in samples], "rewritten": rewritten,
+           "jvm_heap_mib": [None if b is None else b / 2**20 for b in jvm_samples]}
     print(f"\n== the hook: {queries} spark.sql calls from {threads} threads on a real session ==")
     print(f"added time per query: p50 {out['added_p50_ms']:.2f} ms, p99 {out['added_p99_ms']:.2f} ms "
           f"(with {threads} threads sharing the interpreter lock, waits included); {rewritten} rewritten; "
@@ -415,7 +419,24 @@ def bench_hook(spark, queries, threads, report):
     print(f"resident memory (MiB) after each tenth: " + ", ".join(f"{r:.0f}" for _, r in out["rss_mib"]) +
           f"; after warm-up {out['rss_after_warmup_mib']:.0f}, at the end {out['rss_end_mib']:.0f} "
           f"({out['rss_end_mib'] - out['rss_after_warmup_mib']:+.0f})")
+    if all(b is not None for b in out["jvm_heap_mib"]):
+        # Python objects that wrap Java ones (py4j) keep them alive: a leak in the hook
+        # could show in the driver's heap and not in Python's memory
+        print("the Spark driver's live heap (MiB, after a full GC) after each tenth: " +
+              ", ".join(f"{b:.0f}" for b in out["jvm_heap_mib"]))
     report["hook"] = out
+
+
+def _jvm_heap_bytes(spark) -> int | None:
+    """The Spark driver's used heap after a full collection (None where the session has
+    no JVM in this process, as with Spark Connect)."""
+    try:
+        jvm = spark.sparkContext._jvm
+        jvm.java.lang.System.gc()
+        runtime = jvm.java.lang.Runtime.getRuntime()
+        return int(runtime.totalMemory() - runtime.freeMemory())
+    except Exception:
+        return None
 
 
 def _peak_bytes(fn) -> int:
