@@ -238,8 +238,6 @@ def test_rewrite_does_not_take_a_grouping_expression_apart(spark, fzr):
 def test_engine_drops_a_plan_rule_rewrite_that_ungroups_an_aggregate(fzr):
     """The backstop for plan rules: a rewrite that leaves a select-list column outside the
     grouping expressions (Spark's MISSING_AGGREGATION) is not kept, with a trace warning."""
-    from dataclasses import replace
-
     from sparkfold.optimizer.engine import Batch, Once, execute
     from sparkfold.optimizer.validate import ungrouped_aggregates
     from sparkfold.plans.ir import expressions as E
@@ -253,7 +251,7 @@ def test_engine_drops_a_plan_rule_rewrite_that_ungroups_an_aggregate(fzr):
             if not isinstance(p, L.Aggregate):
                 return p
             b = next(a for a in p.child.output if a.name == "b")
-            return replace(p, aggregates=(E.Alias(E.IsNull(b), "x", p.aggregates[0].expr_id),))
+            return p.copy(aggregates=(E.Alias(E.IsNull(b), "x", p.aggregates[0].expr_id),))
         return transform_plan(plan, fn)
 
     assert ungrouped_aggregates(r.analyzed) == 0
