@@ -68,15 +68,7 @@ def aggregate_is_grouped(agg: L.Aggregate) -> bool:
 def ungrouped_aggregates(plan: L.Plan) -> int:
     """How many Aggregates (subquery plans included) Spark would reject with
     MISSING_AGGREGATION (see `aggregate_is_grouped`)."""
-    count, stack = 0, [plan]
-    while stack:
-        for op in stack.pop().walk():
-            if isinstance(op, L.Aggregate) and not aggregate_is_grouped(op):
-                count += 1
-            for e in op.expressions:
-                if e.deep_mask & _SUBQUERY_MASK:
-                    stack.extend(x.plan for x in e.walk() if isinstance(x, E.SubqueryExpr))
-    return count
+    return Checks(ansi=True).of(plan)[0]
 
 
 # Operators FoldablePropagation carries a child's constant columns through (Spark 4's

@@ -70,3 +70,19 @@ def test_text_that_looks_renamed_is_refused_not_changed():
 
     with pytest.raises(SparkfoldParseError, match="keeps text starting with"):
         _parse("SELECT 'sparkfoldcallx' FROM t", Spark.parser_class)
+
+
+@pytest.mark.parametrize("sql, read", [
+    ("SELECT * FROM t WHERE 5 > ANY(t.arr) AND x IN (SELECT a FROM u WHERE 3 = ANY(u.b))", "postgres"),
+    ("SELECT * FROM (SELECT * FROM u WHERE 2 < ANY(u.c)) AS s WHERE x = ANY (SELECT 1)", "postgres"),
+    ("SELECT a FROM t QUALIFY ROW_NUMBER() OVER (PARTITION BY a ORDER BY b) = 1", "spark"),
+    ("SELECT DISTINCT ON (a) a, b FROM t ORDER BY a, b", "postgres"),
+])
+def test_select_preprocessing_prints_as_sqlglots_spark_printer(sql, read):
+    # sparkfold's printer runs sqlglot's SELECT transforms with any_to_exists limited to
+    # each SELECT's own scope (plans/ir/dialect.py, linear in the nesting); the text must
+    # be the stock Spark printer's, ANYs in nested SELECTs included
+    import sqlglot
+
+    tree = sqlglot.parse_one(sql, read=read)
+    assert tree.sql(dialect=DIALECT) == tree.sql(dialect="spark")

@@ -47,7 +47,7 @@ EXPRESSIONS = [
     "IF(b, i, w) = '1'", "s = i AND s = i + 1", "s = i OR s IS NULL", "CAST(s AS INT) IS NULL",
     # a boolean equal to a number (Spark's BooleanEquality)
     "b = 1", "b = 0", "1 = b", "b = -1", "b <=> 1", "b <=> 0", "b != 2", "b = i", "d = b", "NOT (b = 1)",
-    "b = 1L", "b = CAST(0 AS TINYINT)", "b = 1.0D", "b = NULL + i",
+    "b = 1L", "b = CAST(0 AS TINYINT)", "b = 1.0D", "b = NULL + i", "b = -0.0D", "b <=> -0.0D", "b = 0.0F",
     # `!=` is NOT (=): coerced as `=` is
     "w != 1", "s <> i", "NOT (s <=> 1)", "b != i",
 ]
@@ -79,7 +79,7 @@ def test_boolean_equal_to_a_number_keeps_sparks_names(spark, legacy):
     """Spark's coercion makes `b = 1` just `b` and `b <=> 0` `b IS NOT NULL AND NOT b`
     before the column is named: the unaliased columns are named so here too."""
     sql = "SELECT b = 1, 0 = b, b <=> 0, b <=> 1, b = i, b = 2, b = 1L, b = 1.0D, b != 1, NOT (b = 0), " \
-          "b = CAST(1 AS TINYINT), i FROM lt WHERE 1 = 1"
+          "b = CAST(1 AS TINYINT), b = -0.0D, b <=> CAST('NaN' AS DOUBLE), i FROM lt WHERE 1 = 1"
     r = optimize(sql, legacy)
     assert r.passthrough is None and r.sql != sql
     same_outcome(spark, r)

@@ -268,8 +268,8 @@ _LEGACY_WIDENING_FUNCTIONS = frozenset({"greatest", "least", "nanvl", "nullif"})
 
 
 def _boolean_and_number(a: T.DataType, b: T.DataType) -> bool:
-    return {a, b} - {T.BOOLEAN} != set() and T.BOOLEAN in (a, b) and \
-        all(t == T.BOOLEAN or t in (T.BYTE, T.SHORT, T.INT, T.LONG, T.FLOAT, T.DOUBLE) for t in (a, b))
+    """One side boolean, the other a non-decimal number."""
+    return T.BOOLEAN in (a, b) and (a if b == T.BOOLEAN else b) in (T.BYTE, T.SHORT, T.INT, T.LONG, T.FLOAT, T.DOUBLE)
 
 
 def _widened_values(e: E.Expr) -> list[E.Expr]:
