@@ -236,8 +236,8 @@ def eliminate_outer_join(p: L.Plan, ctx) -> L.Plan:
         # Project(only the kept side's columns, LEFT JOIN whose other side matches each row
         # at most once) -> the kept side: every kept row comes out exactly once
         case L.Project(projections, L.Join(_, _, L.LEFT_OUTER | L.RIGHT_OUTER) as join) \
-                if _unread_side(join, _references(projections)) is not None \
-                and _at_most_one_match(join):
+                if (_unread_side(join, _references(projections)) is not None and _at_most_one_match(join)) \
+                or _dropped_by_catalyst(join, _references(projections)):
             return L.Project(projections, _kept_side(join))
         # Aggregate(only the kept side's columns, duplicate-agnostic aggregates: grouping,
         # min, max, DISTINCT) over an outer join -> over the kept side: the join only
@@ -314,19 +314,88 @@ def _may_raise_when_read(plan: L.Plan, needed: set[int]) -> bool:
             return plan_may_raise(plan)
 
 
-def _at_most_one_match(join: L.Join) -> bool:
+def _at_most_one_match(join: L.Join, as_catalyst: bool = False) -> bool:
     """Does each row of the kept side match at most one row of the other?  True when the
     other side is unique on columns the condition equates with the kept side's (Spark's
-    distinctKeys: grouping columns, DISTINCT, LIMIT 1, a global aggregate)."""
+    distinctKeys: grouping columns, DISTINCT, LIMIT 1, a global aggregate).  `as_catalyst`:
+    only keys Catalyst's ExtractEquiJoinKeys sees bare, `=` between columns of one type
+    (`<=>` becomes coalesce and isnull keys there, and a coerced key is a cast)."""
     kept, other = (join.left, join.right) if join.join_type == L.LEFT_OUTER else (join.right, join.left)
     equated: set[int] = set()
     for c in E.split_conjuncts(join.condition) if join.condition is not None else ():
-        if isinstance(c, (E.EqualTo, E.EqualNullSafe)):
+        if isinstance(c, E.EqualTo if as_catalyst else (E.EqualTo, E.EqualNullSafe)):
             for a, b in ((c.left, c.right), (c.right, c.left)):
                 if isinstance(a, E.Attribute) and a.expr_id in other.output_ids \
-                        and b.references and b.references <= kept.output_ids:
+                        and b.references and b.references <= kept.output_ids \
+                        and (not as_catalyst or a.data_type == b.data_type):
                     equated.add(a.expr_id)
     return any(keys <= equated for keys in distinct_keys(other))
+
+
+# Window functions that number rows: deterministic for Catalyst, computed by Spark's
+# Window operator when the query runs, never while it is optimized
+_NUMBERING = frozenset({"row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile"})
+
+
+def _numbering(e: E.Expr) -> bool:
+    return isinstance(e, E.Opaque) and e.kind == "window" and e.function in _NUMBERING
+
+
+def _dropped_by_catalyst(join: L.Join, read: frozenset[int]) -> bool:
+    """Does Catalyst's own EliminateOuterJoin drop this join's padded side before the
+    query runs?  It drops the side of a LEFT (RIGHT) JOIN under a Project that reads only
+    the kept side when that side is unique on keys the condition equates with `=`
+    (distinctKeys), without asking what the side would compute: a sum that could
+    overflow, a `ROW_NUMBER()` (which overflows past 2^31 rows in a partition under ANSI).
+    Spark then never runs that side, so neither does the query with the side dropped.
+    Checked on Spark 4.0 and 4.3 (tests/test_rules_plan_outer_join.py).  Not when Spark
+    could run part of the side before that rule, or would keep it for other reasons:
+    - it is not deterministic for Catalyst (a CTE that is not is not inlined, and a
+      CTE reference has no distinct keys), or reads a subquery or an unmodelled relation;
+    - it may raise where Spark evaluates while optimizing, ahead of its other rules:
+      Projects and Filters over inline tables (ConvertToLocalRelation; a table name may be
+      a view of VALUES), grouping expressions (pulled out below the aggregate first).
+    The join condition must not raise either (as for any dropped join)."""
+    kept, other = (join.left, join.right) if join.join_type == L.LEFT_OUTER else (join.right, join.left)
+    cond = join.condition
+    if not read <= kept.output_ids or cond is None or not cond.deterministic or cond.may_raise \
+            or cond.deep_mask & _SUBQUERIES or not _at_most_one_match(join, as_catalyst=True):
+        return False
+    for n in other.walk():
+        if isinstance(n, L.OpaqueRelation):
+            return False
+        for e in n.expressions:
+            if any(not _numbering(x) and (isinstance(x, (E.SubqueryExpr, E.Opaque)) or not x._self_deterministic())
+                   for x in e.walk()):
+                return False
+    return not _may_raise_while_optimized(other)
+
+
+def _may_raise_while_optimized(plan: L.Plan) -> bool:
+    """Could Spark raise on this plan while optimizing it, before EliminateOuterJoin?
+    What an Aggregate computes, and what sits above one, runs only when the query runs;
+    anything else may be a Project or Filter over an inline table, evaluated at once."""
+    match plan:
+        case L.Aggregate(grouping, _, child):
+            return any(g.may_raise for g in grouping) or _may_raise_anywhere(child)
+        case L.Project(_, child) | L.Filter(_, child) | L.Sort(_, child) | L.Limit(_, child) \
+                | L.SubqueryAlias(_, child) if _over_aggregate(child):
+            return _may_raise_while_optimized(child)
+        case _:
+            return _may_raise_anywhere(plan)
+
+
+def _over_aggregate(plan: L.Plan) -> bool:
+    while isinstance(plan, (L.Project, L.Filter, L.Sort, L.Limit, L.SubqueryAlias)):
+        plan = plan.child
+    return isinstance(plan, L.Aggregate)
+
+
+def _may_raise_anywhere(plan: L.Plan) -> bool:
+    """May any expression of the plan raise, but the numbering windows' own calls (their
+    PARTITION BY and ORDER BY values are computed below the window, and count)?"""
+    return any(not _numbering(x) and x._self_may_raise()
+               for n in plan.walk() for e in n.expressions for x in e.walk())
 
 
 def distinct_keys(plan: L.Plan) -> list[frozenset[int]]:

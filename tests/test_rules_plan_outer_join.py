@@ -237,14 +237,70 @@ def test_an_unread_aggregate_of_the_dropped_side_does_not_keep_the_join(spark, t
 
 
 @pytest.mark.parametrize("sql", [
-    # the sum is the join key: it is evaluated, and may overflow under ANSI
-    "SELECT t.num FROM t LEFT JOIN (SELECT sum(y) AS total FROM u) q ON t.b = q.total",
-    # a filter of the dropped side runs whatever is read
+    # a filter of the dropped side runs whatever is read (and Spark may run it while
+    # optimizing, over an inline table)
     "SELECT t.num FROM t LEFT JOIN (SELECT num FROM u WHERE 10 / y > 1 GROUP BY num) q ON t.num = q.num",
 ])
 def test_what_the_dropped_side_evaluates_may_still_keep_the_join(tables, sql):
     r = run(sql, ELIM, "UpdateAttributeNullability")
     assert not fired(r, ELIM)
+
+
+# The side of a LEFT JOIN under a Project that reads only the kept side, unique on keys
+# equated with `=`: Catalyst's own EliminateOuterJoin drops it before the query runs,
+# whatever it would compute, so what it computes cannot raise on Spark either.  Each
+# case's side raises when run on its own (an overflowing sum, a division by zero in a
+# HAVING), and the original query does not on Spark; the rewrite agrees with it.
+OVERFLOWING = "SELECT sum(v) AS total FROM VALUES (9223372036854775807L), (1L) AS w(v)"
+RAISING_HAVING = ("SELECT num, row_number() OVER (PARTITION BY num ORDER BY num) AS rn "
+                  "FROM u GROUP BY num HAVING max(y) div 0 > 0")
+
+
+@pytest.mark.parametrize("sql, side", [
+    (f"SELECT t.num FROM t LEFT JOIN ({OVERFLOWING}) q ON t.b = q.total", OVERFLOWING),
+    (f"SELECT t.s FROM ({OVERFLOWING}) q RIGHT JOIN t ON q.total = t.b", OVERFLOWING),
+    (f"SELECT t.s FROM t LEFT JOIN (SELECT num FROM ({RAISING_HAVING}) w WHERE rn = 1) q ON t.num = q.num",
+     RAISING_HAVING),
+    ("SELECT t.s FROM t LEFT JOIN (SELECT num, 1 div 0 AS z FROM u GROUP BY num) v "
+     "ON t.num = v.num AND v.z > 0", "SELECT num, 1 div 0 AS z FROM u GROUP BY num"),
+])
+def test_a_side_catalyst_drops_itself_is_dropped_whatever_it_computes(spark, tables, sql, side):
+    from tests.spark_check import run_or_error
+
+    assert run_or_error(spark, side)[0] == "error"  # the side on its own raises
+    r = run(sql, ELIM, "UpdateAttributeNullability")
+    assert fired(r, ELIM) and " JOIN " not in r.sql
+    spark_agrees(spark, r)
+
+
+@pytest.mark.parametrize("sql", [
+    # a row number over a grouped or limited side (sqlglot's eliminate_joins:3 and :4)
+    "SELECT t.s FROM t LEFT JOIN (SELECT num FROM (SELECT num, ROW_NUMBER() OVER (PARTITION BY num "
+    "ORDER BY num) AS rn FROM u GROUP BY num) AS w WHERE rn = 1) AS q ON t.num = q.num",
+    "SELECT t.s FROM t LEFT JOIN (SELECT num FROM (SELECT num, ROW_NUMBER() OVER (PARTITION BY num "
+    "ORDER BY y) AS rn FROM u LIMIT 1) AS w WHERE rn = 1) AS q ON t.num = q.num",
+    "SELECT t.s FROM t LEFT JOIN (SELECT sum(y) AS total FROM u) q ON t.b = q.total",
+])
+def test_a_numbered_or_summed_side_nothing_reads_is_dropped(spark, tables, sql):
+    r = run(sql, ELIM, "UpdateAttributeNullability")
+    assert fired(r, ELIM) and " JOIN " not in r.sql
+    spark_agrees(spark, r)
+
+
+@pytest.mark.parametrize("sql", [
+    # Spark evaluates a Filter over an inline table while optimizing, before it drops
+    # the join: the division raises there
+    "SELECT t.s FROM t LEFT JOIN (SELECT num FROM VALUES (1, 0), (2, 1) AS w(num, z) WHERE 1 div z > 0 "
+    "GROUP BY num) q ON t.num = q.num",
+    # `<=>` keys are not distinct keys for Catalyst (coalesce and isnull): it keeps the join
+    f"SELECT t.s FROM t LEFT JOIN (SELECT num FROM ({RAISING_HAVING}) w WHERE rn = 1) q ON t.num <=> q.num",
+    # nor is a key Spark casts to the other side's type (int against bigint)
+    f"SELECT t.s FROM t LEFT JOIN (SELECT num FROM ({RAISING_HAVING}) w WHERE rn = 1) q ON t.b = q.num",
+])
+def test_a_side_spark_runs_before_it_could_drop_it_stays(spark, tables, sql):
+    r = run(sql, ELIM, "UpdateAttributeNullability")
+    assert not fired(r, ELIM)
+    spark_agrees(spark, r)
 
 
 @pytest.mark.parametrize("sql", [

@@ -712,13 +712,15 @@ class Opaque(Expr):
     arguments, so column references follow any renaming.  It is treated as
     non-deterministic and possibly raising, and nothing rewrites it.
 
-    `kind` is "scalar", "aggregate" (an unknown aggregate function) or "window"."""
+    `kind` is "scalar", "aggregate" (an unknown aggregate function) or "window";
+    `function` is a window's function name, lower case (`row_number`)."""
 
     template: Any
     args: tuple[Expr, ...]
     data_type_: T.DataType = T.UNKNOWN
     kind: str = "scalar"
     sql_text: str = ""
+    function: str = ""
 
     def _self_deterministic(self) -> bool:
         return False

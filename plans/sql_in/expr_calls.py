@@ -98,7 +98,7 @@ def analyze_window(ea, node, ctx):
         if isinstance(node.this, CALL_WRAPPERS) or _ignore_nulls_flag(fn):
             raise NotModelled(f"Spark's column name for {node.sql(dialect='spark')[:60]}")
         spark_text = out.sql_text
-    return out.copy(data_type_=window_type(ea, name, out, fn, ctx), sql_text=spark_text)
+    return out.copy(data_type_=window_type(ea, name, out, fn, ctx), sql_text=spark_text, function=name)
 
 
 def window_type(ea, name, opaque: E.Opaque, fn, ctx) -> T.DataType:
