@@ -810,7 +810,7 @@ class SortOrder(Expr):
     def __post_init__(self) -> None:
         if self.nulls_first is None:
             object.__setattr__(self, "nulls_first", self.ascending)
-        Expr.__post_init__(self)
+        self._node_init()
 
     def _type_and_nullability(self):
         return self.child.data_type, self.child.nullable

@@ -54,6 +54,9 @@ def node(cls=None, /, *, children: dict[str, str] | None = None,
         _next_bit[0] += 1
         c.bit = bit
         KIND_BITS[c] = bit
+        c._node_init = _generated_post_init(c)
+        if "__post_init__" not in c.__dict__:
+            c.__post_init__ = c._node_init
         return c
 
     return wrap if cls is None else wrap(cls)
@@ -80,6 +83,51 @@ def _slotted(c: type) -> type:
     new.__init__ = init
     new._field_names = names
     return new
+def _generated_post_init(c: type) -> Callable:
+    """`Node.__post_init__` written out for one class: its children and extra nodes
+    gathered field by field, its hash and kind mask, then `_derive()`.  The same result
+    as the generic method, without its per-node loops over field specs (a node is built
+    for every rewrite, so this is on every hot path)."""
+    lines = ["def __post_init__(self):"]
+
+    def gather(spec, var):
+        parts = []
+        for name, kind in spec:
+            if kind == ONE:
+                parts.append(f"(self.{name},)")
+            elif kind == OPT:
+                parts.append(f"((self.{name},) if self.{name} is not None else ())")
+            elif kind == MANY:
+                parts.append(f"tuple(self.{name})")
+            else:
+                parts.append(f"tuple(x for pair in self.{name} for x in pair)")
+        lines.append(f"    {var} = {' + '.join(parts) if parts else '()'}")
+
+    gather(c._child_spec, "kids")
+    gather(c._extra_spec, "extra")
+    lines.append("    _set(self, '_kids', kids)")
+    lines.append("    _set(self, '_extra', extra)")
+    lines.append("    m = _bit")
+    lines.append("    for k in kids:")
+    lines.append("        m |= k.mask")
+    if c._extra_in_mask and c._extra_spec:
+        lines.append("    for k in extra:")
+        lines.append("        m |= k.mask")
+    # plain values (names, ids, flags) are their own key: no call for them
+    data = "".join(f"(v if type(v := self.{n}) in _plain else _key(v)), " for n in c._eq_names)
+    lines.append(f"    hs = tuple([k._hash for k in kids] + [k._hash for k in extra])" if c._extra_spec
+                 else "    hs = tuple([k._hash for k in kids])")
+    lines.append(f"    _set(self, '_hash', hash((_name, ({data}), hs)))")
+    lines.append("    _set(self, 'mask', m)")
+    lines.append("    self._derive()")
+    scope = {"_set": object.__setattr__, "_bit": c.bit, "_name": c.__name__, "_key": _data_key,
+             "_plain": _PLAIN_TYPES}
+    exec("\n".join(lines) + "\n", scope)
+    fn = scope["__post_init__"]
+    fn.__qualname__ = f"{c.__qualname__}.__post_init__"
+    return fn
+
+
 def mask_of(*classes: type) -> int:
     m = 0
     for c in classes:
@@ -133,29 +181,6 @@ class Node:
     def __delattr__(self, name: str) -> None:
         raise FrozenInstanceError(f"cannot delete field {name!r}")
 
-    def __post_init__(self) -> None:
-        s = object.__setattr__
-        kids = self._flatten(self._child_spec)
-        extra = self._flatten(self._extra_spec) if self._extra_spec else ()
-        s(self, "_kids", kids)
-        s(self, "_extra", extra)
-        m = self.bit
-        hs = []
-        for k in kids:
-            m |= k.mask
-            hs.append(k._hash)
-        for k in extra:
-            m |= k.mask
-            hs.append(k._hash)
-        if not self._extra_in_mask:
-            m = self.bit
-            for k in kids:
-                m |= k.mask
-        data = tuple(_data_key(getattr(self, n)) for n in self._eq_names)
-        s(self, "_hash", hash((type(self).__name__, data, tuple(hs))))
-        s(self, "mask", m)
-        self._derive()
-
     # -- overridable -------------------------------------------------------
     def _derive(self) -> None:
         """Compute derived facts at construction (set with object.__setattr__)."""
@@ -168,23 +193,6 @@ class Node:
     @property
     def children(self) -> tuple:
         return self._kids
-
-    def _flatten(self, spec) -> tuple:
-        out: list = []
-        for name, kind in spec:
-            v = getattr(self, name)
-            if kind == ONE:
-                out.append(v)
-            elif kind == OPT:
-                if v is not None:
-                    out.append(v)
-            elif kind == MANY:
-                out.extend(v)
-            else:
-                for a, b in v:
-                    out.append(a)
-                    out.append(b)
-        return tuple(out)
 
     def with_children(self, new_children) -> "Node":
         """A copy with the given children (in `children` order); self if all identical."""
