@@ -101,6 +101,7 @@ class SourceMap:
             return out
 
         exprs.analyze = recording
+        analyzer.recorded = pairs
         return analyzer
 
     def expr_for(self, node: exp.Expression | None) -> E.Expr | None:

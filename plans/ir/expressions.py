@@ -37,6 +37,16 @@ class IdCounter:
             self._next += 1
             return n
 
+    def peek(self) -> int:
+        return self._next
+
+    def take(self, count: int) -> int:
+        """The first of `count` fresh consecutive ids."""
+        with self._lock:
+            n = self._next
+            self._next += count
+            return n
+
     def ensure_above(self, used: int) -> None:
         with self._lock:
             if self._next <= used:
@@ -59,6 +69,16 @@ def new_id() -> int:
     `optimize()`, the engine) owns its ids, so explain output is stable per query and no
     counter is shared by the process."""
     return next(_current())
+
+
+def next_id() -> int:
+    """The id `new_id()` would hand out now (nothing is taken)."""
+    return _current().peek()
+
+
+def new_ids(count: int) -> int:
+    """The first of `count` fresh consecutive ids."""
+    return _current().take(count)
 
 
 def ensure_ids_above(used: int) -> None:

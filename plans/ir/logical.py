@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .expressions import Alias, Attribute, Expr, SortOrder, SubqueryExpr, to_attribute
+from .expressions import Alias, Attribute, Expr, SortOrder, SubqueryExpr, new_ids, to_attribute
 from .tree import MANY, ONE, OPT, Node, node
 
 INNER, CROSS = "inner", "cross"
@@ -310,6 +310,44 @@ def outer_references(plan: Plan) -> frozenset[int]:
         for e in n.expressions:
             referenced |= e.references
     return frozenset(referenced - produced)
+
+
+def with_fresh_ids(plan: Plan, ids: range) -> tuple[Plan, Callable[[Expr], Expr]]:
+    """A copy of `plan`, which was built while the ids `ids` were handed out, with each of
+    those ids moved to a fresh one in the same order; other ids (correlation with an
+    outer query) stay.  Analyzing the plan's query again gives exactly this: Spark inlines
+    a CTE so at each of its references.  Returns the copy and the function that renumbers
+    an expression of `plan` alike."""
+    shift = new_ids(len(ids)) - ids.start
+    memo: dict[int, Node] = {}
+
+    def expr(e: Expr) -> Expr:
+        hit = memo.get(id(e))
+        if hit is not None:
+            return hit
+        if isinstance(e, Attribute):
+            new = e.copy(expr_id=e.expr_id + shift) if e.expr_id in ids else e
+        else:
+            new = e.with_children([expr(k) for k in e.children])
+            if isinstance(new, Alias) and new.expr_id in ids:
+                new = new.copy(expr_id=new.expr_id + shift)
+            elif isinstance(new, SubqueryExpr):
+                new = new.with_plan(operator(new.plan))
+        memo[id(e)] = new  # (e lives in `plan`: its id is not reused meanwhile)
+        return new
+
+    def operator(p: Plan) -> Plan:
+        hit = memo.get(id(p))
+        if hit is not None:
+            return hit
+        new = p.with_children([operator(c) for c in p.children])
+        extra = new._extra_nodes()
+        if extra:
+            new = new.with_extra([expr(x) for x in extra])
+        memo[id(p)] = new
+        return new
+
+    return operator(plan), expr
 
 
 def relations(plan: Plan) -> list["Relation"]:

@@ -45,6 +45,9 @@ class Analyzer:
         # branch): they never change the rows, and the analysis leaves them out; only
         # the kept-layout output has a place for them (optimizer.api)
         self.inner_hints = False
+        # (source node, expression) for every node analyzed, when a caller records them
+        # (`optimizer.findings.SourceMap`): a CTE's later references add their copies
+        self.recorded: list | None = None
 
     def analyze(self, tree: exp.Expression) -> L.Plan:
         if not isinstance(tree, (exp.Query, exp.Subquery)):

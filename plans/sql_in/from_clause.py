@@ -38,6 +38,9 @@ class CTEDef:
     make: Callable[[], L.Plan] | None = None
     repeatable: bool = False
     recursive: bool = False
+    # the first reference's plan, the ids its analysis handed out, and the (source node,
+    # expression) pairs it recorded (`Analyzer.recorded`)
+    analyzed: tuple | None = None
 
 
 def from_items(an, from_: exp.From, joins, outer, ctes) -> tuple[L.Plan, Scope]:
@@ -227,10 +230,21 @@ def cte_reference(an, d: CTEDef) -> L.Plan:
         if len(d.uses) > 1 and not d.repeatable:
             raise NotModelled(f"non-deterministic CTE {d.name} referenced more than once")
         return plan
-    # Each reference analyzes the definition afresh (fresh attribute ids, so a CTE
-    # can be joined with itself).  Spark inlines deterministic CTEs the same way; a
-    # non-deterministic CTE used twice must be computed once, which we do not model.
-    plan = an.query(d.node, d.outer, d.ctes)
+    # Each reference is the definition with fresh attribute ids, so a CTE can be joined
+    # with itself: analyzed at the first reference, copied with new ids at the others
+    # (what analyzing it again gives, source nodes and all).  Spark inlines deterministic
+    # CTEs the same way; a non-deterministic CTE used twice must be computed once, which
+    # we do not model.
+    if not d.uses:
+        recorded = an.recorded
+        mark, first_id = len(recorded) if recorded is not None else 0, E.next_id()
+        plan = an.query(d.node, d.outer, d.ctes)
+        d.analyzed = (plan, range(first_id, E.next_id()), recorded[mark:] if recorded is not None else [])
+    else:
+        first, ids, pairs = d.analyzed
+        plan, renumbered = L.with_fresh_ids(first, ids)
+        if an.recorded is not None:
+            an.recorded.extend((node, renumbered(e)) for node, e in pairs)
     d.uses.append(plan)
     if len(d.uses) > 1 and not surely_deterministic(plan):
         raise NotModelled(f"non-deterministic CTE {d.name} referenced more than once")
