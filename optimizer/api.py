@@ -269,7 +269,7 @@ def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regener
                     for plan in _for_review(analyzed, optimized, trace, batch_list, cat, exclude):
                         shown = target if plan is optimized else _ast_of(plan, hint)
                         as_edited = spliced(sql, tree, sources, cat, before, gen.written, shown,
-                                            regenerated if shown is target and not pretty else None)
+                                            regenerated if shown is target and not pretty else None, plan)
                         if as_edited is not None:
                             break
         except _NoPlaceForHint:

@@ -72,7 +72,7 @@ from ..plans.ir import logical as L
 from ..plans.ir.dialect import deep_stack, to_sql
 from ..plans.ir.errors import SparkfoldError, UnsupportedError
 from ..plans.ir.printer import expr_str, node_line, plan_str
-from ..plans.ir.tree import _data_key
+from ..plans.ir.tree import data_key
 from ..plans.sql_in.parse import parse_query
 
 FORMAT_VERSION = 1
@@ -145,7 +145,7 @@ def _rewrites(result, rules, batches):
 def _same_shell(a, b) -> bool:
     """Same node type and plain data, same number of children (children not compared)."""
     return (type(a) is type(b)
-            and all(_data_key(getattr(a, n)) == _data_key(getattr(b, n)) for n in a._data_names)
+            and all(data_key(getattr(a, n)) == data_key(getattr(b, n)) for n in a._data_names)
             and len(a.children) == len(b.children))
 
 

@@ -32,6 +32,7 @@ from typing import Any, Callable
 from sqlglot import exp
 from sqlglot.tokens import TokenType
 
+from ..plans.ir import logical as L
 from ..plans.ir.dialect import DIALECT, node_span
 from ..plans.sql_in.analyzer import Analyzer
 from ..plans.sql_in.parse import parse_query
@@ -54,11 +55,13 @@ class _Failed(Exception):
 
 
 def spliced(sql: str, tree: exp.Expression, sources: Any, catalog: Any, before: exp.Expression,
-            written: list, target: exp.Expression, target_sql: str | None = None) -> str | None:
+            written: list, target: exp.Expression, target_sql: str | None = None,
+            target_plan: L.Plan | None = None) -> str | None:
     """The input `sql` (parsed as `tree`, analyzed with `sources` recorded) with the parts
     that differ between `before` (the analyzed plan as the writer writes it, recording
-    into `written`) and `target` (the optimized plan so written; `target_sql`, its text on
-    one line, when the caller has it) replaced; None when that cannot be done checkably."""
+    into `written`) and `target` (the plan `target_plan` so written; `target_sql`, its
+    text on one line, when the caller has it) replaced; None when that cannot be done
+    checkably."""
     inputs = _input_nodes(sources, tree)
     try:
         edits = _Differ(lambda node: _input_node(node, written, inputs), sql).diff(before, target)
@@ -67,29 +70,39 @@ def spliced(sql: str, tree: exp.Expression, sources: Any, catalog: Any, before: 
     if not edits or any(e[0] is tree for e in edits if e[0] is not None):
         return None
     style = _Style(sql, tree)
-    if target_sql is None:
-        target_sql = target.sql(dialect=DIALECT, normalize_functions=False)
+
+    def written_text() -> str:
+        return target_sql if target_sql is not None else target.sql(dialect=DIALECT, normalize_functions=False)
+
     for unqualified in (True, False):
         text = _apply(sql, edits, style, unqualified)
-        if text is not None and _reads_as(text, catalog, target_sql):
+        if text is not None and _reads_as(text, catalog, written_text, target_plan):
             return text
     return None
 
 
-def _reads_as(text: str, catalog, target_sql: str) -> bool:
-    """Is `text` the query `target_sql` says, as the writer writes it?"""
+def _reads_as(text: str, catalog, target_sql: Callable[[], str], target_plan: L.Plan | None) -> bool:
+    """Is `text` the query `target_sql()` says, as the writer writes it?  Read back, it is
+    when its plan is `target_plan` but for ids and nullability (which the writer does not
+    print: `same_but_ids`), else when it is written as that same text."""
     try:
         tree = parse_query(text)
-        again = SqlGenerator().query(Analyzer(catalog, text).analyze(tree))
+        plan = Analyzer(catalog, text).analyze(tree)
     except Exception:  # the candidate does not read back: it is not the query
         return False
     hint = tree.args.get("hint") if isinstance(tree, exp.Select) else None
+    if hint is None and target_plan is not None and L.same_but_ids(plan, target_plan):
+        return True
+    try:
+        again = SqlGenerator().query(plan)
+    except Exception:
+        return False
     if hint is not None:
         if not isinstance(again, exp.Select):
             return False
         again.set("hint", hint.copy())
     # (printed without sqlglot's defensive copy: `again` is not used after)
-    return again.sql(dialect=DIALECT, normalize_functions=False, copy=False) == target_sql
+    return again.sql(dialect=DIALECT, normalize_functions=False, copy=False) == target_sql()
 
 
 def _input_nodes(sources, tree: exp.Expression) -> dict:

@@ -38,7 +38,7 @@ import itertools
 from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
 from ..plans.ir import types as T
-from ..plans.ir.tree import _data_key, fold, transform_up
+from ..plans.ir.tree import data_key, fold, transform_up
 from .base import Facts
 
 Constraints = dict  # canonical key -> predicate, insertion ordered; treat as read-only
@@ -89,7 +89,7 @@ def _canon_node(n: E.Expr, kids: list) -> Key:
             a, b = kids
             return Key((type(n).__name__, (), *((a, b) if a.h <= b.h else (b, a))))
         case _:
-            data = tuple(_data_key(getattr(n, f)) for f in n._data_names)
+            data = tuple(data_key(getattr(n, f)) for f in n._data_names)
             return Key((type(n).__name__, data, *kids))
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .expressions import Alias, Attribute, Expr, SortOrder, SubqueryExpr, new_ids, to_attribute
-from .tree import MANY, ONE, OPT, Node, node
+from .expressions import Alias, Attribute, Cast, Expr, Literal, SortOrder, SubqueryExpr, new_ids, to_attribute
+from .tree import MANY, ONE, OPT, Node, data_key, node
 
 INNER, CROSS = "inner", "cross"
 LEFT_OUTER, RIGHT_OUTER, FULL_OUTER = "left_outer", "right_outer", "full_outer"
@@ -348,6 +348,55 @@ def with_fresh_ids(plan: Plan, ids: range) -> tuple[Plan, Callable[[Expr], Expr]
         return new
 
     return operator(plan), expr
+
+
+def same_but_ids(a: Plan, b: Plan) -> bool:
+    """Are two plans the same query but for their attribute and alias ids (renamed one to
+    one), the nullability and qualifiers of their attributes, and `CAST(NULL AS t)`
+    against the typed NULL of t?  Names, types, values, the text of unmodelled
+    expressions and relations, and the shape must match exactly.
+
+    The SQL writer prints none of what is left out (ids only pair a reference with its
+    definition; a typed NULL is written as that cast), so two plans for which this holds
+    are written as the same text."""
+    from .dialect import DIALECT
+
+    forward: dict[int, int] = {}
+    backward: dict[int, int] = {}
+
+    def paired(x: int, y: int) -> bool:
+        return forward.setdefault(x, y) == y and backward.setdefault(y, x) == x
+
+    def as_written(e: Node) -> Node:
+        if isinstance(e, Cast) and isinstance(e.child, Literal) and e.child.value is None:
+            return Literal(None, e.to)
+        return e
+
+    stack: list[tuple[Node, Node]] = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if type(x) is not type(y):
+            x, y = as_written(x), as_written(y)
+            if type(x) is not type(y):
+                return False
+        if isinstance(x, Attribute):
+            if x.name != y.name or x.data_type_ != y.data_type_ or not paired(x.expr_id, y.expr_id):
+                return False
+            continue
+        for name in x._eq_names:
+            if name == "expr_id":
+                if not paired(x.expr_id, y.expr_id):
+                    return False
+            elif name == "template":  # sqlglot's own equality ignores case: compare the text
+                if x.template.sql(dialect=DIALECT) != y.template.sql(dialect=DIALECT):
+                    return False
+            elif data_key(getattr(x, name)) != data_key(getattr(y, name)):
+                return False
+        xs, ys = x.children + x._extra_nodes(), y.children + y._extra_nodes()
+        if len(xs) != len(ys):
+            return False
+        stack.extend(zip(xs, ys))
+    return True
 
 
 def relations(plan: Plan) -> list["Relation"]:

@@ -120,7 +120,7 @@ def _generated_post_init(c: type) -> Callable:
     lines.append(f"    _set(self, '_hash', hash((_name, ({data}), hs)))")
     lines.append("    _set(self, 'mask', m)")
     lines.append("    self._derive()")
-    scope = {"_set": object.__setattr__, "_bit": c.bit, "_name": c.__name__, "_key": _data_key,
+    scope = {"_set": object.__setattr__, "_bit": c.bit, "_name": c.__name__, "_key": data_key,
              "_plain": _PLAIN_TYPES}
     exec("\n".join(lines) + "\n", scope)
     fn = scope["__post_init__"]
@@ -138,7 +138,7 @@ def mask_of(*classes: type) -> int:
 _PLAIN_TYPES = frozenset({str, int, bool, type(None)})
 
 
-def _data_key(v: Any):
+def data_key(v: Any):
     """A hashable key for plain data that equates what Spark treats as the same literal:
     NaN with NaN, but keeps -0.0 apart from 0.0 (they print differently)."""
     t = type(v)
@@ -153,7 +153,7 @@ def _data_key(v: Any):
     if isinstance(v, Decimal):
         return ("d", str(v))
     if isinstance(v, tuple):
-        return tuple(_data_key(x) for x in v)
+        return tuple(data_key(x) for x in v)
     if isinstance(v, Node):
         return ("node", v._hash)
     return v
@@ -251,7 +251,7 @@ class Node:
             if type(a) is not type(b) or a._hash != b._hash:
                 return False
             for n in a._eq_names:
-                if _data_key(getattr(a, n)) != _data_key(getattr(b, n)):
+                if data_key(getattr(a, n)) != data_key(getattr(b, n)):
                     return False
             ca, cb = a.children, b.children
             if len(ca) != len(cb):
