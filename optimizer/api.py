@@ -128,7 +128,8 @@ def _rewritten(trace: Trace, batches: Sequence[Batch]) -> bool:
 _MOVES = ("PushDownPredicates", "InferFiltersFromConstraints")
 
 
-def _for_review(analyzed: L.Plan, optimized: L.Plan, trace: Trace, batches, cat, exclude) -> list[L.Plan]:
+def _for_review(analyzed: L.Plan, optimized: L.Plan, trace: Trace, batches, ctx: RuleContext,
+                exclude) -> list[L.Plan]:
     """The plans to show the rewrites on, best first: the same rewrites without the filters
     moved or inferred only for Spark's sake (Spark moves and infers them itself), when a
     run without those rules makes exactly the same rewrites; then the optimized plan."""
@@ -138,7 +139,9 @@ def _for_review(analyzed: L.Plan, optimized: L.Plan, trace: Trace, batches, cat,
     if not moved:
         return [optimized]
     preparing = {r.name for b in batches for r in b.rules if not r.rewrites}
-    quiet, again = execute(analyzed, batches, RuleContext(ansi=cat.ansi), (*exclude, *moved))
+    # (the run's facts are shared: what the rules derived about the plans, and the
+    # subtrees each rule left unchanged, hold for this run too)
+    quiet, again = execute(analyzed, batches, ctx, (*exclude, *moved))
     if Counter(s.rule for s in again.rewrites if s.rule not in preparing) != \
             Counter(s.rule for s in trace.rewrites if s.rule not in preparing):
         return [optimized]
@@ -245,7 +248,8 @@ def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regener
         else:
             batch_list = batches if batches is not None else default_batches()
         t0 = time.perf_counter()
-        optimized, trace = execute(analyzed, batch_list, RuleContext(ansi=cat.ansi), exclude)
+        ctx = RuleContext(ansi=cat.ansi)
+        optimized, trace = execute(analyzed, batch_list, ctx, exclude)
         timings["optimize"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         try:
@@ -266,7 +270,7 @@ def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regener
                     # that optimizing the output again reaches a fixed point
                     regenerated = None
                 elif keep_layout:
-                    for plan in _for_review(analyzed, optimized, trace, batch_list, cat, exclude):
+                    for plan in _for_review(analyzed, optimized, trace, batch_list, ctx, exclude):
                         shown = target if plan is optimized else _ast_of(plan, hint)
                         as_edited = spliced(sql, tree, sources, cat, before, gen.written, shown,
                                             regenerated if shown is target and not pretty else None, plan)
@@ -282,7 +286,7 @@ def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regener
         timings["generate"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         findings = find_all(sql, tree, sources=sources, analyzed=analyzed, batches=batch_list,
-                            exclude=exclude, ctx=RuleContext(ansi=cat.ansi), warnings=trace.warnings,
+                            exclude=exclude, ctx=ctx, warnings=trace.warnings,
                             rewrites=trace.rewrites)
         timings["lint"] = time.perf_counter() - t0
     if regenerated is not None:

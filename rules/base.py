@@ -30,10 +30,20 @@ class Facts:
     `RuleContext`), so nothing is ever written into a frozen node; it holds each node it
     keeps a fact for, so an id is never reused while the run lasts."""
 
-    __slots__ = ("_by_id",)
+    __slots__ = ("_by_id", "_stable")
 
     def __init__(self) -> None:
         self._by_id: dict[tuple[str, int], tuple[object, object]] = {}
+        self._stable: dict[str, dict] = {}
+
+    def stable(self, rule: str) -> dict:
+        """The subtrees (id -> node) the rule is known to leave unchanged: a rule is a
+        pure function of the plan, so it leaves them unchanged again wherever they
+        reappear, in a later iteration, batch or run sharing these facts."""
+        out = self._stable.get(rule)
+        if out is None:
+            out = self._stable[rule] = {}
+        return out
 
     def get(self, kind: str, node: object):
         hit = self._by_id.get((kind, id(node)))
@@ -70,8 +80,10 @@ class Rule:
 _SUBQUERY_MASK = mask_of(E.ScalarSubquery, E.Exists, E.InSubquery)
 
 
-def transform_plan(plan: L.Plan, fn: Callable[[L.Plan], L.Plan], mask: int = -1) -> L.Plan:
-    """Apply fn bottom-up to every operator, also inside subquery expressions."""
+def transform_plan(plan: L.Plan, fn: Callable[[L.Plan], L.Plan], mask: int = -1,
+                   stable: dict | None = None) -> L.Plan:
+    """Apply fn bottom-up to every operator, also inside subquery expressions.
+    `stable`: see `transform_up` (fn must then be a pure function of the operator)."""
 
     def visit(p: L.Plan) -> L.Plan:
         if p.mask & _SUBQUERY_MASK:
@@ -81,20 +93,21 @@ def transform_plan(plan: L.Plan, fn: Callable[[L.Plan], L.Plan], mask: int = -1)
     def _subqueries_in(e: E.Expr) -> E.Expr:
         if not (e.deep_mask & _SUBQUERY_MASK):
             return e
-        return transform_up(e, lambda x: x.with_plan(transform_plan(x.plan, fn, mask))
+        return transform_up(e, lambda x: x.with_plan(transform_plan(x.plan, fn, mask, stable))
                             if isinstance(x, E.SubqueryExpr) else x, opaque=(E.Opaque,))
 
-    return transform_up(plan, visit, mask | _SUBQUERY_MASK if mask != -1 else -1)
+    return transform_up(plan, visit, mask | _SUBQUERY_MASK if mask != -1 else -1, stable=stable)
 
 
-def transform_expressions(plan: L.Plan, fn: Callable[[E.Expr], E.Expr], mask: int = -1) -> L.Plan:
+def transform_expressions(plan: L.Plan, fn: Callable[[E.Expr], E.Expr], mask: int = -1,
+                          stable: dict | None = None) -> L.Plan:
     """Apply an expression function bottom-up to every expression of every operator."""
     emask = mask
 
     def per_plan(p: L.Plan) -> L.Plan:
         return p.map_expressions(lambda e: transform_up_typed(e, fn, emask, opaque=(E.Opaque,)))
 
-    return transform_plan(plan, per_plan, mask)
+    return transform_plan(plan, per_plan, mask, stable)
 
 
 def transform_up_typed(root: E.Expr, fn: Callable[[E.Expr], E.Expr], mask: int = -1,
@@ -156,7 +169,7 @@ def expression_rule(name: str, needs=(), catalyst: str = "", description: str = 
 
     def deco(fn: Callable[[E.Expr, RuleContext], E.Expr]) -> Rule:
         def apply(plan: L.Plan, ctx: RuleContext) -> L.Plan:
-            return transform_expressions(plan, lambda e: fn(e, ctx), mask)
+            return transform_expressions(plan, lambda e: fn(e, ctx), mask, ctx.facts.stable(name))
 
         return Rule(name, apply, description or (fn.__doc__ or "").strip(), catalyst or name)
 
@@ -168,7 +181,7 @@ def plan_rule(name: str, needs=(), catalyst: str = "", description: str = "", re
 
     def deco(fn: Callable[[L.Plan, RuleContext], L.Plan]) -> Rule:
         def apply(plan: L.Plan, ctx: RuleContext) -> L.Plan:
-            return transform_plan(plan, lambda p: fn(p, ctx), mask)
+            return transform_plan(plan, lambda p: fn(p, ctx), mask, ctx.facts.stable(name))
 
         return Rule(name, apply, description or (fn.__doc__ or "").strip(), catalyst or name, rewrites)
 

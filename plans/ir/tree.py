@@ -300,10 +300,14 @@ def _constructor_text(n: Node, kids: list) -> str:
 
 
 def transform_up(root: Node, fn: Callable[[Node], Node], mask: int = -1,
-                 opaque: tuple = ()) -> Node:
+                 opaque: tuple = (), stable: dict | None = None) -> Node:
     """Apply `fn` bottom-up (children first).  Subtrees whose kind mask has no bit in
     `mask` are skipped whole (fn is not called in them), and so are the children of
-    nodes of the `opaque` classes.  Returns `root` itself when nothing changed."""
+    nodes of the `opaque` classes.  Returns `root` itself when nothing changed.
+
+    `stable` (id -> node, kept alive) holds subtrees `fn` is known to leave unchanged:
+    they are skipped whole, and every subtree this call leaves unchanged is added.  Only
+    for an `fn` that is a pure function of the node it is given (a rule's)."""
     if not (root.mask & mask):
         return root
     memo: dict[int, Node] = {}
@@ -317,7 +321,7 @@ def transform_up(root: Node, fn: Callable[[Node], Node], mask: int = -1,
             if key in memo:
                 results.append(memo[key])
                 continue
-            if not (n.mask & mask):
+            if not (n.mask & mask) or (stable is not None and stable.get(key) is n):
                 results.append(n)
                 continue
             if opaque and isinstance(n, opaque):
@@ -340,6 +344,8 @@ def transform_up(root: Node, fn: Callable[[Node], Node], mask: int = -1,
             rebuilt = n
         out = fn(rebuilt)
         memo[id(n)] = out
+        if out is n and stable is not None:
+            stable[id(n)] = n
         results.append(out)
     return results[0]
 
