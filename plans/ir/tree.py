@@ -54,35 +54,59 @@ def node(cls=None, /, *, children: dict[str, str] | None = None,
         _next_bit[0] += 1
         c.bit = bit
         KIND_BITS[c] = bit
-        c._node_init = _generated_post_init(c)
+        # the generated methods are compiled at a class's first instance: most runs
+        # (the command line's start above all) build a few of the ~50 classes
+        c.__init__ = _first_init
+        c._node_init = _first_post_init
         if "__post_init__" not in c.__dict__:
-            c.__post_init__ = c._node_init
+            c.__post_init__ = _first_post_init
         return c
 
     return wrap if cls is None else wrap(cls)
 
 
 def _slotted(c: type) -> type:
-    """`c` rebuilt with a slot per annotated field and an `__init__` that sets them
-    (positional or by keyword, defaults from the class body) and calls `__post_init__`."""
+    """`c` rebuilt with a slot per annotated field (its `__init__` is `_generated_init`)."""
     own = c.__dict__.get("__annotations__", {})
     names = tuple(n for n, t in own.items() if "ClassVar" not in str(t))
-    defaults = {n: c.__dict__[n] for n in names if n in c.__dict__}
     body = {k: v for k, v in c.__dict__.items() if k not in names and k not in ("__dict__", "__weakref__")}
     body["__slots__"] = names
     body["__match_args__"] = names
     new = type(c)(c.__name__, c.__bases__, body)
     new.__qualname__ = c.__qualname__
+    new._field_names = names
+    new._defaults = {n: c.__dict__[n] for n in names if n in c.__dict__}
+    return new
+
+
+def _generated_init(c: type) -> Callable:
+    """An `__init__` that sets the fields (positional or by keyword, defaults from the
+    class body) and calls `__post_init__`."""
+    names, defaults = c._field_names, c._defaults
     params = ", ".join(f"{n}=_d_{n}" if n in defaults else n for n in names)
     sets = "".join(f"    _set(self, {n!r}, {n})\n" for n in names)
     source = f"def __init__(self, {params}):\n{sets}    self.__post_init__()\n"
     scope = {"_set": object.__setattr__, **{f"_d_{n}": v for n, v in defaults.items()}}
     exec(source, scope)
     init = scope["__init__"]
-    init.__qualname__ = f"{new.__qualname__}.__init__"
-    new.__init__ = init
-    new._field_names = names
-    return new
+    init.__qualname__ = f"{c.__qualname__}.__init__"
+    return init
+
+
+def _first_init(self, *args, **kwargs) -> None:
+    """A node class's `__init__` until its first instance: compiles the real one."""
+    c = type(self)
+    c.__init__ = _generated_init(c)
+    c.__init__(self, *args, **kwargs)
+
+
+def _first_post_init(self) -> None:
+    """A node class's `__post_init__` (and `_node_init`) until its first instance."""
+    c = type(self)
+    c._node_init = _generated_post_init(c)
+    if c.__dict__.get("__post_init__") is _first_post_init:
+        c.__post_init__ = c._node_init
+    c._node_init(self)
 def _generated_post_init(c: type) -> Callable:
     """`Node.__post_init__` written out for one class: its children and extra nodes
     gathered field by field, its hash and kind mask, then `_derive()`.  The same result
