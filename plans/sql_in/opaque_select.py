@@ -18,7 +18,7 @@ from sqlglot import exp
 from ..ir import expressions as E
 from ..ir import logical as L
 from ..ir import types as T
-from ..ir.dialect import ARG_PREFIX
+from ..ir.dialect import ARG_PREFIX, node_span
 from ..ir.errors import AnalysisError
 from ..ir.naming import spark_name
 from .expr_context import Ctx, NotModelled, require_boolean
@@ -114,8 +114,26 @@ def opaque_select(analyzer: SelectAnalyzer, sel: exp.Select, outer: "Scope | Non
         col.replace(exp.column(f"{ARG_PREFIX}{len(args) - 1}"))
 
     output = _output(analyzer, sel, scope, bool(pivots or sel.args.get("laterals")), is_root)
-    text = sel.sql(dialect="spark")
-    return L.OpaqueRelation(template, tuple(output), (plan,), tuple(args), text[:200])
+    return L.OpaqueRelation(template, tuple(output), (plan,), tuple(args), _shown(analyzer, sel))
+
+
+def _shown(analyzer, sel: exp.Select) -> str:
+    """The start of the block's text, for display: as the input writes it (printing the
+    block would print every subquery of its FROM clause, for 200 characters); its span
+    starts at its first item, after the SELECT keyword."""
+    span = node_span(sel)
+    source = getattr(analyzer, "sql", "")
+    if span is not None and source and span[1] < len(source):
+        start, end = span[0], span[1] + 1
+        with_ = sel.args.get("with_")
+        if with_ is not None:  # the block, not the CTEs it carries
+            inner = node_span(with_)
+            if inner is None or inner[1] >= end:
+                return sel.sql(dialect="spark")[:200]
+            start = inner[1] + 1
+        text = source[start:end].lstrip(" \t\r\n)")
+        return (text if text[:6].upper() == "SELECT" else f"SELECT {text}")[:200]
+    return sel.sql(dialect="spark")[:200]
 
 
 def _output(analyzer, sel, scope, generated_columns: bool, is_root: bool) -> list[E.Attribute]:

@@ -210,7 +210,7 @@ class ExprWriter:
                     # struct(c) names its field after the column as written: keep that
                     # name when the reference is written otherwise (`x.a` for `X.A`, or
                     # `id#2` in a DataFrame program)
-                    arg = exp.alias_(arg, written, quoted=True)
+                    arg = exp.alias_(arg, written, quoted=True, copy=False)
                 col.replace(arg)
         return template
 

@@ -73,14 +73,14 @@ def select_item(gen, p: E.Expr, refs) -> exp.Expression:
         ref = gen.expr(p, refs)
         if isinstance(ref, exp.Column) and ref.name == p.name:
             return ref
-        return exp.alias_(ref, p.name, quoted=_needs_quotes(p.name))
+        return exp.alias_(ref, p.name, quoted=_needs_quotes(p.name), copy=False)
     assert isinstance(p, E.Alias)
     body = gen.expr(p.child, refs)
     if p.auto and _faithful(p.child) and _names_kept(p.child, refs) and spark_name(p.child) == p.name:
         return body
     if isinstance(body, exp.Column) and body.name == p.name and not isinstance(p.child, E.Opaque):
         return body
-    return exp.alias_(body, p.name, quoted=_needs_quotes(p.name))
+    return exp.alias_(body, p.name, quoted=_needs_quotes(p.name), copy=False)
 
 
 def write_aggregate(gen, plan: L.Aggregate, outer) -> Block:

@@ -49,7 +49,7 @@ def write_local_relation(gen, plan: L.LocalRelation, outer) -> Block:
     if plan.rows:
         return write_values(gen, plan, "_values", outer, list(plan.output))
     # the empty relation: typed NULLs, no rows, no table read
-    select = [(a, exp.alias_(literal_sql(None, a.data_type), a.name, quoted=_needs_quotes(a.name)))
+    select = [(a, exp.alias_(literal_sql(None, a.data_type), a.name, quoted=_needs_quotes(a.name), copy=False))
               for a in plan.output]
     block = Block(list(plan.output), dict(outer), where=[exp.false()])
     block.select = select
@@ -109,7 +109,7 @@ def write_opaque_relation(gen, plan: L.OpaqueRelation, outer) -> Block:
                 # a bare column in the select list: keep the name it had
                 arg = plan.args[int(name[len(ARG_PREFIX):])]
                 if isinstance(arg, E.Attribute) and value.name != arg.name:
-                    value = exp.alias_(value, arg.name, quoted=_needs_quotes(arg.name))
+                    value = exp.alias_(value, arg.name, quoted=_needs_quotes(arg.name), copy=False)
             col.replace(_wrap(value, 11))
     return Block(list(plan.output), dict(outer), setop=template)
 

@@ -130,7 +130,7 @@ class SqlGenerator:
             for (a, item), n in zip(select, unique):
                 if n != a.name:
                     body = item.this if isinstance(item, exp.Alias) else item
-                    item = exp.alias_(body.copy(), n, quoted=_needs_quotes(n))
+                    item = exp.alias_(body.copy(), n, quoted=_needs_quotes(n), copy=False)
                 fixed.append(item)
             items, names = fixed, unique
         q = exp.Select(expressions=items or [exp.Literal.number(1)])
