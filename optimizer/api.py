@@ -27,7 +27,7 @@ from ..plans.sql_in.catalog import Catalog
 from ..plans.sql_in.expr_context import NotModelled
 from ..plans.sql_in.parse import parse_query
 from ..plans.sql_out.to_sql import SqlGenerator
-from ..rules.base import Rule, RuleContext, transform_expressions
+from ..rules.base import Rule, RuleContext
 from .engine import Batch, Trace, execute
 from .findings import SourceMap, find_all
 from .splice import spliced
@@ -99,22 +99,12 @@ def _with_comments(text: str, tree) -> str:
     return _lead_with([c for c in comments if c and not c.startswith("+")], text)
 
 
-def _as_written(e: E.Expr) -> E.Expr:
-    match e:
-        case E.Attribute() if not e.nullable:  # SQL does not show nullability
-            return e.with_nullability(True)
-        case E.Cast(E.Literal(None, _), to):  # the writer prints a typed NULL as this cast
-            return E.Literal(None, to)
-        case _:
-            return e
-
-
 def _same_but_nullability(a: L.Plan, b: L.Plan) -> bool:
     """Did the rules only narrow nullability, or fold `CAST(NULL AS T)` into the typed NULL
     that the writer prints as that same cast?  Then the SQL text is the same query and the
     original text is returned, so that optimizing the output again reaches a fixed point.
-    Decided on the plans, with what SQL does not show taken out of both."""
-    return a == b or transform_expressions(a, _as_written) == transform_expressions(b, _as_written)
+    Decided on the plans, with what SQL does not show left out of the comparison."""
+    return a == b or L.same_but_ids(a, b, renamed=False)
 
 
 def _rewritten(trace: Trace, batches: Sequence[Batch]) -> bool:

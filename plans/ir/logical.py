@@ -350,11 +350,12 @@ def with_fresh_ids(plan: Plan, ids: range) -> tuple[Plan, Callable[[Expr], Expr]
     return operator(plan), expr
 
 
-def same_but_ids(a: Plan, b: Plan) -> bool:
+def same_but_ids(a: Plan, b: Plan, renamed: bool = True) -> bool:
     """Are two plans the same query but for their attribute and alias ids (renamed one to
-    one), the nullability and qualifiers of their attributes, and `CAST(NULL AS t)`
-    against the typed NULL of t?  Names, types, values, the text of unmodelled
-    expressions and relations, and the shape must match exactly.
+    one; with `renamed=False` the ids must be equal too), the nullability and qualifiers
+    of their attributes, and `CAST(NULL AS t)` against the typed NULL of t?  Names,
+    types, values, the text of unmodelled expressions and relations, and the shape must
+    match exactly.
 
     The SQL writer prints none of what is left out (ids only pair a reference with its
     definition; a typed NULL is written as that cast), so two plans for which this holds
@@ -365,6 +366,8 @@ def same_but_ids(a: Plan, b: Plan) -> bool:
     backward: dict[int, int] = {}
 
     def paired(x: int, y: int) -> bool:
+        if not renamed:
+            return x == y
         return forward.setdefault(x, y) == y and backward.setdefault(y, x) == x
 
     def as_written(e: Node) -> Node:
