@@ -256,7 +256,7 @@ def close(valid, output: tuple[E.Attribute, ...], facts: Facts | None = None) ->
         for e in list(out.values()):
             if len(out) >= _MAX_CONSTRAINTS:
                 break
-            for new in _substitutions(e, classes):
+            for new in _substitutions_of(e, classes, facts):
                 _add(out, new, facts)
     for e in list(out.values()):
         for a in non_null_attributes(e):
@@ -266,6 +266,18 @@ def close(valid, output: tuple[E.Attribute, ...], facts: Facts | None = None) ->
             _add(out, E.IsNotNull(a), facts)
     ids = {a.expr_id for a in output}
     return {k: e for k, e in out.items() if e.references <= ids}
+
+
+def _substitutions_of(e: E.Expr, classes, facts: Facts) -> list[E.Expr]:
+    """`_substitutions`, kept in the run's facts: it depends on e and the classes of the
+    attributes e reads only, and a constraint is inherited, with its classes, by every
+    operator above the one that made it.  The same substituted predicates (objects) come
+    back, so their canonical keys are not computed again either."""
+    if not (e.references & classes.keys()):
+        return []
+    kind = ("substitutions", tuple((i, tuple(classes[i])) for i in sorted(e.references & classes.keys())))
+    hit = facts.get(kind, e)
+    return hit if hit is not None else facts.remember(kind, e, _substitutions(e, classes))
 
 
 def _substitutions(e: E.Expr, classes) -> list[E.Expr]:
