@@ -114,33 +114,42 @@ class Expr(Node):
     null_intolerant = False
 
     def _derive(self) -> None:
-        kids = self.children
+        # one pass over the children for every fact (this runs for each node built);
+        # the facts are set in the order the `_self_*` methods may read them
+        kids = self._kids
         s = object.__setattr__
         dt, nullable = self._type_and_nullability()
         s(self, "data_type", dt)
         s(self, "nullable", nullable)
-        s(self, "deterministic", all(k.deterministic for k in kids) and self._self_deterministic())
-        s(self, "foldable", bool(kids) and all(k.foldable for k in kids) and self.deterministic
-          and self._self_foldable())
-        s(self, "may_raise", any(k.may_raise for k in kids) or self._self_may_raise())
+        deterministic = foldable = True
+        raises = False
         deep = self.mask
-        for k in kids:
-            deep |= k.deep_mask
-        if isinstance(self, SubqueryExpr):
-            deep |= self.plan.mask
-        s(self, "deep_mask", deep)
         # Expression ids of the attributes referenced (a subquery's outer references too):
         # computed once here from the children's sets, which stay small (the distinct
         # columns an expression reads), so a 10,000-term OR chain costs 10,000 unions of
         # one-element sets.
         refs = _NO_REFERENCES
         for k in kids:
-            if k.references and k.references is not refs:
-                refs = k.references if not refs else refs | k.references
+            if not k.deterministic:
+                deterministic = False
+            if not k.foldable:
+                foldable = False
+            if k.may_raise:
+                raises = True
+            deep |= k.deep_mask
+            r = k.references
+            if r and r is not refs:
+                refs = r if not refs else refs | r
+        deterministic = deterministic and self._self_deterministic()
+        s(self, "deterministic", deterministic)
+        s(self, "foldable", bool(kids) and foldable and deterministic and self._self_foldable())
+        s(self, "may_raise", raises or self._self_may_raise())
         if isinstance(self, SubqueryExpr):
+            deep |= self.plan.mask
             outer = self.plan.outer_references
             if outer:
                 refs = refs | outer
+        s(self, "deep_mask", deep)
         s(self, "references", refs)
 
     def _self_deterministic(self) -> bool:
