@@ -28,12 +28,19 @@ class Plan(Node):
     def _derive(self) -> None:
         s = object.__setattr__
         m = self.mask
-        for e in self._extra_nodes():
+        deterministic = True
+        for e in self._extra:
             m |= e.deep_mask
+            if not e.deterministic:
+                deterministic = False
+        if deterministic:
+            for c in self._kids:
+                if not c.deterministic:
+                    deterministic = False
+                    break
         s(self, "mask", m)
         s(self, "output", tuple(self._output()))
-        s(self, "deterministic", all(e.deterministic for e in self.expressions)
-          and all(c.deterministic for c in self.children))
+        s(self, "deterministic", deterministic)
 
     def _output(self):
         raise NotImplementedError

@@ -58,6 +58,8 @@ def node(cls=None, /, *, children: dict[str, str] | None = None,
         # (the command line's start above all) build a few of the ~50 classes
         c.__init__ = _first_init
         c._node_init = _first_post_init
+        c._rebuild_kids = _first_rebuild_kids
+        c._rebuild_extra = _first_rebuild_extra
         if "__post_init__" not in c.__dict__:
             c.__post_init__ = _first_post_init
         return c
@@ -91,6 +93,41 @@ def _generated_init(c: type) -> Callable:
     init = scope["__init__"]
     init.__qualname__ = f"{c.__qualname__}.__init__"
     return init
+
+
+def _generated_rebuild(c: type, spec: tuple) -> Callable:
+    """`(node, new) -> a node of class c`: the node's fields, with the nodes of `spec`'s
+    fields (children or extra) taken from `new` in spec order; constructed positionally."""
+    lines = ["def rebuild(self, new):", "    i = 0"]
+    for name, kind in spec:
+        if kind == ONE:
+            lines += [f"    v_{name} = new[i]", "    i += 1"]
+        elif kind == OPT:
+            lines += [f"    if self.{name} is not None:", f"        v_{name} = new[i]", "        i += 1",
+                      "    else:", f"        v_{name} = None"]
+        elif kind == MANY:
+            lines += [f"    n = len(self.{name})", f"    v_{name} = tuple(new[i:i + n])", "    i += n"]
+        else:
+            lines += [f"    n = 2 * len(self.{name})", f"    v_{name} = tuple(zip(new[i:i + n:2], new[i + 1:i + n:2]))",
+                      "    i += n"]
+    spec_names = {name for name, _ in spec}
+    args = ", ".join(f"v_{n}" if n in spec_names else f"self.{n}" for n in c._field_names)
+    lines.append(f"    return _cls({args})")
+    scope = {"_cls": c}
+    exec("\n".join(lines) + "\n", scope)
+    return scope["rebuild"]
+
+
+def _first_rebuild_kids(self, new):
+    c = type(self)
+    c._rebuild_kids = _generated_rebuild(c, c._child_spec)
+    return c._rebuild_kids(self, new)
+
+
+def _first_rebuild_extra(self, new):
+    c = type(self)
+    c._rebuild_extra = _generated_rebuild(c, c._extra_spec)
+    return c._rebuild_extra(self, new)
 
 
 def _first_init(self, *args, **kwargs) -> None:
@@ -227,28 +264,18 @@ class Node:
                     break
             else:
                 return self
-        return self._rebuild(self._child_spec, old, new_children)
+        return self._rebuild_kids(new_children)
 
     def with_extra(self, new_nodes) -> "Node":
         """A copy with the given `extra` nodes (in `_extra_nodes()` order)."""
-        return self._rebuild(self._extra_spec, self._extra_nodes(), new_nodes)
-
-    def _rebuild(self, spec, old, new) -> "Node":
-        if len(old) == len(new) and all(a is b for a, b in zip(old, new)):
-            return self
-        it = iter(new)
-        kwargs = {}
-        for name, kind in spec:
-            v = getattr(self, name)
-            if kind == ONE:
-                kwargs[name] = next(it)
-            elif kind == OPT:
-                kwargs[name] = next(it) if v is not None else None
-            elif kind == MANY:
-                kwargs[name] = tuple(next(it) for _ in v)
+        old = self._extra
+        if len(old) == len(new_nodes):
+            for a, b in zip(old, new_nodes):
+                if a is not b:
+                    break
             else:
-                kwargs[name] = tuple((next(it), next(it)) for _ in v)
-        return self.copy(**kwargs)
+                return self
+        return self._rebuild_extra(new_nodes)
 
     def copy(self, **changes) -> "Node":
         if not changes:
