@@ -14,6 +14,7 @@ large stack and a high recursion limit, so nesting thousands deep does not crash
 
 from __future__ import annotations
 
+import collections
 import contextvars
 import functools
 import os
@@ -275,9 +276,7 @@ def _any_to_exists_in_scope(select: exp.Expression) -> exp.Expression:
     for the ANYs of this SELECT's own scope: each SELECT inside it does its own when it
     is printed.  The stock transform searches the whole subtree at every SELECT, which
     made printing quadratic in the nesting of subqueries."""
-    for node in list(select.walk(prune=lambda n: n is not select and isinstance(n, exp.Query))):
-        if not isinstance(node, exp.Any):
-            continue
+    for node in _anys_in_scope(select):
         this = node.this
         if isinstance(this, exp.Query) or isinstance(node.parent, (exp.Like, exp.ILike)):
             continue
@@ -287,6 +286,25 @@ def _any_to_exists_in_scope(select: exp.Expression) -> exp.Expression:
             node.replace(arg)
             binop.replace(exp.Exists(this=this.unnest(), expression=exp.Lambda(this=binop.copy(), expressions=[arg])))
     return select
+
+
+def _anys_in_scope(select: exp.Expression) -> list:
+    """The ANY nodes under `select`, not under a query inside it, breadth first: what
+    `select.walk()` pruned at queries yields, gathered without its generators (this runs
+    for every SELECT printed)."""
+    found: list = []
+    queue = collections.deque((select,))
+    while queue:
+        n = queue.popleft()
+        if isinstance(n, exp.Any):
+            found.append(n)
+        for v in n.args.values():
+            if isinstance(v, exp.Expression):
+                if not isinstance(v, exp.Query):
+                    queue.append(v)
+            elif type(v) is list:
+                queue.extend(x for x in v if isinstance(x, exp.Expression) and not isinstance(x, exp.Query))
+    return found
 
 
 @functools.lru_cache(maxsize=None)
