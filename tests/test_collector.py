@@ -20,33 +20,36 @@ def thresholds():
     gc.set_threshold(*saved)
 
 
-def _threshold_during_a_run() -> tuple[int, ...]:
-    seen = []
+def _run_doing(monkeypatch, action) -> None:
+    """optimize() once, with `action()` done inside the run."""
     original = api._optimize
 
-    def probing(*args, **kwargs):
-        seen.append(gc.get_threshold())
+    def doing(*args, **kwargs):
+        action()
         return original(*args, **kwargs)
 
-    api._optimize = probing
-    try:
-        optimize("SELECT count(b) FROM t WHERE a = NULL", SCHEMA)
-    finally:
-        api._optimize = original
+    monkeypatch.setattr(api, "_optimize", doing)
+    optimize("SELECT count(b) FROM t WHERE a = NULL", SCHEMA)
+    monkeypatch.setattr(api, "_optimize", original)
+
+
+def _threshold_during_a_run(monkeypatch) -> tuple[int, ...]:
+    seen = []
+    _run_doing(monkeypatch, lambda: seen.append(gc.get_threshold()))
     return seen[0]
 
 
-def test_the_young_generation_is_collected_less_often_during_a_run(thresholds):
+def test_the_young_generation_is_collected_less_often_during_a_run(thresholds, monkeypatch):
     gc.set_threshold(700, 10, 10)
-    assert _threshold_during_a_run() == (api._fewer_young_collections.YOUNG, 10, 10)
+    assert _threshold_during_a_run(monkeypatch) == (api._fewer_young_collections.YOUNG, 10, 10)
     assert gc.get_threshold() == (700, 10, 10)
 
 
-def test_a_higher_threshold_or_a_disabled_collector_is_left_alone(thresholds):
+def test_a_higher_threshold_or_a_disabled_collector_is_left_alone(thresholds, monkeypatch):
     gc.set_threshold(500_000, 5, 5)
-    assert _threshold_during_a_run() == (500_000, 5, 5)
+    assert _threshold_during_a_run(monkeypatch) == (500_000, 5, 5)
     gc.set_threshold(0)
-    assert _threshold_during_a_run()[0] == 0
+    assert _threshold_during_a_run(monkeypatch)[0] == 0
     assert gc.get_threshold()[0] == 0
 
 
@@ -73,17 +76,7 @@ def test_overlapping_runs_put_back_the_first_threshold_when_the_last_ends(thresh
     assert api._fewer_young_collections._active == 0
 
 
-def test_a_threshold_the_program_sets_during_a_run_is_kept(thresholds):
+def test_a_threshold_the_program_sets_during_a_run_is_kept(thresholds, monkeypatch):
     gc.set_threshold(700, 10, 10)
-    original = api._optimize
-
-    def changing(*args, **kwargs):
-        gc.set_threshold(1234, 10, 10)
-        return original(*args, **kwargs)
-
-    api._optimize = changing
-    try:
-        optimize("SELECT 1", SCHEMA)
-    finally:
-        api._optimize = original
+    _run_doing(monkeypatch, lambda: gc.set_threshold(1234, 10, 10))
     assert gc.get_threshold() == (1234, 10, 10)
