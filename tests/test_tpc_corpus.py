@@ -57,12 +57,13 @@ def test_a_splice_read_back_as_the_same_plan_is_written_as_the_same_text(monkeyp
 
     same, accepted = L.same_but_ids, []
 
-    def checked(a, b):
-        if same(a, b):
+    def checked(a, b, renamed=True):
+        if not same(a, b, renamed=renamed):
+            return False
+        if renamed:  # the splice check's question; the other callers only ask about ids
             assert text(a) == text(b)
             accepted.append(a)
-            return True
-        return False
+        return True
 
     monkeypatch.setattr(L, "same_but_ids", checked)
     for name, sql in ALL:
