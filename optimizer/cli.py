@@ -80,7 +80,6 @@ conf_option = click.option(
          "spark.sql.legacy.setopsPrecedence.enabled=true.")
 
 
-
 def lint_options(fn):
     """What lint and dbt share: rules left out, session settings, the gate and the format."""
     for option in reversed([
@@ -218,7 +217,7 @@ Examples:
 
 Exit codes: 0 success, 1 verification found a difference or a lint finding at or above
 --fail-on, 2 bad input, 3 internal error.""")
-@click.version_option(_version(), "-V", "--version", prog_name="sparkfold")
+@click.version_option(None, "-V", "--version", package_name="sparkfold", prog_name="sparkfold")
 @debug_option
 def cli():
     """sparkfold: a Catalyst-style pre-optimizer for Spark SQL.

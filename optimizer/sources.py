@@ -277,7 +277,6 @@ def write_output(target: Path, text: str) -> None:
         raise
 
 
-
 # -- data files for verify --------------------------------------------------
 
 TABLE_FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".json": "json",

@@ -53,6 +53,7 @@ from .predicates import exact_type
 
 _BLOCKED = mask_of(E.ScalarSubquery, E.Exists, E.InSubquery, E.Opaque)
 
+
 def _safe(e: E.Expr) -> bool:
     """Can e be evaluated on other rows, or in another order, with no visible change?"""
     return _passable(e) and not e.may_raise

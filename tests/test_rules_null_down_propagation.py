@@ -60,8 +60,6 @@ def test_not_through_comparison_casting_a_string():
     assert_unchanged(NDP, E.IsNull(E.GreaterThan(col("s", T.STRING), lit(1))))
 
 
-
-
 def test_null_down_propagation_on_spark(spark, tables):
     assert_sql_rewrite(spark, tables, "SELECT (x > 1) IS NULL, (num < b) IS NOT NULL, (NOT p) IS NULL FROM t",
                        "NullDownPropagation")

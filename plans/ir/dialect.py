@@ -172,6 +172,8 @@ def _as_written_with_two_arguments(name: str, build):
         return build(args, *rest)
 
     return parse
+
+
 # Special-syntax parsers for calls that have none in Spark (`initcap(s)` became `initcap(s, ' ')`)
 _AS_WRITTEN_SYNTAX = frozenset({"INITCAP", "CEIL", "FLOOR", "CHAR", "CHR", "DECODE"})
 
@@ -358,6 +360,7 @@ def nested_with_kept() -> bool:
     the query's tables; a recursive CTE kept as text needs it in place."""
     tree = parse_one("SELECT * FROM (WITH t AS (SELECT 1) SELECT * FROM t) AS q", dialect=DIALECT)
     return tree.sql(dialect=DIALECT).startswith("SELECT * FROM (WITH")
+
 
 # ---------------------------------------------------------------------------
 # Deep recursion

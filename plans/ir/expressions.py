@@ -24,6 +24,7 @@ from .tree import MANY, ONE, OPT, PAIRS, Node, node
 # Expression ids (attribute identity, shown as `num#3`)
 # ---------------------------------------------------------------------------
 
+
 class IdCounter:
     """A thread-safe source of increasing ids that can be moved past ids already used."""
 

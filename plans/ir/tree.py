@@ -144,6 +144,8 @@ def _first_post_init(self) -> None:
     if c.__dict__.get("__post_init__") is _first_post_init:
         c.__post_init__ = c._node_init
     c._node_init(self)
+
+
 def _generated_post_init(c: type) -> Callable:
     """`Node.__post_init__` written out for one class: its children and extra nodes
     gathered field by field, its hash and kind mask, then `_derive()`.  The same result

@@ -36,6 +36,7 @@ class SelectAnalyzer(Protocol):
 
     def from_clause(self, from_: exp.From, joins, outer: "Scope | None", ctes: dict) -> tuple[L.Plan, "Scope"]: ...
 
+
 INPUT_TABLE = "__sf_input_0"
 
 # clauses that make a SELECT block opaque
