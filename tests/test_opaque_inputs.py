@@ -41,3 +41,32 @@ def test_opaque_block_input_is_not_pruned_of_columns_it_reads(spark, sales, sql)
     report = result.verify(spark)
     assert report.equal, report.to_text()
     assert report.reference.rows == spark.sql(sql).count() > 1
+
+
+LONG_IN = ", ".join(str(i) for i in range(100))
+SHOWN_CASES = [
+    # short blocks are printed whole: their trailing keywords and hints are shown
+    ("SELECT year, course, count(*) FROM sales GROUP BY year, course WITH ROLLUP", "WITH ROLLUP", None),
+    ("select /*+ BROADCAST(sales) */ year, x from sales lateral view explode(array(1)) v as x",
+     "SELECT /*+ BROADCAST(sales) */ year, x", None),
+    # long blocks: the input's own text from the block's SELECT, not its CTEs or the outer query
+    ("SELECT * FROM (SELECT year, course, count(*) AS n FROM (SELECT * FROM sales WHERE year IN ("
+     + LONG_IN + ")) s GROUP BY year, course WITH ROLLUP) q", "SELECT year, course, count(*) AS n FROM", 1),
+    ("WITH s AS (SELECT * FROM sales) select /*+ BROADCAST(s) */ year,  course, count(*) FROM (SELECT * FROM s "
+     "WHERE year IN (" + LONG_IN + ")) s GROUP BY year, course WITH ROLLUP", "select /*+ BROADCAST(s) */ year,  course", 1),
+]
+
+
+@pytest.mark.parametrize("sql,shown,from_input", SHOWN_CASES)
+def test_an_opaque_block_is_shown_by_its_own_text(sql, shown, from_input):
+    """explain's and the DataFrame program's text of an opaque SELECT block: the block
+    itself, from its SELECT keyword, 200 characters at most."""
+    from sparkfold.plans.ir import logical as L
+
+    result = optimize(sql, SALES)
+    texts = [p.sql_text for p in result.analyzed.walk() if isinstance(p, L.OpaqueRelation)]
+    assert len(texts) == 1 and texts[0].upper().startswith("SELECT") and len(texts[0]) <= 200
+    assert shown in texts[0]
+    if from_input:
+        start = sql.index(shown)
+        assert texts[0] == sql[start:start + 200]

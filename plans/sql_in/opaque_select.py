@@ -38,6 +38,7 @@ class SelectAnalyzer(Protocol):
 
 
 INPUT_TABLE = "__sf_input_0"
+SHOWN = 200  # characters of an opaque block's text kept for display
 
 # clauses that make a SELECT block opaque
 OPAQUE_CLAUSES = ("laterals", "qualify", "windows", "distribute", "sort", "cluster")
@@ -119,22 +120,22 @@ def opaque_select(analyzer: SelectAnalyzer, sel: exp.Select, outer: "Scope | Non
 
 
 def _shown(analyzer, sel: exp.Select) -> str:
-    """The start of the block's text, for display: as the input writes it (printing the
-    block would print every subquery of its FROM clause, for 200 characters); its span
-    starts at its first item, after the SELECT keyword."""
+    """The start of the block's text, for display (`SHOWN` characters).  A long block is
+    shown as the input writes it, from its SELECT keyword: printing it would print every
+    subquery of its FROM clause for those few characters.  A short one is printed, since
+    its span can end before trailing keywords (`WITH ROLLUP`, a LATERAL VIEW)."""
     span = node_span(sel)
     source = getattr(analyzer, "sql", "")
-    if span is not None and source and span[1] < len(source):
-        start, end = span[0], span[1] + 1
+    if span is not None and source:
         with_ = sel.args.get("with_")
-        if with_ is not None:  # the block, not the CTEs it carries
-            inner = node_span(with_)
-            if inner is None or inner[1] >= end:
-                return sel.sql(dialect="spark")[:200]
-            start = inner[1] + 1
-        text = source[start:end].lstrip(" \t\r\n)")
-        return (text if text[:6].upper() == "SELECT" else f"SELECT {text}")[:200]
-    return sel.sql(dialect="spark")[:200]
+        if with_ is None:  # the span starts at the first item, after SELECT and any hint
+            start = source.lower().rfind("select", 0, span[0] + len("select"))
+        else:  # the span starts at WITH: the block's SELECT is the first after the CTEs
+            ctes = node_span(with_)
+            start = source.lower().find("select", ctes[1] + 1, span[1]) if ctes is not None else -1
+        if start >= 0 and span[1] - start >= SHOWN:
+            return source[start:start + SHOWN]
+    return sel.sql(dialect="spark")[:SHOWN]
 
 
 def _output(analyzer, sel, scope, generated_columns: bool, is_root: bool) -> list[E.Attribute]:
