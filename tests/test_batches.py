@@ -143,3 +143,30 @@ def test_count_after_left_join_keeps_counting_the_padded_column(spark, tables):
     agg = nodes(r.optimized, L.Aggregate)[0]
     assert agg.aggregates[0].child.args[0].name == "y"
     spark_agrees(spark, r)
+
+
+def test_a_rule_is_not_called_again_on_operators_it_left_unchanged():
+    """The per-rule memo of a run (`Facts.stable`): a rule is a pure function of the plan,
+    so an operator it left unchanged, met again in the same run's facts, is skipped with
+    its subtree; a new operator above it is visited; a run with fresh facts visits all."""
+    from sparkfold.plans.ir import expressions as E
+    from sparkfold.plans.ir import types as T
+    from sparkfold.rules.base import plan_rule
+
+    seen = []
+
+    @plan_rule("Counting")
+    def counting(p, ctx):
+        seen.append(p)
+        return p
+
+    plan = optimize("SELECT num FROM t WHERE num > 1 ORDER BY num", SCHEMA).analyzed
+    ctx = RuleContext()
+    assert counting(plan, ctx) is plan
+    first = len(seen)
+    assert first == len(list(plan.walk())) >= 3
+    assert counting(plan, ctx) is plan and len(seen) == first
+    on_top = L.Filter(E.Literal(True, T.BOOLEAN), plan)
+    assert counting(on_top, ctx) is on_top and seen[first:] == [on_top]
+    counting(plan, RuleContext())
+    assert len(seen) == 2 * first + 1
