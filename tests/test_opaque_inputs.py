@@ -22,6 +22,11 @@ QUERIES = [
     "SELECT * FROM (SELECT year, course, earnings, extra + 0 AS e FROM sales WHERE 1 = 1) "
     "PIVOT (max(earnings) AS m, count(e) AS n FOR course IN ('a', 'b'))",
     "SELECT year, x FROM (SELECT year, earnings FROM sales WHERE 1 = 1) LATERAL VIEW explode(array(earnings, 1)) v AS x",
+    # a LATERAL VIEW's column, unaliased, in a block inside the query: named as written
+    "SELECT * FROM (SELECT year AS y, V.x FROM sales LATERAL VIEW explode(array(earnings, NULL)) v AS X) q "
+    "WHERE 1 = 1",
+    "SELECT x, y FROM (SELECT year AS y, `x` FROM sales LATERAL VIEW explode(array(extra, 2)) v AS X) q "
+    "WHERE y IS NULL OR 1 = 1",
 ]
 
 

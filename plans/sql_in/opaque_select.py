@@ -168,6 +168,10 @@ def _output(analyzer, sel, scope, generated_columns: bool, is_root: bool) -> lis
             if name is None:
                 name = e.name if isinstance(e, E.Attribute) else spark_name(e)
         except (AnalysisError, NotModelled):
+            if name is None and isinstance(body, exp.Column):
+                # a column the scope does not know (a LATERAL VIEW's): Spark names it as
+                # the reference is written, its last part (`v.x` is `x`)
+                name = body.name
             if name is None:
                 if not is_root:
                     raise NotModelled("an unaliased select item we cannot name")
