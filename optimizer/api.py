@@ -92,11 +92,14 @@ class OptimizeResult:
         return verify(self, spark, **kwargs)
 
 
-def _with_comments(text: str, tree) -> str:
+def _with_comments(text: str, tree, source: str) -> str:
     """Keep the user's comments: regenerated SQL has no place for them inside, so they
-    lead it, in their original order."""
+    lead it, in their original order.  (`tree` was parsed from `source`: without a
+    comment marker there, it has none to walk for.)"""
     from .splice import _lead_with
 
+    if "--" not in source and "/*" not in source:
+        return text
     comments = [c.strip() for node in tree.walk() for c in node.comments or ()]
     return _lead_with([c for c in comments if c and not c.startswith("+")], text)
 
@@ -317,7 +320,7 @@ def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regener
                             rewrites=trace.rewrites)
         timings["lint"] = time.perf_counter() - t0
     if regenerated is not None:
-        regenerated = _with_comments(regenerated, tree)
+        regenerated = _with_comments(regenerated, tree, sql)
     out_sql = as_edited or regenerated or sql
     if analyzer.inner_hints and not as_edited and regenerated is not None:
         # hints inside the query (BROADCAST on a derived table, REPARTITION in a CTE) have

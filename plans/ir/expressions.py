@@ -18,7 +18,10 @@ from decimal import Decimal
 from typing import Any
 
 from . import types as T
-from .tree import MANY, ONE, OPT, PAIRS, Node, node
+from .tree import MANY, ONE, OPT, PAIRS, Node, keyed_as_is, node
+
+# data types hold names, numbers and other data types: each is its own key
+keyed_as_is(T.AtomicType, T.DecimalType, T.ArrayType, T.MapType, T.StructType, T.StructField)
 
 # ---------------------------------------------------------------------------
 # Expression ids (attribute identity, shown as `num#3`)

@@ -442,12 +442,21 @@ def max_expr_id(plan: Plan) -> int:
     while stack:
         p = stack.pop()
         for a in p.output:
-            top = max(top, a.expr_id)
-        for e in p.expressions:
-            for n in e.walk():
-                if isinstance(n, (Attribute,)) or hasattr(n, "expr_id"):
-                    top = max(top, n.expr_id)
-                if isinstance(n, SubqueryExpr):
-                    stack.append(n.plan)
+            if a.expr_id > top:
+                top = a.expr_id
+        # only the subtrees that hold an id or a subquery are walked
+        found = [e for e in p.expressions if e.mask & _IDS_MASK]
+        while found:
+            n = found.pop()
+            if isinstance(n, _WITH_IDS):
+                if n.expr_id > top:
+                    top = n.expr_id
+            elif isinstance(n, SubqueryExpr):
+                stack.append(n.plan)
+            found.extend(k for k in n.children if k.mask & _IDS_MASK)
         stack.extend(p.children)
     return top
+
+
+_WITH_IDS = (Attribute, Alias)  # the expressions that carry an `expr_id`
+_IDS_MASK = mask_of(*_WITH_IDS) | _SUBQUERY_MASK

@@ -198,7 +198,16 @@ def mask_of(*classes: type) -> int:
     return m
 
 
-_PLAIN_TYPES = frozenset({str, int, bool, type(None)})
+# Classes of plain data that are their own key (`data_key(v) is v`): the generated
+# `__post_init__` hashes them without a call.  Value classes elsewhere that hold no
+# float, Decimal or node (the data types) join with `keyed_as_is`.
+_PLAIN_TYPES: set[type] = {str, int, bool, type(None)}
+
+
+def keyed_as_is(*classes: type) -> None:
+    """Declare value classes that `data_key` returns unchanged (hashable, equal exactly
+    when their fields are, with no float, Decimal or node inside)."""
+    _PLAIN_TYPES.update(classes)
 
 
 def data_key(v: Any):
@@ -206,6 +215,11 @@ def data_key(v: Any):
     NaN with NaN, but keeps -0.0 apart from 0.0 (they print differently)."""
     t = type(v)
     if t in _PLAIN_TYPES:
+        return v
+    if t is tuple:  # names and qualifiers, most of them: plain all through
+        for x in v:
+            if type(x) not in _PLAIN_TYPES:
+                return tuple(data_key(x) for x in v)
         return v
     if t is not float and t is not Decimal and t is not tuple and not isinstance(v, (float, Node)):
         return v  # data types, enums and other hashable values
