@@ -164,6 +164,7 @@ def order_refs(gen, b: Block):
     refs = dict(b.refs)
     aliases = set()
     names = [a.name.lower() for a, _ in b.select]
+    defined = None  # the definitions' references, written once (not once per item)
     for a, item in b.select:
         if isinstance(item, exp.Column) and a.expr_id in b.refs:
             continue  # a plain column: its FROM reference works in ORDER BY
@@ -171,7 +172,9 @@ def order_refs(gen, b: Block):
         # DISTINCT (UNRESOLVED_COLUMN): there the select alias is used.
         if a.expr_id in b.definitions and b.definitions[a.expr_id].deterministic and not b.having \
                 and not b.distinct:
-            refs[a.expr_id] = definition_refs(gen, b)[a.expr_id]
+            if defined is None:
+                defined = definition_refs(gen, b)
+            refs[a.expr_id] = defined[a.expr_id]
         elif names.count(a.name.lower()) == 1:
             refs[a.expr_id] = exp.column(a.name, quoted=_needs_quotes(a.name))
             aliases.add(a.expr_id)
