@@ -75,3 +75,23 @@ def test_an_opaque_block_is_shown_by_its_own_text(sql, shown, from_input):
     if from_input:
         start = sql.index(shown)
         assert texts[0] == sql[start:start + 200]
+
+
+def test_an_opaque_template_is_copied_without_its_from_clause_and_the_input_is_kept():
+    """The template of an opaque block is copied without the FROM, joins and CTEs it
+    replaces at once (copying them was most of the analysis of an opaque ROLLUP over a
+    union), and the parsed input is left exactly as it was, parents and all."""
+    from sparkfold.plans.ir.dialect import DIALECT
+    from sparkfold.plans.sql_in.opaque_select import _copy_but
+    from sqlglot import parse_one
+
+    sel = parse_one("WITH c AS (SELECT 1 AS a) SELECT a, count(*) FROM (SELECT a FROM c UNION ALL "
+                    "SELECT a FROM c) q JOIN c USING (a) GROUP BY a WITH ROLLUP", dialect=DIALECT)
+    text, hashed = sel.sql(dialect=DIALECT), hash(sel)
+    nodes = [(n, n.parent) for n in sel.walk()]
+    copy = _copy_but(sel, ("from_", "joins", "with_"))
+    assert copy.args.get("from_") is None and not copy.args.get("joins") and copy.args.get("with_") is None
+    assert copy.sql(dialect=DIALECT) == "SELECT a, COUNT(*) GROUP BY a WITH ROLLUP"
+    assert sel.sql(dialect=DIALECT) == text and hash(sel) == hashed
+    assert all(n.parent is parent for n, parent in nodes)
+    assert all(n is not m for n in copy.walk() for m, _ in nodes)

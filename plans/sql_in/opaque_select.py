@@ -71,7 +71,7 @@ def opaque_select(analyzer: SelectAnalyzer, sel: exp.Select, outer: "Scope | Non
     pivots = from_.this.args.get("pivots") if from_ is not None else None
     if pivots and joins:
         raise NotModelled("PIVOT over a join")
-    template = sel.copy()
+    template = _copy_but(sel, ("from_", "joins", "with_") if from_ is not None else ("with_",))
     if from_ is not None:
         source = from_.this.copy()
         source.set("pivots", None)
@@ -117,6 +117,22 @@ def opaque_select(analyzer: SelectAnalyzer, sel: exp.Select, outer: "Scope | Non
 
     output = _output(analyzer, sel, scope, bool(pivots or sel.args.get("laterals")), is_root)
     return L.OpaqueRelation(template, tuple(output), (plan,), tuple(args), _shown(analyzer, sel))
+
+
+def _copy_but(node: exp.Expression, keys: tuple) -> exp.Expression:
+    """`node.copy()` with the args `keys` left out (None): the template's FROM, joins
+    and CTEs are replaced at once, and copying them (a FROM with a union of subqueries
+    under an opaque ROLLUP) was most of the block's analysis.  The input is not
+    changed: its args are set aside for the copy and put back, children untouched."""
+    saved = {k: node.args[k] for k in keys if node.args.get(k) is not None}
+    for k in saved:
+        node.args[k] = None
+    try:
+        out = node.copy()
+    finally:
+        node.args.update(saved)
+    out._hash = None  # a hash the input had cached counted what was left out
+    return out
 
 
 def _shown(analyzer, sel: exp.Select) -> str:

@@ -92,9 +92,13 @@ def write_opaque_relation(gen, plan: L.OpaqueRelation, outer) -> Block:
                 child = L.Project(tuple(used), child)  # read only the columns the block uses
             inner = gen.wrap(gen.block(child, outer), outer, "_in")
         refs.update(inner.refs)
+        placed = False
         for table in list(template.find_all(exp.Table)):
             if table.name == f"__sf_input_{i}":
-                item = inner.from_.copy()
+                # the input was written for this block: its first place takes it as it
+                # is (copying a written union of subqueries cost more than writing it)
+                item = inner.from_.copy() if placed else inner.from_
+                placed = True
                 if table.args.get("pivots"):
                     item.set("pivots", table.args["pivots"])
                 table.replace(item)
