@@ -207,6 +207,15 @@ def _add(out: Constraints, e: E.Expr, facts: Facts) -> None:
         out.setdefault(canon(e, facts), e)
 
 
+def _add_not_null(out: Constraints, a: E.Attribute) -> None:
+    """`_add(out, IsNotNull(a))`, the node built only when its key is new: every
+    constraint and non-nullable output column implies one, and most are there already."""
+    if len(out) < _MAX_CONSTRAINTS:
+        key = Key(("IsNotNull", (), Key(("attr", a.expr_id))))  # canon(IsNotNull(a))
+        if key not in out:
+            out[key] = E.IsNotNull(a)
+
+
 def _is_trivial(e: E.Expr) -> bool:
     return isinstance(e, (E.EqualTo, E.EqualNullSafe)) and isinstance(e.left, E.Attribute) \
         and isinstance(e.right, E.Attribute) and e.left.expr_id == e.right.expr_id
@@ -260,10 +269,10 @@ def close(valid, output: tuple[E.Attribute, ...], facts: Facts | None = None) ->
                 _add(out, new, facts)
     for e in list(out.values()):
         for a in non_null_attributes(e):
-            _add(out, E.IsNotNull(a), facts)
+            _add_not_null(out, a)
     for a in output:
         if not a.nullable:
-            _add(out, E.IsNotNull(a), facts)
+            _add_not_null(out, a)
     ids = {a.expr_id for a in output}
     return {k: e for k, e in out.items() if e.references <= ids}
 

@@ -52,6 +52,21 @@ def test_filter_constraints_include_conjuncts_and_is_not_null():
     assert {"((x + 1) > 2)", "(s = a)", "isnotnull(x)", "isnotnull(s)", "isnotnull(num)"} <= c
 
 
+def test_each_constraint_is_kept_under_its_own_canonical_key():
+    """The closure keys the IS NOT NULL it implies without building the predicate first
+    (`_add_not_null`): those keys must be the very keys `canon` gives, or a constraint
+    would be kept twice, or a different one dropped as a duplicate."""
+    r = run("SELECT t.num, u.y FROM t JOIN u ON t.num = u.num AND t.x = u.z "
+            "WHERE t.x + 1 > 2 AND u.s IS NOT NULL AND t.s = 'a'")
+    plans = [n for n in r.analyzed.walk()]
+    checked = 0
+    for p in plans:
+        for key, e in constraints(p).items():
+            assert key == canon(e), text(e)
+            checked += isinstance(e, E.IsNotNull)
+    assert checked >= 8
+
+
 def test_is_not_null_is_not_walked_through_is_null():  # SPARK-17897
     r = run("SELECT * FROM t WHERE NOT (x IS NULL) = true")
     assert "isnotnull(x)" not in constraint_texts(r.analyzed.child)
