@@ -207,13 +207,16 @@ def _add(out: Constraints, e: E.Expr, facts: Facts) -> None:
         out.setdefault(canon(e, facts), e)
 
 
-def _add_not_null(out: Constraints, a: E.Attribute) -> None:
-    """`_add(out, IsNotNull(a))`, the node built only when its key is new: every
-    constraint and non-nullable output column implies one, and most are there already."""
+def _add_not_null(out: Constraints, a: E.Attribute, facts: Facts) -> None:
+    """`_add(out, IsNotNull(a))` with the predicate and its key built once per attribute
+    in the run's facts: every constraint and non-nullable output column implies one, in
+    every closure above it, and most are there already."""
     if len(out) < _MAX_CONSTRAINTS:
-        key = Key(("IsNotNull", (), Key(("attr", a.expr_id))))  # canon(IsNotNull(a))
-        if key not in out:
-            out[key] = E.IsNotNull(a)
+        hit = facts.get("is-not-null", a)
+        if hit is None:
+            e = E.IsNotNull(a)
+            hit = facts.remember("is-not-null", a, (canon(e, facts), e))
+        out.setdefault(*hit)
 
 
 def _is_trivial(e: E.Expr) -> bool:
@@ -269,10 +272,10 @@ def close(valid, output: tuple[E.Attribute, ...], facts: Facts | None = None) ->
                 _add(out, new, facts)
     for e in list(out.values()):
         for a in non_null_attributes(e):
-            _add_not_null(out, a)
+            _add_not_null(out, a, facts)
     for a in output:
         if not a.nullable:
-            _add_not_null(out, a)
+            _add_not_null(out, a, facts)
     ids = {a.expr_id for a in output}
     return {k: e for k, e in out.items() if e.references <= ids}
 

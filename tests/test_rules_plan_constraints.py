@@ -53,8 +53,8 @@ def test_filter_constraints_include_conjuncts_and_is_not_null():
 
 
 def test_each_constraint_is_kept_under_its_own_canonical_key():
-    """The closure keys the IS NOT NULL it implies without building the predicate first
-    (`_add_not_null`): those keys must be the very keys `canon` gives, or a constraint
+    """The closure keeps the IS NOT NULL it implies with a key made once per attribute
+    (`_add_not_null`): each constraint must sit under the key `canon` gives it, or one
     would be kept twice, or a different one dropped as a duplicate."""
     r = run("SELECT t.num, u.y FROM t JOIN u ON t.num = u.num AND t.x = u.z "
             "WHERE t.x + 1 > 2 AND u.s IS NOT NULL AND t.s = 'a'")

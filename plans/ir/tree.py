@@ -221,7 +221,7 @@ def data_key(v: Any):
             if type(x) not in _PLAIN_TYPES:
                 return tuple(data_key(x) for x in v)
         return v
-    if t is not float and t is not Decimal and t is not tuple and not isinstance(v, (float, Node)):
+    if t is not float and t is not Decimal and not isinstance(v, (tuple, float, Node)):
         return v  # data types, enums and other hashable values
     if isinstance(v, float):
         if math.isnan(v):
