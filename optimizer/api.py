@@ -21,7 +21,7 @@ from sqlglot import exp
 
 from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
-from ..plans.ir.dialect import DIALECT, deep_stack
+from ..plans.ir.dialect import DIALECT, deep_stack, forget_spans
 from ..plans.ir.errors import InternalError, SparkfoldError
 from ..plans.ir.expressions import id_scope
 from ..plans.sql_in.analyzer import Analyzer
@@ -249,13 +249,22 @@ def _unwrap(text: str, wrapper: tuple[str, str] | None) -> str:
 
 def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regenerate, keep_layout,
               in_statement: bool = False) -> OptimizeResult:
-    from .batches import default_batches
-    from .engine import FixedPoint
-
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     tree = parse_query(sql)
     timings["parse"] = time.perf_counter() - t0
+    try:
+        return _optimize_tree(sql, tree, timings, cat, batches, rules, exclude, pretty, always_regenerate,
+                              keep_layout, in_statement)
+    finally:
+        forget_spans(tree)  # the analyzer, the splice and the findings, which place nodes, are done
+
+
+def _optimize_tree(sql, tree: exp.Expression, timings: dict[str, float], cat: Catalog, batches, rules, exclude,
+                   pretty, always_regenerate, keep_layout, in_statement: bool) -> OptimizeResult:
+    from .batches import default_batches
+    from .engine import FixedPoint
+
     span = None if in_statement or isinstance(tree, exp.Query) else wrapped_query(sql, tree)
     if span is not None and span[0] > 0:
         inner = _optimize(sql[span[0]:span[1]], cat, batches, rules, exclude, pretty, always_regenerate, keep_layout,

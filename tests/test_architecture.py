@@ -237,3 +237,44 @@ def test_sqlglotc_optimizes_the_tpc_queries_the_same(installed, compiled, tmp_pa
     pure_out, fast_out = json.loads(pure.stdout), json.loads(fast.stdout)
     assert len(pure_out) == len(tpc.queries("tpch")) + len(tpc.queries("tpcds")) > 100
     assert [k for k in pure_out if pure_out[k] != fast_out[k]] == []
+
+
+_SPANS = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from tests import tpc
+import sparkfold
+from sparkfold.plans.ir import dialect
+from sparkfold.plans.sql_in import parse, spans
+counts = {"parsed": 0, "recorded": 0}
+record, parse_statements = spans.record, parse.parse_statements
+def counted_record(*args):
+    counts["recorded"] += 1
+    return record(*args)
+def counted_parse(*args, **kwargs):
+    counts["parsed"] += 1
+    return parse_statements(*args, **kwargs)
+spans.record, parse.parse_statements = counted_record, counted_parse
+schema = tpc.schema("tpcds")
+for name, sql in tpc.queries("tpcds"):
+    sparkfold.optimize(sql, schema)
+print(json.dumps({**counts, "pending": len(dialect._PENDING_SPANS)}))
+"""
+
+
+def test_sqlglotc_reads_spans_only_for_trees_asked_and_keeps_none(compiled, tmp_path):
+    """With sqlglotc the source spans are read from the tokens only when a node is placed
+    (a finding, a splice): the trees an optimize() parses and is done with (the query, the
+    splice's read-back) are dropped, not recorded for nothing when later trees come, and
+    not kept alive after it returns."""
+    from tests import tpc
+
+    if not tpc.available():
+        pytest.skip("the TPC corpus (../shared/bench) is not here")
+    fast = _run(["-c", _SPANS, str(ROOT)], tmp_path, compiled)
+    assert fast.returncode == 0, fast.stderr[-2000:]
+    counts = json.loads(fast.stdout)
+    assert counts["pending"] == 0
+    # about half the trees parsed are never placed (most queries have no finding, and no
+    # read-back is placed); before, every tree but the last 16 was recorded
+    assert counts["parsed"] > 120 and counts["recorded"] < 0.6 * counts["parsed"], counts

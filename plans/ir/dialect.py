@@ -65,7 +65,8 @@ SPAN = "span"
 
 # Trees whose spans are still to be read from their tokens (sqlglotc: `plans.sql_in.spans`,
 # only when a finding asks): the root's id -> the function that records them.  Bounded:
-# the oldest are recorded when more come (each entry holds its trees, so ids stay unique).
+# the oldest are recorded when more come (each entry holds its trees, so ids stay unique);
+# the owner of a tree that no longer needs spans takes it out with `forget_spans`.
 _PENDING_SPANS: dict[int, Callable[[], None]] = {}
 _PENDING_LIMIT = 16
 
@@ -76,6 +77,13 @@ def spans_later(roots: list, record: Callable[[], None]) -> None:
         _run_pending(next(iter(_PENDING_SPANS)))
     for root in roots:
         _PENDING_SPANS[id(root)] = record
+
+
+def forget_spans(root: exp.Expression) -> None:
+    """The tree `root` will not be asked for its spans again: drop its pending record
+    unrecorded (its owner is done with it), so that it is neither kept alive nor
+    recorded for nothing when more trees come."""
+    _PENDING_SPANS.pop(id(root), None)
 
 
 def _run_pending(key: int) -> None:
