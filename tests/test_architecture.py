@@ -256,9 +256,18 @@ def counted_parse(*args, **kwargs):
     return parse_statements(*args, **kwargs)
 spans.record, parse.parse_statements = counted_record, counted_parse
 schema = tpc.schema("tpcds")
-for name, sql in tpc.queries("tpcds"):
-    sparkfold.optimize(sql, schema)
-print(json.dumps({**counts, "pending": len(dialect._PENDING_SPANS)}))
+def run(sql):
+    r = sparkfold.optimize(sql, schema)
+    return [r.sql, [(f.code, f.line, f.column, f.end_line, f.end_column) for f in r.findings]]
+alone = [run(sql) for _, sql in tpc.queries("tpcds")]
+out = {**counts, "pending": len(dialect._PENDING_SPANS)}
+from concurrent.futures import ThreadPoolExecutor
+sys.setswitchinterval(1e-6)  # threads switch often: a race shows
+with ThreadPoolExecutor(8) as pool:  # the hooks' case: runs in flight in many threads
+    together = list(pool.map(run, [sql for _, sql in tpc.queries("tpcds")] * 2))
+out["threads_differ"] = [i for i, r in enumerate(together) if r != alone[i % len(alone)]]
+out["pending_after_threads"] = len(dialect._PENDING_SPANS)
+print(json.dumps(out))
 """
 
 
@@ -266,7 +275,7 @@ def test_sqlglotc_reads_spans_only_for_trees_asked_and_keeps_none(compiled, tmp_
     """With sqlglotc the source spans are read from the tokens only when a node is placed
     (a finding, a splice): the trees an optimize() parses and is done with (the query, the
     splice's read-back) are dropped, not recorded for nothing when later trees come, and
-    not kept alive after it returns."""
+    not kept alive after it returns; runs in many threads place their findings alike."""
     from tests import tpc
 
     if not tpc.available():
@@ -275,6 +284,8 @@ def test_sqlglotc_reads_spans_only_for_trees_asked_and_keeps_none(compiled, tmp_
     assert fast.returncode == 0, fast.stderr[-2000:]
     counts = json.loads(fast.stdout)
     assert counts["pending"] == 0
+    # 8 threads at once: the same SQL and the same finding positions as one at a time
+    assert counts["threads_differ"] == [] and counts["pending_after_threads"] == 0
     # about half the trees parsed are never placed (most queries have no finding, and no
     # read-back is placed); before, every tree but the last 16 was recorded
     assert counts["parsed"] > 120 and counts["recorded"] < 0.6 * counts["parsed"], counts

@@ -64,34 +64,41 @@ SPAN = "span"
 
 
 # Trees whose spans are still to be read from their tokens (sqlglotc: `plans.sql_in.spans`,
-# only when a finding asks): the root's id -> the function that records them.  Bounded:
-# the oldest are recorded when more come (each entry holds its trees, so ids stay unique);
-# the owner of a tree that no longer needs spans takes it out with `forget_spans`.
+# only when a finding asks): the root's id -> the function that records them.  The owner
+# of a tree that no longer needs spans takes it out with `forget_spans` (optimize() does,
+# for its trees), so these are the trees of the runs in flight, in every thread; bounded
+# all the same: the oldest are recorded when more come (each entry holds its trees, so ids
+# stay unique).  One lock for the table and the recording, so that a thread asking for a
+# tree's spans waits for a recording another thread started.
 _PENDING_SPANS: dict[int, Callable[[], None]] = {}
-_PENDING_LIMIT = 16
+_PENDING_LIMIT = 64
+_PENDING_LOCK = threading.RLock()
 
 
 def spans_later(roots: list, record: Callable[[], None]) -> None:
     """Have `record` set the spans of the trees `roots` when `node_span` first needs one."""
-    while len(_PENDING_SPANS) >= _PENDING_LIMIT:
-        _run_pending(next(iter(_PENDING_SPANS)))
-    for root in roots:
-        _PENDING_SPANS[id(root)] = record
+    with _PENDING_LOCK:
+        while len(_PENDING_SPANS) >= _PENDING_LIMIT:
+            _run_pending(next(iter(_PENDING_SPANS)))
+        for root in roots:
+            _PENDING_SPANS[id(root)] = record
 
 
 def forget_spans(root: exp.Expression) -> None:
     """The tree `root` will not be asked for its spans again: drop its pending record
     unrecorded (its owner is done with it), so that it is neither kept alive nor
     recorded for nothing when more trees come."""
-    _PENDING_SPANS.pop(id(root), None)
+    with _PENDING_LOCK:
+        _PENDING_SPANS.pop(id(root), None)
 
 
 def _run_pending(key: int) -> None:
-    record = _PENDING_SPANS.pop(key, None)
-    if record is not None:
-        for other in [k for k, v in _PENDING_SPANS.items() if v is record]:
-            _PENDING_SPANS.pop(other, None)
-        record()
+    with _PENDING_LOCK:
+        record = _PENDING_SPANS.pop(key, None)
+        if record is not None:
+            for other in [k for k, v in _PENDING_SPANS.items() if v is record]:
+                _PENDING_SPANS.pop(other, None)
+            record()
 
 
 def node_span(node: exp.Expression) -> tuple[int, int] | None:
