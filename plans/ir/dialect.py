@@ -27,6 +27,8 @@ from sqlglot import exp, parse_one
 from sqlglot.dialects.spark import Spark
 from sqlglot.tokens import TokenType
 
+from .functions import AGGREGATE_FUNCTIONS, KNOWN_AGGREGATE_NAMES, SCALAR_FUNCTIONS, WINDOW_ONLY_NAMES
+
 ARG_PREFIX = "__sf_arg_"
 
 TYPED_LITERAL_PREFIX = "__sf_lit_"
@@ -194,13 +196,6 @@ _AS_WRITTEN_SYNTAX = frozenset({"INITCAP", "CEIL", "FLOOR", "CHAR", "CHR", "DECO
 
 
 def _typed_call(name: str, build) -> bool:
-    from .functions import (
-        AGGREGATE_FUNCTIONS,
-        KNOWN_AGGREGATE_NAMES,
-        SCALAR_FUNCTIONS,
-        WINDOW_ONLY_NAMES,
-    )
-
     low = name.lower()
     if name in _MODELLED_AS_WRITTEN:
         return False
