@@ -14,7 +14,7 @@ from __future__ import annotations
 import gc
 import threading
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import field
 from typing import Any, Iterable, Sequence
 
 from sqlglot import exp
@@ -24,6 +24,7 @@ from ..plans.ir import logical as L
 from ..plans.ir.dialect import DIALECT, deep_stack, forget_spans
 from ..plans.ir.errors import InternalError, SparkfoldError
 from ..plans.ir.expressions import id_scope
+from ..plans.ir.records import record, replace
 from ..plans.sql_in.analyzer import Analyzer
 from ..plans.sql_in.catalog import Catalog
 from ..plans.sql_in.expr_context import NotModelled
@@ -36,7 +37,7 @@ from .splice import spliced
 from .statements import wrapped_query
 
 
-@dataclass
+@record
 class OptimizeResult:
     original_sql: str
     sql: str

@@ -12,13 +12,14 @@ import json
 import os
 import sys
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 import click
 
 from ..plans.ir.errors import InternalError, SparkfoldError, UnknownTableError
+from ..plans.ir.records import record
 from ..plans.sql_in.catalog import Catalog, settings_from
 from . import hooks
 from .lint import FORMATS as LINT_FORMATS
@@ -44,7 +45,7 @@ from .sources import (
 )
 
 
-@dataclass
+@record
 class Invocation:
     """What one run of the CLI decides about itself; `main` owns it and hands it to click
     as the root context's `obj` (no module state)."""
@@ -99,7 +100,7 @@ def lint_options(fn):
 
 # -- optimizing ------------------------------------------------------------------------
 
-@dataclass
+@record
 class Stats:
     files: int = 0
     queries: int = 0

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import field
 from decimal import Decimal
 from typing import Any, Iterable, Sequence
+
+from ..plans.ir.records import record
 
 REL_TOL = 1e-9
 _SIG_DIGITS = 9
@@ -61,7 +63,7 @@ def rows_equal(a: Sequence, b: Sequence) -> bool:
     return len(a) == len(b) and all(values_equal(x, y) for x, y in zip(a, b))
 
 
-@dataclass
+@record
 class RowDiff:
     equal: bool
     only_left: list = field(default_factory=list)

@@ -21,15 +21,15 @@ off unless `--conf spark.sql.ansi.enabled=true` says otherwise (another adapter)
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
+from ..plans.ir.records import record
 from ..plans.sql_in.catalog import Catalog, Column, TableSchema, parse_column_type
 from .errors import SchemaError
 from .sources import InputError, Source
 
 
-@dataclass
+@record
 class Project:
     root: Path
     models: list[Source]  # compiled models, named by their compiled file

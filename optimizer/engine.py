@@ -14,23 +14,24 @@ no longer grouped) is not kept, with a trace warning naming the rule.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Iterable
 
 from ..plans.ir import logical as L
 from ..plans.ir.errors import InternalError
 from ..plans.ir.expressions import ensure_ids_above, id_scope
+from ..plans.ir.records import record
 from ..rules.base import Rule, RuleContext
 from .validate import Checks, rejection, schema_error
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Once:
     def __str__(self) -> str:
         return "Once"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FixedPoint:
     max_iterations: int = 100
 
@@ -38,14 +39,14 @@ class FixedPoint:
         return f"FixedPoint({self.max_iterations})"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Batch:
     name: str
     strategy: Once | FixedPoint
     rules: tuple[Rule, ...]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Rewrite:
     """One effective rule application."""
 
@@ -57,7 +58,7 @@ class Rewrite:
     seconds: float
 
 
-@dataclass
+@record
 class BatchRun:
     name: str
     strategy: str
@@ -66,14 +67,14 @@ class BatchRun:
     seconds: float = 0.0
 
 
-@dataclass
+@record
 class RuleStats:
     runs: int = 0
     effective: int = 0
     seconds: float = 0.0
 
 
-@dataclass
+@record
 class Trace:
     rewrites: list[Rewrite] = field(default_factory=list)
     batches: list[BatchRun] = field(default_factory=list)

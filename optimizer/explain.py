@@ -63,7 +63,6 @@ from __future__ import annotations
 
 import difflib
 import json
-from dataclasses import dataclass
 
 from sqlglot import exp
 
@@ -72,6 +71,7 @@ from ..plans.ir import logical as L
 from ..plans.ir.dialect import deep_stack, to_sql
 from ..plans.ir.errors import SparkfoldError, UnsupportedError
 from ..plans.ir.printer import expr_str, node_line, plan_str
+from ..plans.ir.records import record
 from ..plans.ir.tree import data_key
 from ..plans.sql_in.parse import parse_query
 
@@ -103,7 +103,7 @@ def explain(result, format: str = "text", rule=None, batch=None, color: bool = F
     return deep_stack(_text, result, _names(rule), _names(batch), _Style(color), where)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Where:
     """Where a statement's text is in its file: the file's name, and the (1-based) line and
     column of the statement's first character."""

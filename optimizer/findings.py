@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import asdict, dataclass
 from typing import Iterable, Sequence
 
 from sqlglot import exp
@@ -45,6 +44,7 @@ from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
 from ..plans.ir import types as T
 from ..plans.ir.dialect import node_span
+from ..plans.ir.records import as_dict, record
 from ..plans.ir.tree import transform_up
 from ..rules.base import RuleContext
 
@@ -52,7 +52,7 @@ ERROR, WARNING, INFO = "error", "warning", "info"
 LINT_TABLE = "__sparkfold_lint__"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Finding:
     """One finding.  `line` and `column` (1-based) point at the first character of the
     flagged expression, `end_line`/`end_column` at its last; `snippet` is its text;
@@ -69,7 +69,7 @@ class Finding:
     end_column: int | None = None
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return as_dict(self)
 
     def __str__(self) -> str:
         return f"{self.line}:{self.column}: {self.severity}: {self.message} [{self.code}]"

@@ -34,7 +34,6 @@ comment ``/* sparkfold:off */`` is passed through untouched.
 from __future__ import annotations
 
 import collections
-import dataclasses
 import functools
 import logging
 import re
@@ -44,6 +43,7 @@ from typing import Any, Callable, Iterable
 
 from ..plans.ir import logical as L
 from ..plans.ir.errors import InternalError, SparkfoldError
+from ..plans.ir.records import as_dict, record
 from ..plans.sql_in.catalog import Catalog, session_settings
 from .api import OptimizeResult, optimize
 
@@ -119,7 +119,7 @@ _QUOTED = re.compile(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`|--[^\n]
 _NAMED = "__sf_k"
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class _Pyformat:
     text: str              # the SQL the driver's text stands for, with markers
     names: tuple[str, ...]  # the i-th named marker's name
@@ -222,7 +222,7 @@ def _restore_positional_markers(sql: str, n: int) -> str | None:
 
 # -- the spark.sql hook --------------------------------------------------------------
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class QueryRecord:
     """What the hook did with one `spark.sql` call (passed to `on_query`, kept in
     `SqlHook.history`)."""
@@ -237,7 +237,7 @@ class QueryRecord:
     seconds: float             # sparkfold's own time for it
 
     def to_dict(self) -> dict:
-        out = dataclasses.asdict(self)
+        out = as_dict(self)
         out["findings"] = [f.to_dict() if hasattr(f, "to_dict") else str(f) for f in self.findings]
         return out
 

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass
 from typing import Iterable, Iterator
 
 from ..plans.ir.errors import ParseError, SparkfoldError
+from ..plans.ir.records import as_dict, record
 from .findings import ERROR, INFO, WARNING
 from .sources import Source, Statement, position, require_statements
 
@@ -32,7 +32,7 @@ INPUT_ERROR = "input-error"  # the code of a statement that could not be analyze
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Record:
     """One finding (or input error), positioned in its source file."""
 
@@ -120,7 +120,7 @@ def render(records: list[Record], fmt: str, version: str = "unknown") -> str:
     if fmt == "text":
         return "".join(r.text() + "\n" for r in records)
     if fmt == "jsonl":
-        return "".join(json.dumps(asdict(r)) + "\n" for r in records)
+        return "".join(json.dumps(as_dict(r)) + "\n" for r in records)
     if fmt == "github":
         return "".join(_github(r) + "\n" for r in records)
     if fmt == "sarif":

@@ -15,13 +15,13 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
 import click
 
 from ..plans.ir.errors import ParseError, SparkfoldError, VerificationError
+from ..plans.ir.records import record
 from ..plans.sql_in.catalog import Catalog, settings_from
 from . import hooks
 from .hooks import first_line
@@ -41,14 +41,14 @@ def with_source(e: SparkfoldError, name: str | None) -> SparkfoldError:
 
 # -- SQL sources ------------------------------------------------------------
 
-@dataclass
+@record
 class Source:
     name: str  # what messages call it: a path, "<stdin>", "<argument>"
     text: str
     rel: Path | None = None  # where it goes under --out
 
 
-@dataclass
+@record
 class Statement:
     source: Source
     index: int  # 1-based within the source

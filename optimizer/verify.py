@@ -26,11 +26,12 @@ from __future__ import annotations
 import re
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
+from ..plans.ir.records import record
 from .compare import RowDiff, compare_ordered, compare_rows
 
 CATALYST_PACKAGE = "org.apache.spark.sql.catalyst.optimizer."
@@ -56,7 +57,7 @@ NEVER_EXCLUDE = frozenset({"UpdateAttributeNullability", "PushDownPredicates"})
 # ---------------------------------------------------------------------------
 
 
-@dataclass
+@record
 class Side:
     """One query run: the reference or a candidate."""
 
@@ -80,7 +81,7 @@ class Side:
                 "error_message": self.error_message}
 
 
-@dataclass
+@record
 class Comparison:
     """The verdict for one candidate against the reference."""
 
@@ -101,7 +102,7 @@ class Comparison:
                 "detail": self.detail}
 
 
-@dataclass
+@record
 class VerifyReport:
     original_sql: str
     optimized_sql: str
@@ -378,7 +379,7 @@ def fingerprint(df, order: "Ordering | None" = None) -> tuple[int, int, int]:
 # ---------------------------------------------------------------------------
 
 
-@dataclass
+@record
 class Ordering:
     ordered: bool = False
     key_positions: list[int] = field(default_factory=list)  # output columns of a prefix of the keys
@@ -691,7 +692,7 @@ def read_table(spark, path: str):
 CANDIDATES = ("optimized SQL", "DataFrame")
 
 
-@dataclass
+@record
 class _Job:
     result: Any
     order: Ordering

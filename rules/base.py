@@ -15,12 +15,13 @@ test is an identity check.  `Opaque` expressions are never entered.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Callable
 
 from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
 from ..plans.ir import types as T
+from ..plans.ir.records import record
 from ..plans.ir.tree import mask_of, transform_up
 
 
@@ -54,7 +55,7 @@ class Facts:
         return value
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RuleContext:
     """What rules may know about the session: ANSI mode (errors instead of NULLs); and
     the facts cache of the run (a fresh one for each context)."""
@@ -63,7 +64,7 @@ class RuleContext:
     facts: Facts = field(default_factory=Facts, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Rule:
     name: str
     apply: Callable[[L.Plan, RuleContext], L.Plan]

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import ROUND_HALF_UP, Context, Decimal, localcontext
 from fractions import Fraction
@@ -35,6 +34,7 @@ from typing import Any, Callable
 from . import expressions as E
 from . import types as T
 from .naming import java_double
+from .records import record
 from .tree import fold
 
 
@@ -46,12 +46,12 @@ class CannotEvaluate(Exception):
     """The evaluator does not model this expression (or this value) exactly."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _Raised:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _Unknown:
     reason: str
 

@@ -10,10 +10,10 @@ query around it is analyzed.  The lists were read off PySpark 4.3's FunctionRegi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable
 
 from . import types as T
+from .records import record
 
 
 def _any_nullable(args) -> bool:
@@ -28,7 +28,7 @@ def _false(args) -> bool:
     return False
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FunctionSpec:
     name: str
     result_type: Callable  # args -> DataType | None

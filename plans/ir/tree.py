@@ -20,6 +20,8 @@ from dataclasses import FrozenInstanceError
 from decimal import Decimal
 from typing import Any, Callable, ClassVar, Iterator
 
+from .records import first_init, slotted
+
 ONE, OPT, MANY, PAIRS = "one", "opt", "many", "pairs"
 
 _next_bit = [0]
@@ -38,12 +40,12 @@ def node(cls=None, /, *, children: dict[str, str] | None = None,
     hashed structurally but not walked (a plan's expressions, a subquery's plan).
     Other fields are plain data.
 
-    Built here rather than by `dataclasses.dataclass`: with ~50 node classes, the
+    Built on `records` rather than `dataclasses.dataclass`: with ~50 node classes, the
     dataclass machinery was 40% of sparkfold's own import time (the command line's
     cold start); one generated `__init__` per class is all a node needs."""
 
     def wrap(c):
-        c = _slotted(c)
+        c = slotted(c)
         spec = tuple((children or {}).items())
         c._child_spec = spec
         c._extra_spec = tuple((extra or {}).items())
@@ -56,7 +58,7 @@ def node(cls=None, /, *, children: dict[str, str] | None = None,
         KIND_BITS[c] = bit
         # the generated methods are compiled at a class's first instance: most runs
         # (the command line's start above all) build a few of the ~50 classes
-        c.__init__ = _first_init
+        c.__init__ = first_init
         c._node_init = _first_post_init
         c._rebuild_kids = _first_rebuild_kids
         c._rebuild_extra = _first_rebuild_extra
@@ -65,34 +67,6 @@ def node(cls=None, /, *, children: dict[str, str] | None = None,
         return c
 
     return wrap if cls is None else wrap(cls)
-
-
-def _slotted(c: type) -> type:
-    """`c` rebuilt with a slot per annotated field (its `__init__` is `_generated_init`)."""
-    own = c.__dict__.get("__annotations__", {})
-    names = tuple(n for n, t in own.items() if "ClassVar" not in str(t))
-    body = {k: v for k, v in c.__dict__.items() if k not in names and k not in ("__dict__", "__weakref__")}
-    body["__slots__"] = names
-    body["__match_args__"] = names
-    new = type(c)(c.__name__, c.__bases__, body)
-    new.__qualname__ = c.__qualname__
-    new._field_names = names
-    new._defaults = {n: c.__dict__[n] for n in names if n in c.__dict__}
-    return new
-
-
-def _generated_init(c: type) -> Callable:
-    """An `__init__` that sets the fields (positional or by keyword, defaults from the
-    class body) and calls `__post_init__`."""
-    names, defaults = c._field_names, c._defaults
-    params = ", ".join(f"{n}=_d_{n}" if n in defaults else n for n in names)
-    sets = "".join(f"    _set(self, {n!r}, {n})\n" for n in names)
-    source = f"def __init__(self, {params}):\n{sets}    self.__post_init__()\n"
-    scope = {"_set": object.__setattr__, **{f"_d_{n}": v for n, v in defaults.items()}}
-    exec(source, scope)
-    init = scope["__init__"]
-    init.__qualname__ = f"{c.__qualname__}.__init__"
-    return init
 
 
 def _generated_rebuild(c: type, spec: tuple) -> Callable:
@@ -128,13 +102,6 @@ def _first_rebuild_extra(self, new):
     c = type(self)
     c._rebuild_extra = _generated_rebuild(c, c._extra_spec)
     return c._rebuild_extra(self, new)
-
-
-def _first_init(self, *args, **kwargs) -> None:
-    """A node class's `__init__` until its first instance: compiles the real one."""
-    c = type(self)
-    c.__init__ = _generated_init(c)
-    c.__init__(self, *args, **kwargs)
 
 
 def _first_post_init(self) -> None:

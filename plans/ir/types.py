@@ -9,7 +9,7 @@ anything it cannot decide returns `None`, and callers then leave the expression 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .records import record
 
 MAX_PRECISION = 38
 MIN_ADJUSTED_SCALE = 6
@@ -30,7 +30,7 @@ class DataType:
         return self.simple_string()
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@record(frozen=True, slots=True, repr=False)
 class AtomicType(DataType):
     name: str
 
@@ -38,7 +38,7 @@ class AtomicType(DataType):
         return self.name
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@record(frozen=True, slots=True, repr=False)
 class DecimalType(DataType):
     precision: int = 10
     scale: int = 0
@@ -47,7 +47,7 @@ class DecimalType(DataType):
         return f"decimal({self.precision},{self.scale})"
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@record(frozen=True, slots=True, repr=False)
 class ArrayType(DataType):
     element: DataType
     contains_null: bool = True
@@ -59,7 +59,7 @@ class ArrayType(DataType):
         return f"ARRAY<{self.element.sql()}>"
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@record(frozen=True, slots=True, repr=False)
 class MapType(DataType):
     key: DataType
     value: DataType
@@ -72,14 +72,14 @@ class MapType(DataType):
         return f"MAP<{self.key.sql()}, {self.value.sql()}>"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class StructField:
     name: str
     data_type: DataType
     nullable: bool = True
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@record(frozen=True, slots=True, repr=False)
 class StructType(DataType):
     fields: tuple[StructField, ...]
 

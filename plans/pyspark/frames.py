@@ -4,16 +4,17 @@ column names by attribute id), the `Scope` an expression is lowered in, and `Nam
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from ..ir import expressions as E
 from ..ir import logical as L
+from ..ir.records import record
 
 # Nesting depth of one Python expression before a sub-expression is hoisted into its own
 # variable (CPython's parser allows 200 nested parentheses).
 
 
-@dataclass
+@record
 class Frame:
     """A DataFrame of the program: the variable holding it and its columns by position."""
 
@@ -29,7 +30,7 @@ class Frame:
         return Frame(var, list(names), ids)
 
 
-@dataclass
+@record
 class Scope:
     """What an expression may refer to: its frame's columns, and (in a correlated
     subquery) the enclosing frame's columns, written with `.outer()`."""

@@ -17,19 +17,18 @@ GROUP BY and ORDER BY.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from sqlglot import exp
 
 from ..ir import expressions as E
 from ..ir import logical as L
 from ..ir import types as T
 from ..ir.errors import AnalysisError, UnsupportedError
+from ..ir.records import replace
 from .analyze_expr import ExprAnalyzer
 from .catalog import Catalog
 from .expr_context import Ctx, NotModelled, legacy_widening
 from .from_clause import CTEDef, _has_modifiers, from_items, values_relation
-from .recursive_cte import recursive_cte, reads
+from .recursive_cte import reads, recursive_cte
 from .scope import Entry, Scope
 from .select import limit_offset, select_block, sort_order
 

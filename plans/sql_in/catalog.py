@@ -15,16 +15,16 @@ from __future__ import annotations
 import functools
 import json
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ..ir import types as T
 from ..ir.errors import SchemaError, UnknownTableError
+from ..ir.records import record
 from .data_types import TypeParseError, parse_type
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Column:
     name: str
     data_type: T.DataType
@@ -32,7 +32,7 @@ class Column:
     source: str = ""  # where its NOT NULL comes from, when not the table's (a dbt test)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TableSchema:
     name: str
     columns: tuple[Column, ...]

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import re
 
-from dataclasses import replace
-
 from sqlglot import exp
 
 from ..ir import expressions as E
@@ -15,6 +13,7 @@ from ..ir import functions as F
 from ..ir import types as T
 from ..ir.dialect import ARG_PREFIX, TYPED_LITERAL_PREFIX, function_name
 from ..ir.errors import AnalysisError
+from ..ir.records import replace
 from .expr_context import Ctx, NotModelled, calls_nondeterministic
 from .expr_leaves import typed_literal_call
 from .expr_operators import analyze_cast

@@ -4,7 +4,7 @@ and the checks of a condition's type."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from sqlglot import exp
 
@@ -14,6 +14,7 @@ from ..ir import types as T
 from ..ir.dialect import function_name
 from ..ir.errors import AnalysisError
 from ..ir.naming import spark_name
+from ..ir.records import record
 from .scope import Scope
 
 
@@ -22,7 +23,7 @@ class NotModelled(Exception):
     through unchanged."""
 
 
-@dataclass
+@record
 class Ctx:
     scope: Scope
     # earlier select-list aliases (Spark's lateral column aliases)

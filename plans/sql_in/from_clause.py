@@ -5,7 +5,6 @@ the `Analyzer` first."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from decimal import Decimal
 
 from sqlglot import exp
@@ -15,6 +14,7 @@ from ..ir import logical as L
 from ..ir import types as T
 from ..ir.dialect import function_name
 from ..ir.errors import AnalysisError
+from ..ir.records import record
 from .expr_context import (
     Ctx,
     NotModelled,
@@ -25,7 +25,7 @@ from .expr_context import (
 from .scope import Entry, Scope
 
 
-@dataclass
+@record
 class CTEDef:
     name: str
     node: exp.Expression

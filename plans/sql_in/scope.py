@@ -8,13 +8,14 @@ subqueries.  Names are case-insensitive.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from ..ir import expressions as E
 from ..ir.errors import AmbiguousReferenceError, UnknownColumnError
+from ..ir.records import record
 
 
-@dataclass
+@record
 class Entry:
     qualifier: tuple[str, ...]  # lower-case name parts, e.g. ("spark_catalog", "db", "t") or ("x",)
     columns: list[E.Expr]  # Attributes (or an aliased expression for a USING key)
@@ -47,7 +48,7 @@ def column_name(e: E.Expr) -> str:
     raise TypeError(e)
 
 
-@dataclass
+@record
 class Scope:
     entries: list[Entry] = field(default_factory=list)
     star: list[E.Expr] = field(default_factory=list)

@@ -6,7 +6,6 @@ takes the `Analyzer` first."""
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from sqlglot import exp
 
@@ -15,6 +14,7 @@ from ..ir import logical as L
 from ..ir.errors import AnalysisError
 from ..ir.naming import spark_name
 from ..ir.printer import expr_str, plan_str
+from ..ir.records import replace
 from ..ir.tree import transform_down
 from .expr_context import Ctx, NotModelled, require_boolean
 from .from_clause import from_items

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from sqlglot import exp
 
 from ..ir import expressions as E
+from ..ir.records import record
 
 
-@dataclass
+@record
 class Block:
     """A SELECT being assembled (or a finished set operation)."""
 
