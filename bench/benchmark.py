@@ -295,6 +295,30 @@ def bench_cold_start(runs, report):
           f"python -c 'import sqlglot': {theirs * 1000:.0f} ms; ratio {ours / theirs:.2f}x")
     report["cold_start"] = {"sparkfold_ms": ours * 1000, "import_sqlglot_ms": theirs * 1000,
                             "ratio": ours / theirs}
+    # the same two starts counted in instructions, which the machine's load does not move
+    counted = [_instructions(args, env) for args in (cli, base)]
+    if None in counted:
+        print("(no instruction count: valgrind is not installed, or it failed)")
+        return
+    print(f"counted in instructions (valgrind's callgrind): {counted[0] / 1e6:,.0f} M against "
+          f"{counted[1] / 1e6:,.0f} M; ratio {counted[0] / counted[1]:.2f}x")
+    report["cold_start"].update(sparkfold_instructions=counted[0], import_sqlglot_instructions=counted[1],
+                                instructions_ratio=counted[0] / counted[1])
+
+
+def _instructions(args: list[str], env: dict) -> int | None:
+    """The instructions `python args` runs, counted by valgrind's callgrind; None
+    without valgrind."""
+    import re
+    import shutil
+    import subprocess
+
+    if shutil.which("valgrind") is None:
+        return None
+    proc = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, *args],
+                          capture_output=True, text=True, env=env)
+    found = re.search(r"Collected : (\d+)", proc.stderr)
+    return int(found.group(1)) if proc.returncode == 0 and found else None
 
 
 def bench_folder(files, report):
