@@ -102,11 +102,29 @@ def test_replace_and_as_dict_match_dataclasses():
         assert _outcome(lambda: replace(r, z=1)) == _outcome(lambda: dataclasses.replace(d, z=1))
 
 
+@pytest.mark.parametrize("options", [{}, {"frozen": True}, {"frozen": True, "slots": True}], ids=str)
+def test_fields_left_out_of_init_match_dataclasses(options):
+    dc, rec = both({"cache": dataclasses.field(default=None, init=False, repr=False, compare=False),
+                    "seen": dataclasses.field(default_factory=list, init=False), "y": 1},
+                   {"x": "int", "cache": "dict", "seen": "list", "y": "int"}, **options)
+    for args, kwargs in [((1,), {}), ((1, 2), {}), ((1,), {"cache": {}}), ((1, 2, 3), {})]:
+        assert _outcome(lambda: repr(rec(*args, **kwargs))) == _outcome(lambda: repr(dc(*args, **kwargs)))
+    d, r = dc(1, 2), rec(1, 2)
+    assert (r.cache, r.seen, r.y) == (d.cache, d.seen, d.y) == (None, [], 2) and r.seen is not rec(1).seen
+    assert as_dict(replace(r, y=5)) == dataclasses.asdict(dataclasses.replace(d, y=5))
+    assert _outcome(lambda: replace(r, seen=[1])) == _outcome(lambda: dataclasses.replace(d, seen=[1]))
+
+
 def test_declarations_dataclasses_reject_are_rejected():
     with pytest.raises(TypeError):
         both({"x": 0}, {"x": "int", "y": "int"})
     with pytest.raises(TypeError):
         record(type("Bad", (), {"__annotations__": {"x": "int", "y": "int"}, "x": 0}))
+    for unsupported in ({"__annotations__": {"x": "int"}, "x": dataclasses.field(kw_only=True)},
+                        {"__annotations__": {"x": "InitVar[int]"}},
+                        {"__annotations__": {"x": "int"}, "x": dataclasses.field(init=False)}):
+        with pytest.raises(TypeError):  # refused, never ignored
+            record(type("Bad", (), unsupported))
     base = record(type("Base", (), {"__annotations__": {"x": "int"}}))
     with pytest.raises(TypeError, match="does not inherit"):  # a dataclass would: not here, say so
         record(type("Sub", (base,), {"__annotations__": {"y": "int"}}))

@@ -19,7 +19,9 @@ compiled at their first call, with the text a dataclass compiles (most runs buil
 compare a few of the classes), and the repr and immutability are functions shared by all
 records, reading the class's field names.
 
-Fields are the class's own annotations (a record does not inherit fields).
+Fields are the class's own annotations (a record does not inherit fields); a field may be
+left out of `__init__` (`field(init=False)` with a default), and there are no keyword-only
+fields or `InitVar`s.
 """
 
 from __future__ import annotations
@@ -59,7 +61,10 @@ def record(cls=None, /, *, frozen: bool = False, slots: bool = False, eq: bool =
 
 def replace(obj: Any, /, **changes) -> Any:
     """A record like `obj` with the given fields changed (`dataclasses.replace`)."""
-    values = {n: getattr(obj, n) for n in obj._field_names}
+    left_out = set(obj._field_names) - set(obj._init_names)
+    if left_out & changes.keys():
+        raise ValueError(f"fields {sorted(left_out & changes.keys())} are not set through __init__")
+    values = {n: getattr(obj, n) for n in obj._init_names}
     values.update(changes)
     return type(obj)(**values)
 
@@ -71,14 +76,20 @@ def as_dict(obj: Any) -> dict[str, Any]:
 
 # -- layout ---------------------------------------------------------------------------
 
-def _declared(c: type) -> tuple[tuple[str, ...], dict, dict, set, set]:
+def _declared(c: type) -> tuple[tuple[str, ...], dict, dict, set, set, set]:
     """A class's fields: their names in order, plain defaults, default factories, and the
-    names left out of equality and of the repr."""
+    names left out of equality, of the repr and of `__init__`'s parameters."""
     names = tuple(n for n, t in c.__dict__.get("__annotations__", {}).items() if "ClassVar" not in str(t))
-    defaults, factories, uncompared, unshown = {}, {}, set(), set()
+    defaults, factories, uncompared, unshown, uninit = {}, {}, set(), set(), set()
     for n in names:
         v = c.__dict__.get(n, MISSING)
+        if "InitVar" in str(c.__annotations__[n]) or isinstance(v, Field) and v.kw_only is True:
+            raise TypeError(f"{c.__qualname__}.{n}: records have no InitVar or keyword-only fields")
         if isinstance(v, Field):
+            if not v.init:
+                if v.default is MISSING and v.default_factory is MISSING:
+                    raise TypeError(f"{c.__qualname__}.{n}: a field left out of __init__ needs a default")
+                uninit.add(n)
             if not v.compare:
                 uncompared.add(n)
             if not v.repr:
@@ -88,15 +99,17 @@ def _declared(c: type) -> tuple[tuple[str, ...], dict, dict, set, set]:
             v = v.default
         if v is not MISSING:
             defaults[n] = v
-        elif n not in factories and (defaults or factories):
+        elif n not in factories and any(m in defaults or m in factories for m in names[:names.index(n)]
+                                        if m not in uninit):
             raise TypeError(f"{c.__qualname__}: field {n!r} without a default follows one with a default")
-    return names, defaults, factories, uncompared, unshown
+    return names, defaults, factories, uncompared, unshown, uninit
 
 
-def _record_layout(c: type, names, defaults, factories, uncompared, unshown) -> None:
+def _record_layout(c: type, names, defaults, factories, uncompared, unshown, uninit) -> None:
     c._field_names = names
     c._defaults = defaults
     c._factories = factories
+    c._init_names = tuple(n for n in names if n not in uninit)
     c._compared = tuple(n for n in names if n not in uncompared)
     c._shown = tuple(n for n in names if n not in unshown)
     c.__match_args__ = names
@@ -157,13 +170,18 @@ def _compiled(c: type, name: str, source: str, scope: dict) -> Callable:
 def generated_init(c: type) -> Callable:
     """An `__init__` that sets the fields (positional or by keyword, defaults from the
     class body, default factories called) and then calls `__post_init__`, if any."""
-    names, defaults, factories = c._field_names, c._defaults, c._factories
+    names, defaults, factories, params = c._field_names, c._defaults, c._factories, c._init_names
     params = ", ".join(f"{n}=_d_{n}" if n in defaults else f"{n}=_FACTORY" if n in factories else n
-                       for n in names)
+                       for n in params)
+
+    def value(n: str) -> str:
+        if n not in c._init_names:  # a field left out of the parameters: its default
+            return f"_f_{n}()" if n in factories else f"_d_{n}"
+        return f"_f_{n}() if {n} is _FACTORY else {n}" if n in factories else n
+
     # a class that allows assignment is assigned to (the faster instruction)
     assign = "self.{0} = {1}" if c.__setattr__ is object.__setattr__ else "_set(self, {0!r}, {1})"
-    sets = "".join("    " + assign.format(n, f"_f_{n}() if {n} is _FACTORY else {n}" if n in factories else n) + "\n"
-                   for n in names)
+    sets = "".join("    " + assign.format(n, value(n)) + "\n" for n in names)
     post = "    self.__post_init__()\n" if hasattr(c, "__post_init__") else ""
     source = f"def __init__(self, {params}):\n{sets}{post}    return None\n"
     return _compiled(c, "__init__", source, {
