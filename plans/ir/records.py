@@ -112,7 +112,7 @@ def _record_layout(c: type, names, defaults, factories, uncompared, unshown, uni
     c._init_names = tuple(n for n in names if n not in uninit)
     c._compared = tuple(n for n in names if n not in uncompared)
     c._shown = tuple(n for n in names if n not in unshown)
-    c.__match_args__ = names
+    c.__match_args__ = c._init_names
 
 
 def _laid_out(c: type) -> type:
