@@ -27,9 +27,16 @@ fields or `InitVar`s.
 from __future__ import annotations
 
 from dataclasses import MISSING, Field, FrozenInstanceError
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:  # type checkers and editors read records and nodes as dataclasses (PEP 681)
+    from typing_extensions import dataclass_transform
+else:  # nothing to do at run time (and typing has it only from Python 3.11)
+    def dataclass_transform(**_):
+        return lambda decorator: decorator
 
 
+@dataclass_transform(field_specifiers=(Field,))
 def record(cls=None, /, *, frozen: bool = False, slots: bool = False, eq: bool = True, repr: bool = True):
     """Class decorator: `dataclasses.dataclass(cls, frozen=..., slots=..., eq=..., repr=...)`
     at a fraction of the cost of defining it (see the module's text)."""

@@ -20,7 +20,7 @@ from dataclasses import FrozenInstanceError
 from decimal import Decimal
 from typing import Any, Callable, ClassVar, Iterator
 
-from .records import first_init, slotted
+from .records import dataclass_transform, first_init, slotted
 
 ONE, OPT, MANY, PAIRS = "one", "opt", "many", "pairs"
 
@@ -28,6 +28,7 @@ _next_bit = [0]
 KIND_BITS: dict[type, int] = {}
 
 
+@dataclass_transform(frozen_default=True, eq_default=False)
 def node(cls=None, /, *, children: dict[str, str] | None = None,
          extra: dict[str, str] | None = None):
     """Class decorator: a frozen slotted class of fields (like a frozen, slotted
