@@ -115,6 +115,14 @@ _NO_REFERENCES: frozenset[int] = frozenset()
 
 class Expr(Node):
     __slots__ = ("data_type", "nullable", "deterministic", "foldable", "may_raise", "deep_mask", "references")
+    # derived once, at construction (`_derive`)
+    data_type: T.DataType
+    nullable: bool
+    deterministic: bool
+    foldable: bool
+    may_raise: bool
+    deep_mask: int
+    references: frozenset[int]
     null_intolerant = False
 
     def _derive(self) -> None:

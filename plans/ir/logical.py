@@ -24,6 +24,9 @@ JOIN_TYPES = (INNER, CROSS, LEFT_OUTER, RIGHT_OUTER, FULL_OUTER, LEFT_SEMI, LEFT
 
 class Plan(Node):
     __slots__ = ("output", "deterministic")
+    # derived once, at construction (`_derive`)
+    output: tuple[Attribute, ...]
+    deterministic: bool
 
     def _derive(self) -> None:
         s = object.__setattr__

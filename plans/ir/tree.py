@@ -208,6 +208,10 @@ class Node:
     """Base of expressions and logical plans."""
 
     __slots__ = ("_hash", "mask", "_kids", "_extra")
+    _hash: int
+    mask: int            # the kind bits of the node and its children (`mask_of`)
+    _kids: tuple         # the nodes traversals walk, in field order
+    _extra: tuple        # the nodes held in `extra` fields
     _child_spec: ClassVar[tuple] = ()
     _extra_spec: ClassVar[tuple] = ()
     # Whether the kinds inside `extra` nodes count in this node's mask.  A subquery
