@@ -123,25 +123,15 @@ def transform_up_typed(root: E.Expr, fn: Callable[[E.Expr], E.Expr], mask: int =
     if not (root.mask & mask):
         return root
     memo: dict[int, E.Expr] = {}
-    stack: list = [(root, False)]
+    # frames as in `transform_up`: a node to visit, or (node, number of children) once
+    # its children are being visited
+    stack: list = [root]
     results: list = []
+    pop, push, emit = stack.pop, stack.append, results.append
     while stack:
-        n, expanded = stack.pop()
-        if not expanded:
-            if id(n) in memo:
-                results.append(memo[id(n)])
-            elif not (n.mask & mask):
-                results.append(n)
-            elif opaque and isinstance(n, opaque):
-                memo[id(n)] = out = fn(n)
-                results.append(out)
-            else:
-                stack.append((n, True))
-                stack.extend((k, False) for k in reversed(n.children))
-            continue
-        count = len(n.children)
-        rebuilt = n
-        if count:
+        n = pop()
+        if type(n) is tuple:  # its children are done: rebuild it from their results
+            n, count = n
             kids = results[-count:]
             del results[-count:]
             if n.data_type == T.UNKNOWN:
@@ -149,8 +139,24 @@ def transform_up_typed(root: E.Expr, fn: Callable[[E.Expr], E.Expr], mask: int =
             rebuilt = n.with_children(kids)
             if rebuilt is not n and rebuilt.data_type != n.data_type:
                 rebuilt = n
-        memo[id(n)] = out = fn(rebuilt)
-        results.append(out)
+            out = fn(rebuilt)
+        else:
+            done = memo.get(id(n))
+            if done is not None:
+                emit(done)
+                continue
+            if not (n.mask & mask):
+                emit(n)
+                continue
+            if not (opaque and isinstance(n, opaque)):
+                kids = n.children
+                if kids:
+                    push((n, len(kids)))
+                    stack.extend(reversed(kids))
+                    continue
+            out = fn(n)
+        memo[id(n)] = out
+        emit(out)
     return results[0]
 
 

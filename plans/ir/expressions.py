@@ -128,7 +128,7 @@ class Expr(Node):
     def _derive(self) -> None:
         # one pass over the children for every fact (this runs for each node built);
         # the facts are set in the order the `_self_*` methods may read them
-        kids = self._kids
+        kids = self.children
         s = object.__setattr__
         dt, nullable = self._type_and_nullability()
         s(self, "data_type", dt)

@@ -37,7 +37,7 @@ class Plan(Node):
             if not e.deterministic:
                 deterministic = False
         if deterministic:
-            for c in self._kids:
+            for c in self.children:
                 if not c.deterministic:
                     deterministic = False
                     break

@@ -136,7 +136,7 @@ def _generated_post_init(c: type) -> Callable:
 
     gather(c._child_spec, "kids")
     gather(c._extra_spec, "extra")
-    lines.append("    _set(self, '_kids', kids)")
+    lines.append("    _set(self, 'children', kids)")
     lines.append("    _set(self, '_extra', extra)")
     lines.append("    m = _bit")
     lines.append("    for k in kids:")
@@ -207,10 +207,10 @@ def data_key(v: Any):
 class Node:
     """Base of expressions and logical plans."""
 
-    __slots__ = ("_hash", "mask", "_kids", "_extra")
+    __slots__ = ("_hash", "mask", "children", "_extra")
     _hash: int
     mask: int            # the kind bits of the node and its children (`mask_of`)
-    _kids: tuple         # the nodes traversals walk, in field order
+    children: tuple      # the nodes traversals walk, in field order
     _extra: tuple        # the nodes held in `extra` fields
     _child_spec: ClassVar[tuple] = ()
     _extra_spec: ClassVar[tuple] = ()
@@ -239,13 +239,9 @@ class Node:
         return self._extra
 
     # -- structure ---------------------------------------------------------
-    @property
-    def children(self) -> tuple:
-        return self._kids
-
     def with_children(self, new_children) -> "Node":
         """A copy with the given children (in `children` order); self if all identical."""
-        old = self._kids
+        old = self.children
         if len(old) == len(new_children):
             for a, b in zip(old, new_children):
                 if a is not b:
@@ -350,42 +346,43 @@ def transform_up(root: Node, fn: Callable[[Node], Node], mask: int = -1,
     if not (root.mask & mask):
         return root
     memo: dict[int, Node] = {}
-    # frames: (node, expanded?)
-    stack: list = [(root, False)]
+    # The stack holds nodes to visit and, for a node whose children are being visited,
+    # the pair (node, number of children): a leaf needs no second frame, and a visit
+    # allocates nothing.  This loop runs for every rule on every plan.
+    stack: list = [root]
     results: list = []
+    pop, push, emit = stack.pop, stack.append, results.append
     while stack:
-        n, expanded = stack.pop()
-        if not expanded:
+        n = pop()
+        if type(n) is tuple:  # its children are done: rebuild it from their results
+            n, count = n
+            new_kids = results[-count:]
+            del results[-count:]
+            out = fn(n.with_children(new_kids))
+        else:
             key = id(n)
-            if key in memo:
-                results.append(memo[key])
+            done = memo.get(key)
+            if done is not None:
+                emit(done)
                 continue
             if not (n.mask & mask) or (stable is not None and stable.get(key) is n):
-                results.append(n)
+                emit(n)
                 continue
             if opaque and isinstance(n, opaque):
                 out = fn(n)
                 memo[key] = out
-                results.append(out)
+                emit(out)
                 continue
             kids = n.children
-            stack.append((n, True))
-            for k in reversed(kids):
-                stack.append((k, False))
-            continue
-        kids = n.children
-        count = len(kids)
-        if count:
-            new_kids = results[-count:]
-            del results[-count:]
-            rebuilt = n.with_children(new_kids)
-        else:
-            rebuilt = n
-        out = fn(rebuilt)
+            if kids:
+                push((n, len(kids)))
+                stack.extend(reversed(kids))
+                continue
+            out = fn(n)
         memo[id(n)] = out
         if out is n and stable is not None:
             stable[id(n)] = n
-        results.append(out)
+        emit(out)
     return results[0]
 
 
