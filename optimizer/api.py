@@ -299,23 +299,28 @@ def _optimize_tree(sql, tree: exp.Expression, timings: dict[str, float], cat: Ca
             regenerated = as_edited = None
             if changed or always_regenerate:
                 target = _ast_of(optimized, hint)
-                regenerated = _sql_of(target, pretty)
             if changed and not always_regenerate:
                 gen = SqlGenerator()
                 gen.written = [] if keep_layout else None
                 before = _ast_of(analyzed, hint, gen)
-                if regenerated == _sql_of(before, pretty):
-                    # the rewrites do not show in SQL (a NULL of a type folded one way, an IN
-                    # list or a cast written back the same): the original text stays, so
-                    # that optimizing the output again reaches a fixed point
-                    regenerated = None
-                elif keep_layout:
-                    for plan in _for_review(analyzed, optimized, trace, batch_list, ctx, exclude):
-                        shown = target if plan is optimized else _ast_of(plan, hint)
-                        as_edited = spliced(sql, tree, sources, cat, before, gen.written, shown,
-                                            regenerated if shown is target and not pretty else None, plan)
-                        if as_edited is not None:
-                            break
+                # Do the rewrites show in SQL?  Not when the writer builds the same tree
+                # for both plans (a NULL of a type folded one way, an IN list or a cast
+                # written back the same): then the original text stays, so that optimizing
+                # the output again reaches a fixed point.  The trees are compared, not their
+                # texts: sqlglot's equality (structure, names and literals as written) is
+                # computed once per node, and the splice's diff reuses it; printing the
+                # analyzed plan only to compare was a tenth of a TPC-DS run.  They are
+                # compared before printing, since a printer may rewrite a tree in place.
+                changed = target != before
+            if changed or always_regenerate:
+                regenerated = _sql_of(target, pretty)
+            if changed and keep_layout and not always_regenerate:
+                for plan in _for_review(analyzed, optimized, trace, batch_list, ctx, exclude):
+                    shown = target if plan is optimized else _ast_of(plan, hint)
+                    as_edited = spliced(sql, tree, sources, cat, before, gen.written, shown,
+                                        regenerated if shown is target and not pretty else None, plan)
+                    if as_edited is not None:
+                        break
         except _NoPlaceForHint:
             regenerated = None  # the original text, hints and all
         except SparkfoldError:
