@@ -15,7 +15,7 @@ import gc
 import threading
 import time
 from dataclasses import field
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from sqlglot import exp
 
@@ -48,10 +48,20 @@ class OptimizeResult:
     findings: list = field(default_factory=list)
     passthrough: str | None = None  # why the query was passed through unchanged
     timings: dict[str, float] = field(default_factory=dict)
-    regenerated_sql: str | None = None  # the whole optimized query written from its plan (None: unchanged)
+    # `regenerated_sql`, or a function that writes it: the kept-layout text is the output,
+    # so the whole query is written from its plan only when somebody asks for it
+    regenerated: str | Callable[[], str] | None = field(default=None, repr=False)
     # the text before and after the query, when the statement wraps one (CREATE TABLE ...
     # AS, INSERT, CACHE TABLE, MERGE USING, EXPLAIN): only the query is optimized
     wrapper: tuple[str, str] | None = None
+
+    @property
+    def regenerated_sql(self) -> str | None:
+        """The whole optimized query written from its plan (None: unchanged)."""
+        text = self.regenerated
+        if callable(text):
+            text = self.regenerated = text()
+        return text
 
     @property
     def changed(self) -> bool:
@@ -178,6 +188,33 @@ def _ast_of(plan: L.Plan, hint: exp.Hint | None = None, gen: SqlGenerator | None
             raise _NoPlaceForHint
         tree.set("hint", hint.copy())
     return tree
+
+
+def _printed(tree: exp.Expression, pretty: bool) -> Callable[[], str]:
+    """`_sql_of(tree, pretty)`, written at the first call: the splice reads the text back
+    against it only when the plans do not already match, and the result keeps it for
+    whoever asks for `regenerated_sql`."""
+    text: list[str] = []
+
+    def once() -> str:
+        if not text:
+            text.append(_sql_of(tree, pretty))
+        return text[0]
+
+    return once
+
+
+def _later(written: Callable[[], str], tree: exp.Expression, source: str) -> Callable[[], str]:
+    """`regenerated_sql` for a query whose output is its kept-layout text: written when
+    asked for, with the user's comments, and a failure reported as the bug it is."""
+    def write() -> str:
+        try:
+            return _with_comments(written(), tree, source)
+        except Exception as e:
+            raise InternalError(f"could not write the optimized plan as SQL ({type(e).__name__}: {e}); "
+                                f"please report this as a bug") from e
+
+    return write
 
 
 def _sql_of(tree: exp.Expression, pretty: bool) -> str:
@@ -313,7 +350,7 @@ def _optimize_tree(sql, tree: exp.Expression, timings: dict[str, float], cat: Ca
                 # compared before printing, since a printer may rewrite a tree in place.
                 changed = target != before
             if changed or always_regenerate:
-                regenerated = _sql_of(target, pretty)
+                regenerated = _printed(target, pretty)
             if changed and keep_layout and not always_regenerate:
                 for plan in _for_review(analyzed, optimized, trace, batch_list, ctx, exclude):
                     shown = target if plan is optimized else _ast_of(plan, hint)
@@ -321,6 +358,8 @@ def _optimize_tree(sql, tree: exp.Expression, timings: dict[str, float], cat: Ca
                                         regenerated if shown is target and not pretty else None, plan)
                     if as_edited is not None:
                         break
+            if regenerated is not None and as_edited is None:
+                regenerated = regenerated()  # the output: written now, errors and all
         except _NoPlaceForHint:
             regenerated = None  # the original text, hints and all
         except SparkfoldError:
@@ -334,8 +373,10 @@ def _optimize_tree(sql, tree: exp.Expression, timings: dict[str, float], cat: Ca
                             exclude=exclude, ctx=ctx, warnings=trace.warnings,
                             rewrites=trace.rewrites)
         timings["lint"] = time.perf_counter() - t0
-    if regenerated is not None:
+    if isinstance(regenerated, str):
         regenerated = _with_comments(regenerated, tree, sql)
+    elif regenerated is not None:  # asked for later, if ever
+        regenerated = _later(regenerated, tree, sql)
     out_sql = as_edited or regenerated or sql
     if analyzer.inner_hints and not as_edited and regenerated is not None:
         # hints inside the query (BROADCAST on a derived table, REPARTITION in a CTE) have
@@ -346,5 +387,5 @@ def _optimize_tree(sql, tree: exp.Expression, timings: dict[str, float], cat: Ca
         trace.warnings.append(f"the query has hints inside it, which a query written whole would lose, "
                               f"and {why}: it is kept as written")
     result = OptimizeResult(sql, out_sql, analyzed, optimized, trace, cat, findings=findings,
-                            timings=timings, regenerated_sql=regenerated)
+                            timings=timings, regenerated=regenerated)
     return result

@@ -55,13 +55,13 @@ class _Failed(Exception):
 
 
 def spliced(sql: str, tree: exp.Expression, sources: Any, catalog: Any, before: exp.Expression,
-            written: list, target: exp.Expression, target_sql: str | None = None,
+            written: list, target: exp.Expression, target_sql: Callable[[], str] | None = None,
             target_plan: L.Plan | None = None) -> str | None:
     """The input `sql` (parsed as `tree`, analyzed with `sources` recorded) with the parts
     that differ between `before` (the analyzed plan as the writer writes it, recording
-    into `written`) and `target` (the plan `target_plan` so written; `target_sql`, its
-    text on one line, when the caller has it) replaced; None when that cannot be done
-    checkably."""
+    into `written`) and `target` (the plan `target_plan` so written; `target_sql`, when
+    the caller has one, writes its text on one line) replaced; None when that cannot be
+    done checkably."""
     inputs = _input_nodes(sources, tree)
     try:
         edits = _Differ(lambda node: _input_node(node, written, inputs), sql).diff(before, target)
@@ -72,7 +72,7 @@ def spliced(sql: str, tree: exp.Expression, sources: Any, catalog: Any, before: 
     style = _Style(sql, tree)
 
     def written_text() -> str:
-        return target_sql if target_sql is not None else target.sql(dialect=DIALECT, normalize_functions=False)
+        return target_sql() if target_sql is not None else target.sql(dialect=DIALECT, normalize_functions=False)
 
     for unqualified in (True, False):
         text = _apply(sql, edits, style, unqualified)
