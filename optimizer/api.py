@@ -211,10 +211,14 @@ def _later(written: Callable[[], str], tree: exp.Expression, source: str) -> Cal
         try:
             return _with_comments(written(), tree, source)
         except Exception as e:
-            raise InternalError(f"could not write the optimized plan as SQL ({type(e).__name__}: {e}); "
-                                f"please report this as a bug") from e
+            raise _writer_bug(e) from e
 
     return write
+
+
+def _writer_bug(e: Exception) -> InternalError:
+    return InternalError(f"could not write the optimized plan as SQL ({type(e).__name__}: {e}); "
+                         f"please report this as a bug")
 
 
 def _sql_of(tree: exp.Expression, pretty: bool) -> str:
@@ -365,8 +369,7 @@ def _optimize_tree(sql, tree: exp.Expression, timings: dict[str, float], cat: Ca
         except SparkfoldError:
             raise
         except Exception as e:  # a bug in the generator
-            raise InternalError(f"could not write the optimized plan as SQL ({type(e).__name__}: {e}); "
-                                f"please report this as a bug") from e
+            raise _writer_bug(e) from e
         timings["generate"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         findings = find_all(sql, tree, sources=sources, analyzed=analyzed, batches=batch_list,

@@ -120,44 +120,15 @@ def transform_up_typed(root: E.Expr, fn: Callable[[E.Expr], E.Expr], mask: int =
     for a decimal d) and `d + (0 + 1)` after int's decimal(10,0), fixed at analysis.
     Where rewritten operands would change an operator's type, the operator keeps its
     original operands (their rewrites are undone there), so no type drifts unseen."""
-    if not (root.mask & mask):
-        return root
-    memo: dict[int, E.Expr] = {}
-    # frames as in `transform_up`: a node to visit, or (node, number of children) once
-    # its children are being visited
-    stack: list = [root]
-    results: list = []
-    pop, push, emit = stack.pop, stack.append, results.append
-    while stack:
-        n = pop()
-        if type(n) is tuple:  # its children are done: rebuild it from their results
-            n, count = n
-            kids = results[-count:]
-            del results[-count:]
-            if n.data_type == T.UNKNOWN:
-                kids = [old if _becomes_integral_literal(old, new) else new for old, new in zip(n.children, kids)]
-            rebuilt = n.with_children(kids)
-            if rebuilt is not n and rebuilt.data_type != n.data_type:
-                rebuilt = n
-            out = fn(rebuilt)
-        else:
-            done = memo.get(id(n))
-            if done is not None:
-                emit(done)
-                continue
-            if not (n.mask & mask):
-                emit(n)
-                continue
-            if not (opaque and isinstance(n, opaque)):
-                kids = n.children
-                if kids:
-                    push((n, len(kids)))
-                    stack.extend(reversed(kids))
-                    continue
-            out = fn(n)
-        memo[id(n)] = out
-        emit(out)
-    return results[0]
+    return transform_up(root, fn, mask, opaque, rebuild=_typed_rebuild)
+
+
+def _typed_rebuild(n: E.Expr, kids: list) -> E.Expr:
+    """`n` over its children's results, or `n` itself where they would change its type."""
+    if n.data_type == T.UNKNOWN:
+        kids = [old if _becomes_integral_literal(old, new) else new for old, new in zip(n.children, kids)]
+    rebuilt = n.with_children(kids)
+    return n if rebuilt is not n and rebuilt.data_type != n.data_type else rebuilt
 
 
 def _becomes_integral_literal(old: E.Expr, new: E.Expr) -> bool:

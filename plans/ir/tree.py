@@ -335,14 +335,18 @@ def _constructor_text(n: Node, kids: list) -> str:
 
 
 def transform_up(root: Node, fn: Callable[[Node], Node], mask: int = -1,
-                 opaque: tuple = (), stable: dict | None = None) -> Node:
+                 opaque: tuple = (), stable: dict | None = None,
+                 rebuild: Callable[[Node, list], Node] | None = None) -> Node:
     """Apply `fn` bottom-up (children first).  Subtrees whose kind mask has no bit in
     `mask` are skipped whole (fn is not called in them), and so are the children of
     nodes of the `opaque` classes.  Returns `root` itself when nothing changed.
 
     `stable` (id -> node, kept alive) holds subtrees `fn` is known to leave unchanged:
     they are skipped whole, and every subtree this call leaves unchanged is added.  Only
-    for an `fn` that is a pure function of the node it is given (a rule's)."""
+    for an `fn` that is a pure function of the node it is given (a rule's).
+
+    `rebuild(node, new_children)` makes a node over its children's results before `fn`
+    sees it (default: `node.with_children(new_children)`)."""
     if not (root.mask & mask):
         return root
     memo: dict[int, Node] = {}
@@ -358,7 +362,7 @@ def transform_up(root: Node, fn: Callable[[Node], Node], mask: int = -1,
             n, count = n
             new_kids = results[-count:]
             del results[-count:]
-            out = fn(n.with_children(new_kids))
+            out = fn(n.with_children(new_kids) if rebuild is None else rebuild(n, new_kids))
         else:
             key = id(n)
             done = memo.get(key)
