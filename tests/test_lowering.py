@@ -157,6 +157,7 @@ def test_values_and_empty_relations_have_exact_schema(spark, tables):
     assert_lowered_matches(spark, tables, "SELECT * FROM VALUES (1, 'a', 1.5D), (NULL, NULL, CAST('NaN' AS DOUBLE)), "
                                           "(3, 'c', -0.0D) AS v(i, s, x)")
     assert_lowered_matches(spark, tables, "SELECT i FROM VALUES (1), (2.5), (NULL) AS v(i)")
+    assert_lowered_matches(spark, tables, "SELECT * FROM VALUES (1, DATE '2020-01-02'), (2, NULL) AS v(i, d)")
     empty = L.LocalRelation((E.Attribute("a", T.INT, False, 1), E.Attribute("b", T.DecimalType(5, 2), True, 2),
                              E.Attribute("c", T.STRING, True, 3)), ())
     df = plan_to_dataframe(empty, spark)

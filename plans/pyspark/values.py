@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import re
-from datetime import date, datetime
+from datetime import date
 from decimal import Decimal
 from typing import Any
 
@@ -53,12 +53,9 @@ def py_value(v: Any, imports: set[str]) -> str:
     if isinstance(v, Decimal):
         imports.add("from decimal import Decimal")
         return f'Decimal("{v}")'
-    if isinstance(v, datetime):
+    if isinstance(v, date):  # (and datetime): the repr names the module, `datetime.date(2020, 1, 2)`
         imports.add("import datetime")
-        return "datetime." + repr(v)
-    if isinstance(v, date):
-        imports.add("import datetime")
-        return "datetime." + repr(v)
+        return repr(v)
     if isinstance(v, (bytes, bytearray)):
         return f"bytearray({bytes(v)!r})"
     raise InternalError(f"no Python literal for {v!r}")
