@@ -16,7 +16,7 @@ test is an identity check.  `Opaque` expressions are never entered.
 from __future__ import annotations
 
 from dataclasses import field
-from typing import Callable
+from typing import Callable, Hashable
 
 from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
@@ -34,7 +34,7 @@ class Facts:
     __slots__ = ("_by_id", "_stable")
 
     def __init__(self) -> None:
-        self._by_id: dict[tuple[str, int], tuple[object, object]] = {}
+        self._by_id: dict[tuple[Hashable, int], tuple[object, object]] = {}
         self._stable: dict[str, dict] = {}
 
     def stable(self, rule: str) -> dict:
@@ -46,11 +46,11 @@ class Facts:
             out = self._stable[rule] = {}
         return out
 
-    def get(self, kind: str, node: object):
+    def get(self, kind: Hashable, node: object):
         hit = self._by_id.get((kind, id(node)))
         return hit[1] if hit is not None and hit[0] is node else None
 
-    def remember(self, kind: str, node: object, value):
+    def remember(self, kind: Hashable, node: object, value):
         self._by_id[(kind, id(node))] = (node, value)
         return value
 

@@ -109,7 +109,7 @@ def _complement(a: E.Expr, b: E.Expr) -> bool:
     return (b == negation(a) or a == negation(b)) and _never_null(a) and _never_null(b)
 
 
-def _absorb(e: E.Expr, a: E.Expr, inner: E.Expr, a_first: bool) -> E.Expr | None:
+def _absorb(e: And | Or, a: E.Expr, inner: And | Or, a_first: bool) -> E.Expr | None:
     """a AND (NOT a OR c) -> a AND c (and the OR dual), a never NULL and deterministic.
     The result evaluates a first; when the original evaluated c before a, c must be
     droppable (when a decides, the original still evaluated c)."""
@@ -122,7 +122,7 @@ def _absorb(e: E.Expr, a: E.Expr, inner: E.Expr, a_first: bool) -> E.Expr | None
         rest = p
     else:
         return None
-    return type(e)(a, rest)
+    return e.copy(left=a, right=rest)
 
 
 def _is_negation(a: E.Expr, b: E.Expr) -> bool:
@@ -144,7 +144,7 @@ def _split(e: E.Expr, cls) -> list[E.Expr] | None:
     return out
 
 
-def _factor(e: E.Expr) -> E.Expr | None:
+def _factor(e: And | Or) -> E.Expr | None:
     """(a OR b) AND (a OR c) -> a OR (b AND c) (dually for OR), then duplicate operands
     of the chain dropped (keeping the first, so evaluation order is kept)."""
     outer, inner = (And, Or) if isinstance(e, And) else (Or, And)

@@ -61,7 +61,7 @@ def simplify_comparison(e: E.Expr, not_null=frozenset()) -> E.Expr:
             return e
 
 
-def _same_never_null(e: E.Expr, not_null) -> bool:
+def _same_never_null(e: E.Comparison, not_null) -> bool:
     left, right = e.left, e.right
     return left == right and droppable(left) and (not left.nullable or left in not_null)
 

@@ -52,7 +52,7 @@ def constant_folding(e: E.Expr, ctx) -> E.Expr:
             return e
 
 
-def _cast_string_literal(x: E.Expr, t: T.DataType, ansi: bool) -> E.Expr:
+def _cast_string_literal(x: E.Expr, t: T.DataType | None, ansi: bool) -> E.Expr:
     """A non-NULL string literal cast to t when that cannot fail, else x itself."""
     if not (isinstance(x, E.Literal) and x.data_type == T.STRING and x.value is not None) \
             or t in (None, T.STRING, T.NULL) or T.contains_unknown(t):
@@ -70,7 +70,7 @@ def _typed_string_operands(e: E.Comparison, ctx) -> E.Expr | None:
     right = _cast_string_literal(e.right, t, ctx.ansi)
     if left is e.left and right is e.right:
         return None
-    new = type(e)(left, right)
+    new = e.copy(left=left, right=right)
     return new if new.compare_type == t else None
 
 

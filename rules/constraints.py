@@ -34,6 +34,7 @@ never raises.
 from __future__ import annotations
 
 import itertools
+from typing import Mapping
 
 from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
@@ -189,7 +190,7 @@ def _has_inexact_equality(t: T.DataType) -> bool:
     return t == T.UNKNOWN
 
 
-def substitute(e: E.Expr, mapping: dict[int, E.Expr]) -> E.Expr:
+def substitute(e: E.Expr, mapping: Mapping[int, E.Expr]) -> E.Expr:
     """Replace attributes by id."""
     if not (e.references & mapping.keys()):
         return e
@@ -224,10 +225,13 @@ def _is_trivial(e: E.Expr) -> bool:
         and isinstance(e.right, E.Attribute) and e.left.expr_id == e.right.expr_id
 
 
-def _is_class_equality(e: E.Expr, classes) -> bool:
-    return isinstance(e, (E.EqualTo, E.EqualNullSafe)) and isinstance(e.left, E.Attribute) \
-        and isinstance(e.right, E.Attribute) and e.left.expr_id in classes \
-        and classes[e.left.expr_id] is classes.get(e.right.expr_id)
+def _equated_class_size(e: E.Expr, classes) -> int:
+    """The size of the equivalence class whose two members e equates, else 0."""
+    if isinstance(e, (E.EqualTo, E.EqualNullSafe)) and isinstance(left := e.left, E.Attribute) \
+            and isinstance(right := e.right, E.Attribute) and left.expr_id in classes \
+            and classes[left.expr_id] is classes.get(right.expr_id):
+        return len(classes[left.expr_id])
+    return 0
 
 
 def equivalence_classes(preds) -> tuple[dict[int, list[E.Attribute]], dict[int, E.Attribute]]:
@@ -295,7 +299,7 @@ def _substitutions_of(e: E.Expr, classes, facts: Facts) -> list[E.Expr]:
 def _substitutions(e: E.Expr, classes) -> list[E.Expr]:
     if isinstance(e, E.IsNotNull) or e.may_raise or not _small(e):
         return []
-    if _is_class_equality(e, classes) and len(classes[e.left.expr_id]) > _MAX_CLASS_FOR_EQUALITIES:
+    if _equated_class_size(e, classes) > _MAX_CLASS_FOR_EQUALITIES:
         return []  # n^2 equalities the class already stands for
     ids = sorted(i for i in e.references if i in classes)
     if not ids:
@@ -493,7 +497,7 @@ def _union_constraints(p: L.Union, inputs, facts: Facts) -> list[E.Expr]:
     common: Constraints | None = None
     for inp in inputs:
         mapping = {a.expr_id: b for a, b in zip(inp.output, first)}
-        renamed = {}
+        renamed: dict[Key, E.Expr] = {}
         for e in constraints(inp, facts).values():
             r = substitute(e, mapping)
             renamed.setdefault(canon(r, facts), r)

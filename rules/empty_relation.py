@@ -62,8 +62,8 @@ def _pad(keep: L.Plan, padded: L.Plan, join: L.Join, keep_left: bool) -> L.Plan:
     """Project(keep.output ++ NULLs for padded.output) in the join's column order."""
     if not writable(padded.output):
         return join
-    nulls = [E.Alias(E.Literal(None, a.data_type), a.name, a.expr_id) for a in padded.output]
-    kept = list(keep.output)
+    nulls: list[E.Expr] = [E.Alias(E.Literal(None, a.data_type), a.name, a.expr_id) for a in padded.output]
+    kept: list[E.Expr] = list(keep.output)
     return L.Project(tuple(kept + nulls if keep_left else nulls + kept), keep)
 
 

@@ -23,6 +23,8 @@ when a conjunct implies `IsNotNull` of one of its attributes (`t.b + 3 = u.e`).
 
 from __future__ import annotations
 
+from typing import cast
+
 from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
 from ..plans.ir import types as T
@@ -409,7 +411,7 @@ def distinct_keys(plan: L.Plan) -> list[frozenset[int]]:
             for a in aggregates:
                 inner = a.child if isinstance(a, E.Alias) else a
                 if any(inner == g for g in grouping):
-                    ids.add(a.expr_id)
+                    ids.add(cast("E.Alias | E.Attribute", a).expr_id)  # (a named expression)
                     covered.append(inner)
             return [frozenset(ids)] if all(any(g == c for c in covered) for g in grouping) else []
         case L.Distinct(child):
@@ -423,7 +425,7 @@ def distinct_keys(plan: L.Plan) -> list[frozenset[int]]:
             for e in projections:
                 inner = e.child if isinstance(e, E.Alias) else e
                 if isinstance(inner, E.Attribute):
-                    renamed.setdefault(inner.expr_id, e.expr_id)
+                    renamed.setdefault(inner.expr_id, cast("E.Alias | E.Attribute", e).expr_id)
             return [frozenset(renamed[i] for i in keys) for keys in distinct_keys(child) if keys <= renamed.keys()]
         case _:
             return []

@@ -63,10 +63,10 @@ def _local(e: E.Expr) -> E.Expr:
             new = replace_in_predicate(predicate)
             return e if new is predicate else If(new, then, otherwise)
         case CaseWhen(branches, otherwise):
-            new = tuple((replace_in_predicate(c), v) for c, v in branches)
-            if all(a[0] is b[0] for a, b in zip(new, branches)):
+            new_branches = tuple((replace_in_predicate(c), v) for c, v in branches)
+            if all(a[0] is b[0] for a, b in zip(new_branches, branches)):
                 return e
-            return CaseWhen(new, otherwise)
+            return CaseWhen(new_branches, otherwise)
         # NULL <=> TRUE and FALSE <=> TRUE are both FALSE
         case EqualNullSafe(left, right) if right == E.TRUE and left.data_type == T.BOOLEAN:
             new = replace_in_predicate(left)

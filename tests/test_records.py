@@ -167,3 +167,19 @@ print("DATACLASSES", found)
 """
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert "DATACLASSES []" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_find_matches_subclasses_of_a_base_class_and_tuples():
+    # `find` skips subtrees by their kind mask; a base class like Comparison has no kind
+    # bit of its own, so its mask is that of the node classes below it
+    from sparkfold.plans.ir import expressions as E
+    from sparkfold.plans.ir import types as T
+
+    a = E.Attribute("a", T.INT, True, 1)
+    cmp = E.EqualTo(a, E.lit(1))
+    tree = E.Not(E.And(E.IsNotNull(a), cmp))
+    assert tree.find(E.Comparison) is cmp
+    assert tree.find(E.EqualTo) is cmp
+    assert tree.find((E.LessThan, E.IsNotNull)) == E.IsNotNull(a)
+    assert tree.find(E.LessThan) is None
+    assert E.IsNotNull(a).find(E.Comparison) is None

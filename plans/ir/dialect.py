@@ -103,7 +103,7 @@ def _run_pending(key: int) -> None:
             record()
 
 
-def node_span(node: exp.Expression) -> tuple[int, int] | None:
+def node_span(node: exp.Expr) -> tuple[int, int] | None:
     """(first, last) character offsets of the text a parsed node came from, or None.
     Nodes built by the methods `_spanning` wraps carry a span; others (a few built
     inside those methods, like IN or a chain of ORs) get one from their children's,
@@ -125,7 +125,8 @@ def node_span(node: exp.Expression) -> tuple[int, int] | None:
     span = own(node)
     if span is not None:
         return span
-    stack, found = [(node, False)], {}
+    stack: list[tuple[exp.Expr, bool]] = [(node, False)]
+    found: dict[int, tuple[int, int]] = {}
     while stack:
         n, expanded = stack.pop()
         if not expanded:
@@ -134,8 +135,7 @@ def node_span(node: exp.Expression) -> tuple[int, int] | None:
                 if own(c) is None:
                     stack.append((c, False))
             continue
-        spans = [own(c) or found.get(id(c)) for c in n.iter_expressions()]
-        spans = [x for x in spans if x is not None]
+        spans = [x for c in n.iter_expressions() if (x := own(c) or found.get(id(c))) is not None]
         if spans:
             found[id(n)] = (min(x[0] for x in spans), max(x[1] for x in spans))
             n.meta[SPAN] = found[id(n)]
@@ -217,7 +217,7 @@ _TYPED_EXTRA = frozenset({"COALESCE", "NVL", "IFNULL", "IF", "IIF", "COUNT", "FI
 
 
 # sqlglot's Spark parser as it comes (with sqlglotc, a compiled class)
-_STOCK = Spark.parser_class
+_STOCK: Any = Spark.parser_class
 
 # The calls sparkfold builds with sqlglot's builders, by upper-case name (the others stay
 # exp.Anonymous, printed back as written: sqlglot's builders rewrite them into other
@@ -283,7 +283,7 @@ class _Parser(_STOCK):
         return result
 
 
-def _any_to_exists_in_scope(select: exp.Expression) -> exp.Expression:
+def _any_to_exists_in_scope(select: exp.Expr) -> exp.Expr:
     """sqlglot's `transforms.any_to_exists` (`5 > ANY(arr)` as `EXISTS(arr, x -> 5 > x)`)
     for the ANYs of this SELECT's own scope: each SELECT inside it does its own when it
     is printed.  The stock transform searches the whole subtree at every SELECT, which
@@ -300,7 +300,7 @@ def _any_to_exists_in_scope(select: exp.Expression) -> exp.Expression:
     return select
 
 
-def _anys_in_scope(select: exp.Expression) -> list:
+def _anys_in_scope(select: exp.Expr) -> list:
     """The ANY nodes under `select`, not under a query inside it, breadth first: what
     `select.walk()` pruned at queries yields, gathered without its generators (this runs
     for every SELECT printed)."""
@@ -500,7 +500,7 @@ if hasattr(os, "register_at_fork"):
 _stack_lock = threading.Lock()
 
 
-def function_name(node: exp.Expression) -> str:
+def function_name(node: exp.Expr) -> str:
     """The function name as the user spelled it, lower-cased."""
     if isinstance(node, exp.Anonymous):
         return str(node.this).lower()

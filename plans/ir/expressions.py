@@ -15,10 +15,15 @@ from __future__ import annotations
 import threading
 from contextvars import ContextVar
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any, Iterator, cast
 
 from . import types as T
 from .tree import MANY, ONE, OPT, PAIRS, Node, keyed_as_is, node
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+    from .logical import Plan
 
 # data types hold names, numbers and other data types: each is its own key
 keyed_as_is(T.AtomicType, T.DecimalType, T.ArrayType, T.MapType, T.StructType, T.StructField)
@@ -123,6 +128,10 @@ class Expr(Node):
     may_raise: bool
     deep_mask: int
     references: frozenset[int]
+    children: tuple[Expr, ...]  # an expression's children are expressions
+
+    if TYPE_CHECKING:
+        def walk(self) -> Iterator[Expr]: ...
     null_intolerant = False
 
     def _derive(self) -> None:
@@ -222,7 +231,7 @@ def lit(value: Any, data_type: T.DataType | None = None) -> Literal:
             data_type = T.STRING
         elif isinstance(value, Decimal):
             sign, digits, exp = value.as_tuple()
-            scale = max(-exp, 0)
+            scale = max(-cast(int, exp), 0)  # (a literal's decimal is finite)
             data_type = T.DecimalType(max(len(digits), scale, 1), scale)
         else:
             raise TypeError(f"cannot infer a type for {value!r}")
@@ -331,6 +340,8 @@ class IsNotNull(Expr):
 class BinaryExpr(Expr):
     __slots__ = ()
     symbol = "?"
+    left: Expr   # (the fields of every subclass: declared here for type checkers)
+    right: Expr
 
     def _type_and_nullability(self):
         return T.BOOLEAN, self.left.nullable or self.right.nullable
@@ -787,6 +798,7 @@ class SubqueryExpr(Expr):
 
     __slots__ = ()
     _extra_in_mask = False
+    plan: Plan  # (the field of every subclass)
 
     @property
     def outer_references(self) -> frozenset[int]:
@@ -802,7 +814,7 @@ class SubqueryExpr(Expr):
     def _self_may_raise(self) -> bool:
         return True
 
-    def with_plan(self, plan) -> "SubqueryExpr":
+    def with_plan(self, plan: Plan) -> Self:
         return self if plan is self.plan else self.copy(plan=plan)
 
 

@@ -11,7 +11,7 @@ full_outer, left_semi, left_anti.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from .expressions import Alias, Attribute, Cast, Expr, Literal, SortOrder, SubqueryExpr, new_ids, to_attribute
 from .tree import MANY, ONE, OPT, Node, data_key, node
@@ -27,6 +27,10 @@ class Plan(Node):
     # derived once, at construction (`_derive`)
     output: tuple[Attribute, ...]
     deterministic: bool
+    children: tuple[Plan, ...]  # a plan's children are plans
+
+    if TYPE_CHECKING:
+        def walk(self) -> Iterator[Plan]: ...
 
     def _derive(self) -> None:
         s = object.__setattr__
@@ -329,12 +333,13 @@ def with_fresh_ids(plan: Plan, ids: range) -> tuple[Plan, Callable[[Expr], Expr]
     a CTE so at each of its references.  Returns the copy and the function that renumbers
     an expression of `plan` alike."""
     shift = new_ids(len(ids)) - ids.start
-    memo: dict[int, Node] = {}
+    memo: dict[int, Any] = {}  # (expressions and operators)
 
     def expr(e: Expr) -> Expr:
         hit = memo.get(id(e))
         if hit is not None:
             return hit
+        new: Expr
         if isinstance(e, Attribute):
             new = e.copy(expr_id=e.expr_id + shift) if e.expr_id in ids else e
         else:
@@ -385,7 +390,7 @@ def same_but_ids(a: Plan, b: Plan, renamed: bool = True) -> bool:
             return Literal(None, e.to)
         return e
 
-    stack: list[tuple[Node, Node]] = [(a, b)]
+    stack: list[tuple[Any, Any]] = [(a, b)]
     while stack:
         x, y = stack.pop()
         if type(x) is not type(y):

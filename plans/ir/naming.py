@@ -9,6 +9,7 @@ against PySpark 4.3 (tests/test_naming.py compares with Spark).
 from __future__ import annotations
 
 import math
+from typing import cast
 from datetime import date, datetime
 from decimal import Decimal
 
@@ -35,7 +36,7 @@ def java_double(v: float) -> str:
         return sign + text
     _, digits, exponent = d.as_tuple()
     ds = "".join(map(str, digits)).rstrip("0") or "0"
-    power = len(digits) + exponent - 1
+    power = len(digits) + cast(int, exponent) - 1  # (a finite value's)
     return f"{sign}{ds[0]}.{ds[1:] or '0'}E{power}"
 
 
@@ -373,6 +374,7 @@ def window_name(template, args) -> str | None:
     if not isinstance(fn, exp.Func):
         return None
     name = function_name(fn)
+    fn_text: str | None
     if name in ("lag", "lead"):
         if any(isinstance(w, (exp.Filter, exp.WithinGroup)) for w in wrappers):
             return None

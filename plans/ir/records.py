@@ -41,7 +41,7 @@ def record(cls=None, /, *, frozen: bool = False, slots: bool = False, eq: bool =
     """Class decorator: `dataclasses.dataclass(cls, frozen=..., slots=..., eq=..., repr=...)`
     at a fraction of the cost of defining it (see the module's text)."""
 
-    def wrap(c: type) -> type:
+    def wrap(c: Any) -> Any:
         if any(getattr(base, "_field_names", ()) for base in c.__mro__[1:]):
             raise TypeError(f"{c.__qualname__}: a record does not inherit fields")
         c = slotted(c) if slots else _laid_out(c)
@@ -112,14 +112,14 @@ def _declared(c: type) -> tuple[tuple[str, ...], dict, dict, set, set, set]:
     return names, defaults, factories, uncompared, unshown, uninit
 
 
-def _record_layout(c: type, names, defaults, factories, uncompared, unshown, uninit) -> None:
+def _record_layout(c: Any, names, defaults, factories, uncompared, unshown, uninit) -> None:
     c._field_names = names
     c._defaults = defaults
     c._factories = factories
     c._init_names = tuple(n for n in names if n not in uninit)
     c._compared = tuple(n for n in names if n not in uncompared)
     c._shown = tuple(n for n in names if n not in unshown)
-    c.__match_args__ = c._init_names
+    setattr(c, "__match_args__", c._init_names)  # (type checkers hold it read-only)
 
 
 def _laid_out(c: type) -> type:
@@ -137,13 +137,13 @@ def _laid_out(c: type) -> type:
     return c
 
 
-def slotted(c: type) -> type:
+def slotted(c: type) -> Any:
     """`c` rebuilt with a slot per field, its layout recorded."""
     layout = _declared(c)
     names = layout[0]
     body = {k: v for k, v in c.__dict__.items() if k not in names and k not in ("__dict__", "__weakref__")}
     body["__slots__"] = names
-    new = type(c)(c.__name__, c.__bases__, body)
+    new: Any = type(c)(c.__name__, c.__bases__, body)
     new.__qualname__ = c.__qualname__
     _record_layout(new, *layout)
     return new
@@ -174,7 +174,7 @@ def _compiled(c: type, name: str, source: str, scope: dict) -> Callable:
     return method
 
 
-def generated_init(c: type) -> Callable:
+def generated_init(c: Any) -> Callable:
     """An `__init__` that sets the fields (positional or by keyword, defaults from the
     class body, default factories called) and then calls `__post_init__`, if any."""
     names, defaults, factories, params = c._field_names, c._defaults, c._factories, c._init_names
@@ -200,7 +200,7 @@ def _fields_tuple(obj: str, names: tuple[str, ...]) -> str:
     return "(" + "".join(f"{obj}.{n}, " for n in names) + ")"
 
 
-def _generated_eq(c: type) -> Callable:
+def _generated_eq(c: Any) -> Callable:
     """A dataclass's `__eq__`: the compared fields of two instances of one class, as tuples."""
     source = (f"def __eq__(self, other):\n"
               f"    if other.__class__ is self.__class__:\n"
@@ -209,7 +209,7 @@ def _generated_eq(c: type) -> Callable:
     return _compiled(c, "__eq__", source, {})
 
 
-def _generated_hash(c: type) -> Callable:
+def _generated_hash(c: Any) -> Callable:
     """A frozen dataclass's `__hash__`: the hash of its compared fields as a tuple."""
     source = f"def __hash__(self):\n    return hash({_fields_tuple('self', c._compared)})\n"
     return _compiled(c, "__hash__", source, {})

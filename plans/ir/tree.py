@@ -18,9 +18,12 @@ from __future__ import annotations
 import math
 from dataclasses import FrozenInstanceError
 from decimal import Decimal
-from typing import Any, Callable, ClassVar, Iterator
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator, TypeVar
 
 from .records import dataclass_transform, first_init, slotted
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 ONE, OPT, MANY, PAIRS = "one", "opt", "many", "pairs"
 
@@ -45,7 +48,7 @@ def node(cls=None, /, *, children: dict[str, str] | None = None,
     dataclass machinery was 40% of sparkfold's own import time (the command line's
     cold start); one generated `__init__` per class is all a node needs."""
 
-    def wrap(c):
+    def wrap(c: Any) -> Any:
         c = slotted(c)
         spec = tuple((children or {}).items())
         c._child_spec = spec
@@ -70,7 +73,7 @@ def node(cls=None, /, *, children: dict[str, str] | None = None,
     return wrap if cls is None else wrap(cls)
 
 
-def _generated_rebuild(c: type, spec: tuple) -> Callable:
+def _generated_rebuild(c: Any, spec: tuple) -> Callable:
     """`(node, new) -> a node of class c`: the node's fields, with the nodes of `spec`'s
     fields (children or extra) taken from `new` in spec order; constructed positionally."""
     lines = ["def rebuild(self, new):", "    i = 0"]
@@ -114,7 +117,7 @@ def _first_post_init(self) -> None:
     c._node_init(self)
 
 
-def _generated_post_init(c: type) -> Callable:
+def _generated_post_init(c: Any) -> Callable:
     """`Node.__post_init__` written out for one class: its children and extra nodes
     gathered field by field, its hash and kind mask, then `_derive()`.  The same result
     as the generic method, without its per-node loops over field specs (a node is built
@@ -159,7 +162,7 @@ def _generated_post_init(c: type) -> Callable:
     return fn
 
 
-def mask_of(*classes: type) -> int:
+def mask_of(*classes: Any) -> int:
     m = 0
     for c in classes:
         m |= c.bit
@@ -223,6 +226,10 @@ class Node:
     _not_compared: ClassVar[tuple] = ()  # data fields left out of equality (display only)
     _field_names: ClassVar[tuple] = ()
     bit: ClassVar[int] = 0
+    # generated for each class by `node` (at its first instance)
+    _node_init: ClassVar[Callable[[Any], None]]
+    _rebuild_kids: ClassVar[Callable[[Any, Any], Any]]
+    _rebuild_extra: ClassVar[Callable[[Any, Any], Any]]
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -239,7 +246,7 @@ class Node:
         return self._extra
 
     # -- structure ---------------------------------------------------------
-    def with_children(self, new_children) -> "Node":
+    def with_children(self, new_children) -> Self:
         """A copy with the given children (in `children` order); self if all identical."""
         old = self.children
         if len(old) == len(new_children):
@@ -250,7 +257,7 @@ class Node:
                 return self
         return self._rebuild_kids(new_children)
 
-    def with_extra(self, new_nodes) -> "Node":
+    def with_extra(self, new_nodes) -> Self:
         """A copy with the given `extra` nodes (in `_extra_nodes()` order)."""
         old = self._extra
         if len(old) == len(new_nodes):
@@ -261,7 +268,7 @@ class Node:
                 return self
         return self._rebuild_extra(new_nodes)
 
-    def copy(self, **changes) -> "Node":
+    def copy(self, **changes) -> Self:
         if not changes:
             return self
         values = {n: getattr(self, n) for n in self._field_names}
@@ -309,8 +316,10 @@ class Node:
             yield n
             stack.extend(reversed(n.children))
 
-    def find(self, cls) -> "Node | None":
-        if not (self.mask & cls.bit if isinstance(cls, type) else True):
+    def find(self, cls: type | tuple[type, ...]) -> "Node | None":
+        """The first node of this subtree (pre-order) that is an instance of `cls`."""
+        # the kinds that are instances: a base class (`Comparison`) has no bit of its own
+        if not self.mask & mask_of(*(k for k in KIND_BITS if issubclass(k, cls))):
             return None
         for n in self.walk():
             if isinstance(n, cls):
@@ -333,10 +342,13 @@ def _constructor_text(n: Node, kids: list) -> str:
 # Iterative rewriting
 # ---------------------------------------------------------------------------
 
+N = TypeVar("N", bound=Node)  # a walk returns a tree of the kind it was given
 
-def transform_up(root: Node, fn: Callable[[Node], Node], mask: int = -1,
+
+
+def transform_up(root: N, fn: Callable[[N], N], mask: int = -1,
                  opaque: tuple = (), stable: dict | None = None,
-                 rebuild: Callable[[Node, list], Node] | None = None) -> Node:
+                 rebuild: Callable[[N, list], N] | None = None) -> N:
     """Apply `fn` bottom-up (children first).  Subtrees whose kind mask has no bit in
     `mask` are skipped whole (fn is not called in them), and so are the children of
     nodes of the `opaque` classes.  Returns `root` itself when nothing changed.
@@ -349,7 +361,7 @@ def transform_up(root: Node, fn: Callable[[Node], Node], mask: int = -1,
     sees it (default: `node.with_children(new_children)`)."""
     if not (root.mask & mask):
         return root
-    memo: dict[int, Node] = {}
+    memo: dict[int, Any] = {}
     # The stack holds nodes to visit and, for a node whose children are being visited,
     # the pair (node, number of children): a leaf needs no second frame, and a visit
     # allocates nothing.  This loop runs for every rule on every plan.
@@ -390,11 +402,11 @@ def transform_up(root: Node, fn: Callable[[Node], Node], mask: int = -1,
     return results[0]
 
 
-def transform_down(root: Node, fn: Callable[[Node], Node], mask: int = -1,
-                   opaque: tuple = ()) -> Node:
+def transform_down(root: N, fn: Callable[[N], N], mask: int = -1,
+                   opaque: tuple = ()) -> N:
     """Apply `fn` top-down: to a node first, then to the children of its result
     (not below nodes of the `opaque` classes)."""
-    memo: dict[int, Node] = {}
+    memo: dict[int, Any] = {}
     stack: list = [(root, False, None)]
     results: list = []
     while stack:
@@ -430,7 +442,7 @@ def transform_down(root: Node, fn: Callable[[Node], Node], mask: int = -1,
     return results[0]
 
 
-def collect(root: Node, pred: Callable[[Node], bool], mask: int = -1) -> list:
+def collect(root: Node, pred: Callable[[Any], bool], mask: int = -1) -> list:
     out = []
     stack = [root]
     seen: set[int] = set()
@@ -445,7 +457,7 @@ def collect(root: Node, pred: Callable[[Node], bool], mask: int = -1) -> list:
     return out
 
 
-def fold(root: Node, fn: Callable[[Node, list], Any], children: Callable[[Node], tuple] | None = None):
+def fold(root: Node, fn: Callable[[Any, list], Any], children: Callable[[Any], tuple] | None = None) -> Any:
     """Bottom-up evaluation without recursion: `fn(node, results_of_children)`.
     `children` chooses what to descend into (default: `node.children`)."""
     get = children or (lambda n: n.children)

@@ -119,18 +119,18 @@ MONTH_INTERVAL = AtomicType("interval month")
 YEAR_MONTH_INTERVAL = AtomicType("interval year to month")
 CALENDAR_INTERVAL = AtomicType("interval")
 
-INTEGRAL = (BYTE, SHORT, INT, LONG)
+INTEGRAL: tuple[DataType, ...] = (BYTE, SHORT, INT, LONG)
 FRACTIONAL = (FLOAT, DOUBLE)
 # Spark's numeric precedence for widening (decimal is handled separately).
 _NUMERIC_ORDER = {BYTE: 0, SHORT: 1, INT: 2, LONG: 3, FLOAT: 5, DOUBLE: 6}
 # The decimal each integral type fits in (DecimalType.forType).
-_INTEGRAL_DECIMAL = {
+_INTEGRAL_DECIMAL: dict[DataType, DecimalType] = {
     BYTE: DecimalType(3, 0),
     SHORT: DecimalType(5, 0),
     INT: DecimalType(10, 0),
     LONG: DecimalType(20, 0),
 }
-INTEGRAL_RANGE = {
+INTEGRAL_RANGE: dict[DataType, tuple[int, int]] = {
     BYTE: (-(2**7), 2**7 - 1),
     SHORT: (-(2**15), 2**15 - 1),
     INT: (-(2**31), 2**31 - 1),
@@ -275,11 +275,12 @@ def wider_type(a: DataType, b: DataType) -> DataType | None:
 
 
 def wider_type_of(types) -> DataType | None:
-    result: DataType | None = NULL
+    result: DataType = NULL
     for t in types:
-        result = wider_type(result, t)
-        if result is None:
+        wider = wider_type(result, t)
+        if wider is None:
             return None
+        result = wider
     return result
 
 
