@@ -89,3 +89,17 @@ def test_parameter_markers_are_kept(spark, catalog, sql, markers):
     args = {"name": "a", "low": 0} if ":" in sql else [0, "a"]
     expected = sorted(tuple(r) for r in spark.sql(sql, args=args).collect())
     assert sorted(tuple(r) for r in spark.sql(out, args=args).collect()) == expected
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT __sf_lit_decimal('NaN') AS x",
+    "SELECT -__sf_lit_decimal('Infinity') AS x",
+    "SELECT __sf_lit_decimal('1e999999') AS x",
+    "SELECT __sf_lit_double('abc') AS x",
+])
+def test_typed_literal_markers_written_by_hand_are_calls_not_literals(sql):
+    # sparkfold reads `1.5BD` as a call `__sf_lit_decimal('1.5')`; one the user wrote that
+    # is no literal (NaN, infinity, no number) stays an unknown call, never a crash
+    result = optimize(sql, {})
+    assert result.sql == sql
+    assert result.optimized is not None

@@ -79,7 +79,8 @@ def lower_project(low, p: L.Project, outer) -> Frame:
 def lower_filter(low, p: L.Filter, outer) -> Frame:
     child = low.lower(p.child, outer)
     conjuncts = E.split_conjuncts(p.condition)
-    joins, rest = [], []
+    joins: list = []  # functions making the semi / anti joins (subquery_join)
+    rest: list[E.Expr] = []
     for c in conjuncts:
         spec = None if _ordered(p.child) else subquery_join(low, c, child, outer)
         (joins if spec is not None else rest).append(spec if spec is not None else c)
@@ -204,7 +205,7 @@ def subquery_join(low, c: E.Expr, frame: Frame, outer: Frame | None):
     """For a filter conjunct [NOT] EXISTS / [NOT] IN (subquery): a function making
     the semi / anti join, or None to keep the conjunct as an expression."""
     negated = isinstance(c, E.Not)
-    sub = c.child if negated else c
+    sub = c.child if isinstance(c, E.Not) else c
     if not isinstance(sub, (E.Exists, E.InSubquery)):
         return None
     plan = sub.plan

@@ -174,7 +174,7 @@ class Analyzer:
             if all(a.data_type == t for a, t in zip(p.output, targets)):
                 out.append(p)
                 continue
-            items = []
+            items: list[E.Expr] = []
             for a, t in zip(p.output, targets):
                 if a.data_type == t:
                     items.append(a)

@@ -5,6 +5,7 @@ Each takes the `ExprAnalyzer` first."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
@@ -17,6 +18,9 @@ from ..ir.records import replace
 from .expr_context import Ctx, NotModelled, calls_nondeterministic
 from .expr_leaves import typed_literal_call
 from .expr_operators import analyze_cast
+
+if TYPE_CHECKING:
+    from .scope import Scope
 
 
 def analyze_anonymous(ea, node: exp.Anonymous, ctx):
@@ -65,7 +69,8 @@ def _lambda_columns(node: exp.Lambda, ctx: Ctx, outer_params: frozenset = frozen
             continue
         stack.extend(n.iter_expressions())
     if found:
-        taken, scope = set(), ctx.scope
+        taken: set[str] = set()
+        scope: Scope | None = ctx.scope
         while scope is not None:  # enclosing queries too: a correlated reference is written as well
             taken |= {part.lower() for name in scope.visible_names() for part in name.split(".")}
             scope = scope.parent
@@ -236,7 +241,8 @@ def opaque_call(ea, node: exp.Expression, ctx: Ctx, kind: str = "scalar",
             return  # a literal sparkfold cannot type (`1.20E-38BD`): kept as written
         for key, value in list(n.args.items()):
             items = value if isinstance(value, list) else [value]
-            new_items, changed = [], False
+            new_items: list[object] = []
+            changed = False
             for v in items:
                 if isinstance(v, exp.Lambda):
                     # kept as written, its variables its own; the query's columns it
@@ -275,7 +281,7 @@ def opaque_call(ea, node: exp.Expression, ctx: Ctx, kind: str = "scalar",
             raise NotModelled(f"Spark's column name for {node.sql(dialect='spark')[:60]}")
     if name is None:
         name = _opaque_name(node, args)
-    data_type = T.UNKNOWN
+    data_type: T.DataType = T.UNKNOWN
     if kind == "scalar":  # (a window's type is window_type's)
         data_type = F.opaque_result_type(function_name(node), [a.data_type for a in args])
     return E.Opaque(template, tuple(args), data_type, kind, name)
@@ -356,8 +362,9 @@ def _positional_args(node: exp.Expression):
 
 
 # unmodelled operators and Spark's names for them (checked on Spark 4.3)
-_OPERATOR_NAMES = {exp.BitwiseAnd: "({} & {})", exp.BitwiseOr: "({} | {})", exp.BitwiseXor: "({} ^ {})",
-                   exp.RegexpLike: "RLIKE({}, {})", exp.ILike: "ilike({}, {})"}
+_OPERATOR_NAMES: dict[type[exp.Expr], str] = {
+    exp.BitwiseAnd: "({} & {})", exp.BitwiseOr: "({} | {})", exp.BitwiseXor: "({} ^ {})",
+    exp.RegexpLike: "RLIKE({}, {})", exp.ILike: "ilike({}, {})"}
 
 
 def _opaque_name(node: exp.Expression, args) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
+from typing import cast
 
 from sqlglot import exp
 
@@ -173,7 +174,10 @@ def typed_literal_call(ea, node: exp.Anonymous, negate: bool = False):
             return E.Literal(v, T.FLOAT)
         if type_name == "decimal":
             d = Decimal(text)
+            if not d.is_finite():  # a marker written by hand (`__sf_lit_decimal('NaN')`): not a literal
+                return None
             _, digits, exponent = d.as_tuple()
+            exponent = cast(int, exponent)
             scale = max(-exponent, 0)
             # a positive exponent adds integral digits: 1.5E2BD is decimal(3,0), as Spark types it
             precision = max(len(digits) + max(exponent, 0), scale, 1)
@@ -219,15 +223,15 @@ def number_literal(text: str) -> E.Literal:
         if -(2**63) <= v < 2**63:
             return E.Literal(v, T.LONG)
         d = Decimal(v)
-        digits = len(str(abs(v)))
-        if digits > T.MAX_PRECISION:
+        precision = len(str(abs(v)))
+        if precision > T.MAX_PRECISION:
             raise AnalysisError(f"numeric literal {t} is out of range")
-        return E.Literal(d, T.DecimalType(digits, 0))
+        return E.Literal(d, T.DecimalType(precision, 0))
     if "e" in t.lower():
         return E.Literal(float(t), T.DOUBLE)
     d = Decimal(t)
     _, digits, exponent = d.as_tuple()
-    scale = max(-exponent, 0)
+    scale = max(-cast(int, exponent), 0)
     precision = max(len(digits), scale, 1)
     if precision > T.MAX_PRECISION:
         return E.Literal(float(t), T.DOUBLE)
@@ -252,7 +256,7 @@ def typed_literal(text: str, to: T.DataType) -> E.Literal | None:
 _LONG_MIN, _LONG_MAX = -(2 ** 63), 2 ** 63 - 1
 
 
-def integral_decimal_literal(e: E.Expr) -> E.Expr:
+def integral_decimal_literal(e: E.LessThan | E.LessThanOrEqual | E.GreaterThan | E.GreaterThanOrEqual) -> E.Expr:
     """Spark's analyzer (DecimalPrecision.integralAndDecimalLiteral) rewrites an ordering
     comparison of an integral expression with a decimal literal to a bigint literal:
     `k <= 1.5` is `k <= 1` (floor), `k < 1.5` is `k < 2` (ceil), `1.5 > k` is `2 > k`,
@@ -262,9 +266,9 @@ def integral_decimal_literal(e: E.Expr) -> E.Expr:
 
     left, right = e.left, e.right
     if T.is_integral(left.data_type) and _decimal_value(right) is not None:
-        v, lit_left = _decimal_value(right), False
+        v, lit_left = cast(Decimal, _decimal_value(right)), False
     elif T.is_integral(right.data_type) and _decimal_value(left) is not None:
-        v, lit_left = _decimal_value(left), True
+        v, lit_left = cast(Decimal, _decimal_value(left)), True
     else:
         return e
     # (rounding, literal below the bigint range, above it) with the integral side on the left

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..ir import types as T
 from ..ir.errors import SchemaError
@@ -73,7 +73,7 @@ def _parquet_fields(path: Path) -> list[tuple[str, T.DataType, bool]]:
             raise SchemaError(f"{path}: its files have different schemas ({files[0].name}, {f.name})")
         else:
             fields = [(n, t, a or b) for (n, t, a), (_, _, b) in zip(fields, these)]
-    return fields
+    return cast("list[tuple[str, T.DataType, bool]]", fields)
 
 
 def _from_arrow(t: Any, where: str) -> T.DataType:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from decimal import Decimal
+from typing import cast
 
 from sqlglot import exp
 
@@ -75,7 +76,8 @@ def relation(an, node: exp.Expression, outer, ctes, with_joins: bool = True) -> 
         if not name:
             return plan, scope
         alias = node.args.get("alias")
-        plan = an._rename(plan, [c.name for c in alias.columns] if alias.columns else [], f"subquery {name}")
+        plan = an._rename(plan, [c.name for c in alias.columns] if alias is not None and alias.columns else [],
+                          f"subquery {name}")
         plan = L.SubqueryAlias(name, plan)
         return plan, Scope.of((name.lower(),), list(plan.output), name)
     if isinstance(node, exp.Subquery):
@@ -112,7 +114,7 @@ def table_function(an, node: exp.Table) -> tuple[L.Plan, Scope]:
         return isinstance(inner, exp.Literal) and not inner.is_string and inner.this.isdigit()
 
     if name == "range" and 1 <= len(args) <= 4 and all(integer(a) for a in args):
-        columns = [("id", T.LONG, False)]
+        columns: list[tuple[str, T.DataType, bool]] = [("id", T.LONG, False)]
     elif name in ("explode", "posexplode") and len(args) == 1:
         columns = _generator_columns(an, name, args[0])
     else:
@@ -199,7 +201,7 @@ def table_reference(an, node: exp.Table, ctes) -> tuple[L.Plan, Scope]:
     plan = an._rename(plan, columns, f"table {qualifier}")
     plan = L.SubqueryAlias(qualifier, plan)
     if alias:
-        qual = (alias.lower(),)
+        qual: tuple[str, ...] = (alias.lower(),)
     elif len(parts) == 1 and parts[0].lower() in ctes:
         qual = (parts[0].lower(),)
     else:
@@ -241,7 +243,7 @@ def cte_reference(an, d: CTEDef) -> L.Plan:
         plan = an.query(d.node, d.outer, d.ctes)
         d.analyzed = (plan, range(first_id, E.next_id()), recorded[mark:] if recorded is not None else [])
     else:
-        first, ids, pairs = d.analyzed
+        first, ids, pairs = cast(tuple, d.analyzed)
         plan, renumbered = L.with_fresh_ids(first, ids)
         if an.recorded is not None:
             an.recorded.extend((node, renumbered(e)) for node, e in pairs)
@@ -268,7 +270,8 @@ def values_relation(an, node: exp.Values) -> tuple[L.Plan, Scope]:
         else [f"col{i + 1}" for i in range(width)]
     if len(names) != width:
         raise AnalysisError(f"VALUES has {width} columns but {len(names)} names were given")
-    attrs, out_rows = [], [list() for _ in rows]
+    attrs = []
+    out_rows: list[list] = [list() for _ in rows]
     for i in range(width):
         t = T.wider_type_of(r[i].data_type for r in rows)
         if t is None or t == T.UNKNOWN:
@@ -318,7 +321,7 @@ def join(an, left, lscope: Scope, right, rscope: Scope, j: exp.Join, outer, ctes
             rnames = {_cname(c).lower() for c in rscope.star}
             names = [_cname(c) for c in lscope.star if _cname(c).lower() in rnames]
         else:
-            names = [u.name for u in using]
+            names = [u.name for u in cast("list[exp.Expression]", using)]
         return using_join(an, left, lscope, right, rscope, join_type, names, outer)
     on = j.args.get("on")
     condition = None
@@ -389,7 +392,7 @@ def _key_of(c: E.Expr) -> int | None:
     return c.expr_id if isinstance(c, (E.Attribute, E.Alias)) else None
 
 
-def _keys_first(entries: list[Entry], order: dict[int, int]) -> list[Entry]:
+def _keys_first(entries: list[Entry], order: dict[int | None, int]) -> list[Entry]:
     """Each FROM item's columns with its USING keys first, in USING order (`t.*`)."""
     return [Entry(en.qualifier, sorted((c for c in en.columns if _key_of(c) in order), key=lambda c: order[_key_of(c)])
                   + [c for c in en.columns if _key_of(c) not in order], en.display)

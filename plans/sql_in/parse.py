@@ -152,6 +152,8 @@ def parse_statements(sql: str) -> list[exp.Expression]:
     """Parse SQL text into sqlglot trees (one per statement); raises ParseError."""
     if not isinstance(sql, str):
         raise UnsupportedError(f"expected SQL text, got {type(sql).__name__}")
+    line: int | None
+    col: int | None
     try:
         tokens = DIALECT.tokenize(sql)
     except TokenError:

@@ -9,6 +9,7 @@ subqueries.  Names are case-insensitive.
 from __future__ import annotations
 
 from dataclasses import field
+from typing import cast
 
 from ..ir import expressions as E
 from ..ir.errors import AmbiguousReferenceError, UnknownColumnError
@@ -75,7 +76,7 @@ class Scope:
             if isinstance(e, E.Alias):
                 from ..ir.tree import transform_up
 
-                return transform_up(e, lambda n: mapping.get(n.expr_id, n)
+                return transform_up(cast(E.Expr, e), lambda n: mapping.get(n.expr_id, n)
                                     if isinstance(n, E.Attribute) else n)
             return e
 
@@ -112,7 +113,8 @@ class Scope:
     def resolve(self, parts: tuple[str, ...], display: str, position: str = "") -> tuple[E.Expr, list[str], int]:
         """Resolve a (possibly qualified) column name; returns (expr, field parts,
         depth) where depth 0 is this scope and >0 an enclosing query's."""
-        scope, depth = self, 0
+        scope: Scope | None = self
+        depth = 0
         while scope is not None:
             found, rest = scope.lookup_local(parts, display)
             if found is not None:

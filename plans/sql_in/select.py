@@ -6,6 +6,7 @@ takes the `Analyzer` first."""
 from __future__ import annotations
 
 import re
+from typing import cast
 
 from sqlglot import exp
 
@@ -136,7 +137,7 @@ def select_items(an, sel: exp.Select, scope: Scope) -> list[tuple[E.Expr, str | 
 
 
 def named_items(an, items) -> list[E.Expr]:
-    out = []
+    out: list[E.Expr] = []
     for e, alias in items:
         if alias is not None:
             out.append(E.Alias(e, alias, E.new_id()))
@@ -154,7 +155,7 @@ def named_items(an, items) -> list[E.Expr]:
 
 def order_project(an, order: exp.Order, plan: L.Project | L.Distinct, scope: Scope,
                    distinct: bool) -> L.Plan:
-    project = plan.child if isinstance(plan, L.Distinct) else plan
+    project = cast(L.Project, plan.child) if isinstance(plan, L.Distinct) else plan
     outputs = list(project.output)
     ctx = Ctx(scope, preferred=_preferred(project.projections), clause="ORDER BY")
     orders = [sort_order(an, o, ctx, outputs) for o in order.expressions]
@@ -245,7 +246,7 @@ def aggregate_query(an, sel, plan, scope, items, group, having) -> L.Plan:
         ctx = Ctx(scope, preferred=preferred, grouping=grouped, allow_aggregates=True, clause="HAVING")
         cond = an.exprs.analyze(having.this, ctx)
         having_cond = rewrite(require_boolean(cond, "HAVING", allow_void=True))
-    orders = None
+    orders: list[E.SortOrder] | None = None
     order = sel.args.get("order")
     if having is not None and order is not None and any(
             isinstance(n, exp.AggFunc) for o in order.expressions for n in o.walk()):
@@ -256,7 +257,7 @@ def aggregate_query(an, sel, plan, scope, items, group, having) -> L.Plan:
     if order is not None:
         ctx = Ctx(scope, preferred=preferred, allow_aggregates=True, clause="ORDER BY")
         outputs = [E.to_attribute(e) for e in named]
-        orders = [rewrite(sort_order(an, o, ctx, outputs)) for o in order.expressions]
+        orders = [cast(E.SortOrder, rewrite(sort_order(an, o, ctx, outputs))) for o in order.expressions]
     agg = L.Aggregate(tuple(grouping), tuple(agg_list + hidden), plan)
     out: L.Plan = agg
     if having_cond is not None:

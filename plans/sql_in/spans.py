@@ -46,7 +46,7 @@ def record(trees: list, tokens: list[Token]) -> None:
             if r is not None:
                 lo = r[0] if lo is None else min(lo, r[0])
                 hi = r[1] if hi is None else max(hi, r[1])
-        if lo is None:
+        if lo is None or hi is None:
             continue
         lo, hi = _closed(node, lo, hi, tokens, depth, called=call is not None)
         ranges[id(node)] = (lo, hi)
@@ -85,7 +85,8 @@ def _keyword_leaves(trees: list, nodes: list, tokens: list[Token], first: dict) 
             node = stack.pop()
             if type(node) in (exp.Null, exp.Boolean) and not _of_is(node):
                 leaves.append(node)
-            children, key = [], -1
+            children: list[tuple[int, int, exp.Expression]] = []
+            key = -1
             for c in node.iter_expressions():
                 key = starts.get(id(c), key)  # (a child without a position stays after the one before)
                 children.append((key, len(children), c))

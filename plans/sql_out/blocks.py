@@ -21,7 +21,7 @@ class Block:
     where: list[exp.Expression] = field(default_factory=list)
     group: list[exp.Expression] | None = None
     having: list[exp.Expression] = field(default_factory=list)
-    select: list[tuple[E.Attribute, exp.Expression]] | None = None
+    select: list[tuple[E.Attribute, exp.Expr]] | None = None
     provisional: bool = False  # the select list of an aggregate, which a Project may replace
     definitions: dict[int, E.Expr] = field(default_factory=dict)  # aggregate outputs' expressions
     distinct: bool = False

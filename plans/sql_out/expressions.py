@@ -16,7 +16,7 @@ from .literals import data_type_sql, literal_is_plain, literal_sql
 from .names import column_ref
 
 # Binding strength of operators as Spark parses them (higher binds tighter).
-_PRECEDENCE = {
+_PRECEDENCE: dict[type[exp.Expr], int] = {
     exp.Or: 1, exp.And: 2, exp.Not: 3,
     exp.EQ: 4, exp.NullSafeEQ: 4, exp.NEQ: 4, exp.LT: 4, exp.LTE: 4, exp.GT: 4, exp.GTE: 4,
     exp.Is: 4, exp.In: 4, exp.Between: 4, exp.Like: 4,
@@ -27,11 +27,11 @@ _PRECEDENCE = {
 }
 
 
-def _prec(node: exp.Expression) -> int:
+def _prec(node: exp.Expr) -> int:
     return _PRECEDENCE.get(type(node), 100)
 
 
-def _wrap(child: exp.Expression, parent_prec: int, strict: bool = False) -> exp.Expression:
+def _wrap(child: exp.Expr, parent_prec: int, strict: bool = False) -> exp.Expr:
     p = _prec(child)
     if p < parent_prec or (strict and p == parent_prec and p < 100):
         return exp.Paren(this=child)
@@ -204,7 +204,7 @@ class ExprWriter:
             name = col.name
             if name.startswith(ARG_PREFIX) and not col.table:
                 i = int(name[len(ARG_PREFIX):])
-                arg = _wrap(args[i].copy(), 11)
+                arg: exp.Expr = _wrap(args[i].copy(), 11)
                 written = col.meta.get("written_name")
                 if written is not None and arg.name != written and _struct_field(col):
                     # struct(c) names its field after the column as written: keep that
@@ -223,7 +223,7 @@ def _struct_field(node: exp.Expression) -> bool:
     return isinstance(parent, exp.Anonymous) and parent.name.lower() == "struct" and node.arg_key == "expressions"
 
 
-_BINARY = {
+_BINARY: dict[type[E.Expr], type[exp.Expression]] = {
     E.And: exp.And, E.Or: exp.Or, E.EqualTo: exp.EQ, E.EqualNullSafe: exp.NullSafeEQ,
     E.LessThan: exp.LT, E.LessThanOrEqual: exp.LTE, E.GreaterThan: exp.GT,
     E.GreaterThanOrEqual: exp.GTE, E.Add: exp.Add, E.Subtract: exp.Sub, E.Multiply: exp.Mul,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from datetime import date, datetime
 from decimal import Decimal
+from typing import cast
 
 from sqlglot import exp
 
@@ -28,7 +29,7 @@ def _typed_number(text: str, suffix_type: str) -> exp.Expression:
 
 def _natural_decimal(v: Decimal) -> T.DecimalType:
     _, digits, exponent = v.as_tuple()
-    scale = max(-exponent, 0)
+    scale = max(-cast(int, exponent), 0)  # finite: a decimal type's value
     return T.DecimalType(max(len(digits), scale, 1), scale)
 
 

@@ -4,6 +4,8 @@ first and fills its child's block, or wraps it as a subquery when a clause is pa
 
 from __future__ import annotations
 
+from typing import cast
+
 from sqlglot import exp
 
 from ..ir import expressions as E
@@ -54,10 +56,11 @@ def write_project(gen, plan: L.Project, outer) -> Block:
             return b
     if b.select is not None and b.setop is None and all(isinstance(p, E.Attribute) for p in plan.projections):
         # a subset of the select list (dropping ORDER BY's hidden columns)
+        attrs = cast("tuple[E.Attribute, ...]", plan.projections)
         by_id = {a.expr_id: (a, item) for a, item in b.select}
-        if all(p.expr_id in by_id and by_id[p.expr_id][0].name == p.name for p in plan.projections) \
-                and not (b.order_aliases - {p.expr_id for p in plan.projections}) and not b.distinct:
-            b.select = [by_id[p.expr_id] for p in plan.projections]
+        if all(p.expr_id in by_id and by_id[p.expr_id][0].name == p.name for p in attrs) \
+                and not (b.order_aliases - {p.expr_id for p in attrs}) and not b.distinct:
+            b.select = [by_id[p.expr_id] for p in attrs]
             b.provisional = False
             b.output = list(plan.output)
             return b
@@ -67,7 +70,7 @@ def write_project(gen, plan: L.Project, outer) -> Block:
     return b
 
 
-def select_item(gen, p: E.Expr, refs) -> exp.Expression:
+def select_item(gen, p: E.Expr, refs) -> exp.Expr:
     """A select item producing attribute p's name."""
     if isinstance(p, E.Attribute):
         ref = gen.expr(p, refs)

@@ -78,7 +78,7 @@ def write_opaque_relation(gen, plan: L.OpaqueRelation, outer) -> Block:
     table, its placeholders become references to the input's columns."""
     template = plan.template.copy()
     refs = dict(outer)
-    needed = set()
+    needed: set[int] = set()
     for a in plan.args:
         needed |= a.references
     for i, child in enumerate(plan.inputs):
@@ -106,7 +106,7 @@ def write_opaque_relation(gen, plan: L.OpaqueRelation, outer) -> Block:
     for col in list(template.find_all(exp.Column)):
         name = col.name
         if name.startswith(ARG_PREFIX) and not col.table:
-            value = writer(plan.args[int(name[len(ARG_PREFIX):])])
+            value: exp.Expr = writer(plan.args[int(name[len(ARG_PREFIX):])])
             parent = col.parent
             if isinstance(template, exp.Select) and parent is template and isinstance(value, exp.Column) \
                     and value.name != col.name:

@@ -52,7 +52,7 @@ from .relations import (
 
 class SqlGenerator:
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.aliases: set[str] = set()
         self.counter = 0
         # when a list: the plan expressions written, each node marked with its index in
