@@ -15,7 +15,7 @@ import gc
 import threading
 import time
 from dataclasses import field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence, cast
 
 from sqlglot import exp
 
@@ -337,6 +337,7 @@ def _optimize_tree(sql, tree: exp.Expression, timings: dict[str, float], cat: Ca
             changed = optimized is not analyzed and _rewritten(trace, batch_list) \
                 and not _same_but_nullability(analyzed, optimized)
             hint = tree.args.get("hint") if isinstance(tree, exp.Select) else None
+            regenerated: str | Callable[[], str] | None
             regenerated = as_edited = None
             if changed or always_regenerate:
                 target = _ast_of(optimized, hint)
@@ -358,7 +359,7 @@ def _optimize_tree(sql, tree: exp.Expression, timings: dict[str, float], cat: Ca
             if changed and keep_layout and not always_regenerate:
                 for plan in _for_review(analyzed, optimized, trace, batch_list, ctx, exclude):
                     shown = target if plan is optimized else _ast_of(plan, hint)
-                    as_edited = spliced(sql, tree, sources, cat, before, gen.written, shown,
+                    as_edited = spliced(sql, tree, sources, cat, before, cast(list, gen.written), shown,
                                         regenerated if shown is target and not pretty else None, plan)
                     if as_edited is not None:
                         break
@@ -380,7 +381,7 @@ def _optimize_tree(sql, tree: exp.Expression, timings: dict[str, float], cat: Ca
         regenerated = _with_comments(regenerated, tree, sql)
     elif regenerated is not None:  # asked for later, if ever
         regenerated = _later(regenerated, tree, sql)
-    out_sql = as_edited or regenerated or sql
+    out_sql = cast(str, as_edited or regenerated or sql)
     if analyzer.inner_hints and not as_edited and regenerated is not None:
         # hints inside the query (BROADCAST on a derived table, REPARTITION in a CTE) have
         # no place in a query written whole: only the kept-layout text keeps them

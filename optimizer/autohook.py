@@ -122,7 +122,7 @@ def _hook(session: Any, original) -> SqlHook:
     return hook
 
 
-def _patch(cls: type) -> None:
+def _patch(cls: Any) -> None:
     """Wrap `cls.sql` (once) so that every session's queries go through its hook."""
     if _PATCHED in vars(cls):
         return

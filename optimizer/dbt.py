@@ -106,7 +106,7 @@ def _failed_tests(path: Path) -> set[str]:
     return {r.get("unique_id") for r in results if r.get("status") not in ("pass", "success", None)}
 
 
-def _not_null_columns(manifest: dict, failed: set[str] = frozenset()) -> dict[tuple[str, str], str]:
+def _not_null_columns(manifest: dict, failed: set[str] | frozenset[str] = frozenset()) -> dict[tuple[str, str], str]:
     """(relation's unique_id, column) -> why it is NOT NULL: a not_null data test (one
     that fails the build: not `severity: warn`, not limited by `where:`, and not failed or
     warned in the last run that run_results.json records), or an enforced contract's

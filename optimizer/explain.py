@@ -63,6 +63,7 @@ from __future__ import annotations
 
 import difflib
 import json
+from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
@@ -74,6 +75,9 @@ from ..plans.ir.printer import expr_str, node_line, plan_str
 from ..plans.ir.records import record
 from ..plans.ir.tree import data_key
 from ..plans.sql_in.parse import parse_query
+
+if TYPE_CHECKING:
+    from ..plans.ir.tree import Node
 
 FORMAT_VERSION = 1
 MAX_PLACES = 4  # changed subtrees shown per rewrite
@@ -157,7 +161,7 @@ def changed_places(before: L.Plan, after: L.Plan, limit: int = MAX_PLACES):
     Returns ([(operator names from the root, before, after, node_only)], more) where
     `more` says that places beyond `limit` were left out."""
     places: list[tuple[list[str], L.Plan, L.Plan, bool]] = []
-    work = [([], before, after)]
+    work: list[tuple[list[str], L.Plan, L.Plan]] = [([], before, after)]
     while work:
         path, b, a = work.pop()
         if _same_shell(b, a):
@@ -185,7 +189,8 @@ def expression_changes(before: L.Plan, after: L.Plan, limit: int = MAX_CHANGES) 
     xb, xa = before._extra_nodes(), after._extra_nodes()
     if type(before) is not type(after) or len(xb) != len(xa):
         return []
-    work = [(x, y, None) for x, y in zip(xb, xa) if x is not y and x != y]
+    work: list[tuple[Node, Node, tuple[Node, Node] | None]] = [
+        (x, y, None) for x, y in zip(xb, xa) if x is not y and x != y]
     work.reverse()
     out: list[tuple[str, str]] = []
     while work and len(out) < limit:

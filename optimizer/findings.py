@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from sqlglot import exp
 
@@ -363,7 +363,7 @@ class _Evaluator:
         self.ctx = ctx
         self.runs, self.nodes, self.largest = runs, nodes, largest
         self._agg_ids = itertools.count(-1, -1)  # ids of abstracted aggregates, unique
-        self._probes: list[tuple[L.Plan, _Answer, object]] = []
+        self._probes: list[tuple[L.Plan, _Answer, Callable[[L.Plan], object]]] = []
         self._callbacks: list = []
 
     def _affordable(self, plan: L.Plan) -> bool:

@@ -91,6 +91,7 @@ def rewrite(sql: str, catalog: Any, *, exclude: Iterable[str] = (),
     result = optimize(marked, catalog, exclude=exclude, pretty=pretty, keep_layout=keep_layout)
     if not result.changed:
         return sql, result
+    out: str | None
     out = result.sql
     if n:
         restored = _restore_positional_markers(out, n)
@@ -397,8 +398,8 @@ class SqlHook:
             return None
         if type(self.spark).__module__.startswith("pyspark.sql.connect"):
             from pyspark.sql.connect.sql_formatter import SQLStringFormatter
-        else:
-            from pyspark.sql.sql_formatter import SQLStringFormatter
+        else:  # (pyspark gives the classic and the Connect formatter no common type)
+            from pyspark.sql.sql_formatter import SQLStringFormatter  # type: ignore[assignment]
         return SQLStringFormatter(self.spark).format(sql, **kwargs)
 
     def _optimize(self, sql: str) -> str:

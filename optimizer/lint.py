@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from ..plans.ir.errors import ParseError, SparkfoldError
 from ..plans.ir.records import as_dict, record
@@ -162,7 +162,7 @@ def sarif(records: list[Record], version: str) -> dict:
         if r.end_line is not None and r.end_column is not None:
             region["endLine"] = r.end_line
             region["endColumn"] = r.end_column + 1  # SARIF's end column is exclusive
-        result = {
+        result: dict[str, Any] = {
             "ruleId": r.code,
             "ruleIndex": index[r.code],
             "level": _SARIF_LEVEL[r.severity],

@@ -16,7 +16,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, cast
 
 import click
 
@@ -154,8 +154,8 @@ def load_catalog(schemas: tuple[Path, ...] | Path | None, conf: tuple[tuple[str,
         schemas = (schemas,)
     catalogs = []
     remote = None
-    for given in schemas:
-        text = str(given)
+    for schema in schemas:
+        text = str(schema)
         if text.startswith("sc://"):  # a Spark Connect server: its tables and settings
             remote = Catalog.from_remote(text)
             catalogs.append(remote)
@@ -216,7 +216,7 @@ def position(st: Statement, line: int, column: int) -> tuple[int, int]:
 def located(e: SparkfoldError, st: Statement) -> SparkfoldError:
     """The error with the source's name, and a syntax error's position in the source."""
     if isinstance(e, ParseError) and e.line is not None and st.start:
-        e = ParseError(e.detail, *position(st, e.line, e.column))
+        e = ParseError(e.detail, *position(st, e.line, cast(int, e.column)))
     return with_source(e, _named(st.source))
 
 
@@ -241,6 +241,9 @@ def plan_outputs(sources: list[Source], folders: list[Path], out: Path) -> list[
     targets: list[Path] = []
     seen: dict[Path, str] = {}
     for s in sources:
+        if s.rel is None:
+            raise InputError(f"--out DIR writes files under their input names, and SQL from {s.name} has "
+                             f"none: drop --out (the SQL is printed), or give the SQL as a file with -f")
         target = out / s.rel
         key = target.resolve()
         if key in inputs:

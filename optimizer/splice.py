@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from sqlglot import exp
 from sqlglot.tokens import TokenType
@@ -195,7 +195,7 @@ def _input_node(node: exp.Expression, written: list, inputs: dict) -> list:
     return found
 
 
-def _candidates(node: exp.Expression, written: list, inputs: dict) -> list:
+def _candidates(node: exp.Expr, written: list, inputs: dict) -> list:
     i = node.meta.get(WRITTEN_FROM) if node._meta else None
     if i is None:
         return []
@@ -205,7 +205,7 @@ def _candidates(node: exp.Expression, written: list, inputs: dict) -> list:
         return []
 
 
-def _under(node: exp.Expression, ancestor: exp.Expression) -> bool:
+def _under(node: exp.Expr | None, ancestor: exp.Expr) -> bool:
     while node is not None:
         if node is ancestor:
             return True
@@ -224,17 +224,17 @@ class _Differ:
         self.sql = sql
         self._counts: dict[int, int] = {}
 
-    def diff(self, before: exp.Expression, after: exp.Expression) -> list:
+    def diff(self, before: exp.Expr, after: exp.Expr) -> list:
         if before == after:
             return []
         if type(before) is type(after):
             if isinstance(before, exp.And):
-                chain = self._conjuncts(before, after)
+                chain = self._conjuncts(before, cast(exp.And, after))
                 if chain is not None:
                     return chain
             try:
-                if isinstance(before, exp.Join) and _join_kind(before) != _join_kind(after):
-                    return self._join(before, after)
+                if isinstance(before, exp.Join) and _join_kind(before) != _join_kind(cast(exp.Join, after)):
+                    return self._join(before, cast(exp.Join, after))
                 return self._args(before, after)
             except _Failed:
                 pass
@@ -279,7 +279,7 @@ class _Differ:
         edits.append((None, (words.start(1), words.end(1), _Keyword(keyword), "")))
         return edits
 
-    def _args(self, before: exp.Expression, after: exp.Expression, skip=()) -> list:
+    def _args(self, before: exp.Expr, after: exp.Expr, skip=()) -> list:
         keys = {k for k, v in before.args.items() if v not in (None, []) and k not in skip} | \
             {k for k, v in after.args.items() if v not in (None, []) and k not in skip}
         edits: list = []
@@ -314,7 +314,7 @@ class _Differ:
         if keyword is None:
             raise _Failed
         start = len(self.sql[:keyword.start()].rstrip())
-        return (None, (start, span[1] + 1, "", ""))
+        return (None, (start, cast("tuple[int, int]", span)[1] + 1, "", ""))
 
     def _conjuncts(self, before: exp.And, after: exp.And) -> list | None:
         """A chain of ANDs, conjunct by conjunct (None: compare it as a tree)."""
@@ -325,7 +325,7 @@ class _Differ:
         if any(len(n) != 1 for n in found):
             return None
         nodes = [n[0] for n in found]
-        spans = [node_span(n) for n in nodes]
+        spans = cast("list[tuple[int, int]]", [node_span(n) for n in nodes])
         if any(s is None for s in spans) or any(spans[i][1] >= spans[i + 1][0] for i in range(len(spans) - 1)):
             return None  # not one chain of the input, in order
         edits: list = []
@@ -342,9 +342,9 @@ class _Differ:
                 if not isinstance(parent, exp.And):
                     return None
                 if node is parent.expression:  # from the end of the operand before it
-                    start, end = node_span(parent.this)[1] + 1, spans[k][1] + 1
+                    start, end = _span(parent.this)[1] + 1, spans[k][1] + 1
                 else:  # up to the operand after it
-                    start, end = spans[k][0], node_span(parent.expression)[0]
+                    start, end = spans[k][0], _span(parent.expression)[0]
                 edits.append((None, (start, end, "", "")))
             if j2 > j1:  # add new[j1:j2] after the conjunct before them (or before the first)
                 if len(old) < 2:
@@ -365,6 +365,13 @@ class _Differ:
 
 # the keywords of a join, just before its table
 _JOIN_WORDS = re.compile(r"(?<![\w`])((?:(?:NATURAL|LEFT|RIGHT|FULL|INNER|OUTER|CROSS|SEMI|ANTI)\s+)*JOIN)\s+\Z", re.I)
+
+
+def _span(node: exp.Expr) -> tuple[int, int]:
+    span = node_span(node)
+    if span is None:  # not a node of the input's text
+        raise _Failed
+    return span
 
 
 def _join_kind(join: exp.Join) -> tuple[str, str]:
@@ -514,7 +521,7 @@ def _lead_with(comments: list[str], text: str) -> str:
     """The text led by these comments (the regenerated query keeps its comments so too)."""
     if not comments:
         return text
-    lines = []
+    lines: list[str] = []
     for c in comments:
         if "*/" in c:
             lines.extend(f"-- {ln}" for ln in c.splitlines())

@@ -19,7 +19,9 @@ plan may not replace the old one, or None:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
+from typing import cast
 
 from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
@@ -138,7 +140,8 @@ def _substitutions(e: E.Expr, values: Constants) -> list[E.Expr]:
         combos = [{**c, i: v} for c in combos for v in values[i]][:_MAX_COMBINATIONS]
     out = []
     for c in combos:
-        x = transform_up(e, lambda n, c=c: c.get(n.expr_id, n) if isinstance(n, E.Attribute) else n,
+        x = transform_up(e, cast("Callable[[E.Expr], E.Expr]",
+                                 lambda n, c=c: c.get(n.expr_id, n) if isinstance(n, E.Attribute) else n),
                          E.Attribute.bit)
         out.append(transform_up(x, _count_of_nulls, E.Agg.bit))
     return out

@@ -335,7 +335,8 @@ def _hashed(df, tag: int, order: "Ordering | None" = None, rounded: bool = False
 
 def _out_of_order(order: "Ordering") -> str:
     """SQL: the row's sort keys come strictly before its predecessor's."""
-    terms, same_so_far = [], []
+    terms: list[str] = []
+    same_so_far: list[str] = []
     for pos, asc, nulls_first in zip(order.key_positions, order.ascending, order.nulls_first):
         cur, prev = f"_c{pos}", f"lag(_c{pos}, 1) OVER (ORDER BY _pos)"
         # prev sorts after cur under this key
@@ -455,7 +456,7 @@ def _error_of(e: BaseException) -> tuple[str, str]:
     if not cond:
         # a JVM exception with no Spark error class (py4j's first line only names the
         # call): name it by its Java class, `java.util.NoSuchElementException: key not found`
-        java = getattr(e, "java_exception", None)
+        java: Any = getattr(e, "java_exception", None)
         try:
             cond, message = java.getClass().getName(), java.getMessage()
             text = str(message) if message else text
@@ -469,9 +470,9 @@ def spark_internal_failure(error: str | None) -> bool:
     JVM exception such as `java.util.NoSuchElementException`, or its analyzer losing an
     attribute it resolved, MISSING_ATTRIBUTES.RESOLVED_ATTRIBUTE_APPEAR_IN_OPERATION, which
     SQL text cannot cause), not an error of the query."""
-    return bool(error) and (error.startswith(("INTERNAL_ERROR", "java.", "scala.", "MISSING_ATTRIBUTES.",
-                                              "PLAN_VALIDATION_FAILED"))
-                            or error in _UNCLASSIFIED)
+    return bool(error and (error.startswith(("INTERNAL_ERROR", "java.", "scala.", "MISSING_ATTRIBUTES.",
+                                             "PLAN_VALIDATION_FAILED"))
+                           or error in _UNCLASSIFIED))
 
 
 def _schema(df) -> list[tuple[str, str]]:
@@ -784,6 +785,7 @@ def _prepare(result, spark, candidates: Sequence[str], exclude: Sequence[str],
             _build(ref, lambda: spark.sql(result.query_original_sql))
         references[result.query_original_sql] = ref
     sides: list[Side] = []
+    side: Side | None
     for name in candidates:
         if name == "optimized SQL":
             text = result.query_sql
@@ -865,7 +867,7 @@ def verify_many(results: Sequence[Any], spark, tables: Mapping[str, Any] | None 
     return [_finish(job, spark, exclude, collect_limit, sample) for job in jobs]
 
 
-def _run_all(spark, sides: list[tuple[Side, Ordering | None]], parallel: int) -> None:
+def _run_all(spark, sides: Sequence[tuple[Side, Ordering | None]], parallel: int) -> None:
     """Fingerprint each side in a job of its own (the session's conf as it is)."""
     def one(item):
         run_fingerprints(spark, [item[0]], [item[1]], ())

@@ -170,6 +170,16 @@ def test_several_files_without_out_is_refused(schema, folder):
     assert proc.returncode == 2 and "--out" in proc.stderr
 
 
+@pytest.mark.parametrize("how", ["argument", "stdin"])
+def test_out_for_sql_without_a_file_name_is_a_usage_error(tmp_path, how):
+    out = tmp_path / "out"
+    args, text = (["SELECT 1 AS a"], None) if how == "argument" else ([], "SELECT 1 AS a")
+    proc = sparkfold("optimize", *args, "--out", out, input=text)
+    assert proc.returncode == 2, proc.stderr
+    assert "--out" in proc.stderr and "-f" in proc.stderr and "Traceback" not in proc.stderr
+    assert not out.exists()
+
+
 @pytest.mark.parametrize("where", ["same", "inside", "file-dir", "overwrites-a-file"])
 def test_out_that_could_overwrite_an_input_is_refused(schema, folder, where):
     before = snapshot(folder)

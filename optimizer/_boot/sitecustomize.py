@@ -3,7 +3,9 @@
 
 import os
 import sys
+from types import ModuleType
 
+autohook: "ModuleType | None"
 try:
     from sparkfold.optimizer import autohook
 except ImportError:  # a Python without sparkfold (another virtual environment)
