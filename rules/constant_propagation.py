@@ -62,7 +62,7 @@ def constant_propagation(p: L.Plan, ctx) -> L.Plan:
         return p
     out, changed = [], False
     for i, c in enumerate(conjuncts):
-        if not c.deterministic or c.may_raise or not (c.references & values.keys()):
+        if not c.deterministic or c.may_raise or c.references.isdisjoint(values):
             out.append(c)
             continue
         mapping = {k: v for k, v in values.items() if sources[k] != i}

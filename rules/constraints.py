@@ -192,7 +192,7 @@ def _has_inexact_equality(t: T.DataType) -> bool:
 
 def substitute(e: E.Expr, mapping: Mapping[int, E.Expr]) -> E.Expr:
     """Replace attributes by id."""
-    if not (e.references & mapping.keys()):
+    if e.references.isdisjoint(mapping):
         return e
     return transform_up(e, lambda n: mapping.get(n.expr_id, n) if isinstance(n, E.Attribute) else n,
                         mask=E.Attribute.bit, opaque=(E.Opaque,))
@@ -289,9 +289,9 @@ def _substitutions_of(e: E.Expr, classes, facts: Facts) -> list[E.Expr]:
     attributes e reads only, and a constraint is inherited, with its classes, by every
     operator above the one that made it.  The same substituted predicates (objects) come
     back, so their canonical keys are not computed again either."""
-    if not (e.references & classes.keys()):
+    if e.references.isdisjoint(classes):
         return []
-    kind = ("substitutions", tuple((i, tuple(classes[i])) for i in sorted(e.references & classes.keys())))
+    kind = ("substitutions", tuple((i, tuple(classes[i])) for i in sorted(i for i in e.references if i in classes)))
     hit = facts.get(kind, e)
     return hit if hit is not None else facts.remember(kind, e, _substitutions(e, classes))
 
