@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import atexit
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 
 _SERVER = r'''
 import sys
 from pyspark.sql import SparkSession
-port, master = sys.argv[1], sys.argv[2]
+port, master, warehouse = sys.argv[1], sys.argv[2], sys.argv[3]
 (SparkSession.builder.master(master)
  .config("spark.plugins", "org.apache.spark.sql.connect.SparkConnectPlugin")
  .config("spark.connect.grpc.binding.address", "127.0.0.1")
@@ -25,6 +27,7 @@ port, master = sys.argv[1], sys.argv[2]
  .config("spark.ui.enabled", "false")
  .config("spark.sql.shuffle.partitions", "2")
  .config("spark.sql.session.timeZone", "UTC")
+ .config("spark.sql.warehouse.dir", warehouse)
  .getOrCreate())
 print("READY", flush=True)
 sys.stdin.read()  # serve until the parent closes our stdin (or dies)
@@ -39,12 +42,15 @@ def free_port() -> int:
 
 def connect_session(master: str = "local[2]", timeout: float = 300):
     """A Spark Connect session on a server this process starts on a free local port; the
-    server stops when this process exits."""
+    server stops when this process exits.  Tables the session creates go to a warehouse
+    folder of its own, removed with the server (not `spark-warehouse/` in the working
+    directory, where a second run would find them)."""
     from pyspark.sql import SparkSession
 
     port = free_port()
+    warehouse = tempfile.mkdtemp(prefix="sparkfold-connect-warehouse-")
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
-    server = subprocess.Popen([sys.executable, "-c", _SERVER, str(port), master], stdin=subprocess.PIPE,
+    server = subprocess.Popen([sys.executable, "-c", _SERVER, str(port), master, warehouse], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
 
     def stop():
@@ -54,6 +60,7 @@ def connect_session(master: str = "local[2]", timeout: float = 300):
                 server.wait(timeout=60)
             except subprocess.TimeoutExpired:
                 server.kill()
+        shutil.rmtree(warehouse, ignore_errors=True)
 
     atexit.register(stop)
     line = server.stdout.readline()

@@ -59,6 +59,8 @@ try:
     import subprocess
     from tests import connect_server
     spark.sql("CREATE TABLE sf_remote USING parquet AS SELECT id, CAST(id AS STRING) AS label FROM range(3)")
+    out["remote_location"] = [r[1] for r in spark.sql("DESCRIBE TABLE EXTENDED sf_remote").collect()
+                              if r[0] == "Location"]
     cli = [sys.executable, "-m", "sparkfold.optimizer.cli"]
     runs = {}
     for key, q in {"ok": "SELECT count(label) FROM sf_remote WHERE label = NULL OR id > 1",
@@ -124,3 +126,12 @@ def test_schema_from_a_spark_connect_url(connect_run):
     assert runs["unknown"]["code"] == 2 and "nope" in runs["unknown"]["err"], runs["unknown"]
     assert runs["unreachable"]["code"] == 2, runs["unreachable"]
     assert "sc://127.0.0.1:1" in runs["unreachable"]["err"] and "Traceback" not in runs["unreachable"]["err"]
+
+
+def test_connect_tables_stay_out_of_the_checkout(connect_run):
+    """The server's table lives in a warehouse of its own, removed with the server: one
+    in `spark-warehouse/` under the checkout made every later run fail at CREATE TABLE."""
+    [location] = connect_run["remote_location"]
+    path = location.removeprefix("file:")
+    assert "sparkfold-connect-warehouse-" in path and not path.startswith(ROOT), location
+    assert not os.path.exists(path), f"{path} outlived the server"
