@@ -9,9 +9,9 @@ against PySpark 4.3 (tests/test_naming.py compares with Spark).
 from __future__ import annotations
 
 import math
-from typing import cast
 from datetime import date, datetime
 from decimal import Decimal
+from typing import cast
 
 from . import expressions as E
 from . import types as T

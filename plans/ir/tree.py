@@ -345,7 +345,6 @@ def _constructor_text(n: Node, kids: list) -> str:
 N = TypeVar("N", bound=Node)  # a walk returns a tree of the kind it was given
 
 
-
 def transform_up(root: N, fn: Callable[[N], N], mask: int = -1,
                  opaque: tuple = (), stable: dict | None = None,
                  rebuild: Callable[[N, list], N] | None = None) -> N:

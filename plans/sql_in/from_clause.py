@@ -278,8 +278,6 @@ def values_relation(an, node: exp.Values) -> tuple[L.Plan, Scope]:
             raise NotModelled("VALUES column types we do not model")
         if not an.catalog.ansi:
             legacy_widening([r[i].data_type for r in rows], "VALUES column")
-        if t == T.NULL:
-            pass
         for j, r in enumerate(rows):
             out_rows[j].append(_convert_literal(r[i], t))
         nullable = any(r[i].value is None for r in rows)
@@ -375,13 +373,11 @@ def using_join(an, left, lscope, right, rscope, join_type, names, outer):
             merged.append(E.Alias(E.Coalesce((lk, rk)), _cname(lk), E.new_id()))
         else:
             merged.append(lk)
-    key_ids = {id(k) for k in lkeys + rkeys}
     key_attr_ids = {k.expr_id for k in lkeys + rkeys if isinstance(k, (E.Attribute, E.Alias))}
     rest_left = [c for c in scope.star[:len(lscope.star)]
                  if not (isinstance(c, (E.Attribute, E.Alias)) and c.expr_id in key_attr_ids)]
     rest_right = [c for c in scope.star[len(lscope.star):]
                   if not (isinstance(c, (E.Attribute, E.Alias)) and c.expr_id in key_attr_ids)]
-    del key_ids
     # `t.*` lists the USING keys first (in USING order), then t's other columns, as Spark's
     # join project orders them (and keeps them, through later joins)
     order = {k.expr_id: i for i, k in enumerate(lkeys + rkeys) if isinstance(k, (E.Attribute, E.Alias))}
