@@ -90,17 +90,13 @@ class SourceMap:
 
     def record(self, analyzer):
         """Install on an `Analyzer` (before `analyze`); returns the analyzer."""
-        exprs = analyzer.exprs
-        analyze = exprs.analyze
         by_node, pairs = self._by_node, self.pairs
 
-        def recording(node, ctx):
-            out = analyze(node, ctx)
+        def recording(node: exp.Expression, out: E.Expr) -> None:
             by_node.setdefault(id(node), (node, out))  # the node is kept alive with its id
             pairs.append((node, out))
-            return out
 
-        exprs.analyze = recording
+        analyzer.exprs.observer = recording
         analyzer.recorded = pairs
         return analyzer
 

@@ -88,8 +88,17 @@ class ExprAnalyzer:
         self.analyzer = analyzer
         self.sql = analyzer.sql
         self.ansi = analyzer.catalog.ansi
+        # called with each node analyzed and what it became, when a caller wants them
+        # (`optimizer.findings.SourceMap`)
+        self.observer: Callable[[exp.Expression, E.Expr], None] | None = None
 
     def analyze(self, node: exp.Expression, ctx: Ctx) -> E.Expr:
+        out = self._analyze(node, ctx)
+        if self.observer is not None:
+            self.observer(node, out)
+        return out
+
+    def _analyze(self, node: exp.Expression, ctx: Ctx) -> E.Expr:
         while isinstance(node, exp.Paren):
             # parentheses are only grouping: an opaque made here would carry them (and
             # the qualifiers inside) into the column name, `(- (round(t1.b, -1)))`

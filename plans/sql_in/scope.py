@@ -14,6 +14,7 @@ from typing import cast
 from ..ir import expressions as E
 from ..ir.errors import AmbiguousReferenceError, UnknownColumnError
 from ..ir.records import record
+from ..ir.tree import transform_up
 
 
 @record
@@ -43,6 +44,17 @@ def _index(columns: list[E.Expr]) -> dict[str, list[E.Expr]]:
     return out
 
 
+def _remapped(e: E.Expr, mapping: dict[int, E.Attribute]) -> E.Expr:
+    # a function of the module, not a closure in `Scope.remap`: mypyc cannot compile a
+    # closure inside a method of a record class
+    if isinstance(e, E.Attribute) and e.expr_id in mapping:
+        return mapping[e.expr_id]
+    if isinstance(e, E.Alias):
+        return transform_up(cast(E.Expr, e), lambda n: mapping.get(n.expr_id, n)
+                            if isinstance(n, E.Attribute) else n)
+    return e
+
+
 def column_name(e: E.Expr) -> str:
     if isinstance(e, (E.Attribute, E.Alias)):
         return e.name
@@ -69,19 +81,9 @@ class Scope:
 
     def remap(self, mapping: dict[int, E.Attribute]) -> "Scope":
         """Replace attributes by id (after an outer join changed their nullability)."""
-
-        def fix(e: E.Expr) -> E.Expr:
-            if isinstance(e, E.Attribute) and e.expr_id in mapping:
-                return mapping[e.expr_id]
-            if isinstance(e, E.Alias):
-                from ..ir.tree import transform_up
-
-                return transform_up(cast(E.Expr, e), lambda n: mapping.get(n.expr_id, n)
-                                    if isinstance(n, E.Attribute) else n)
-            return e
-
-        return Scope([Entry(en.qualifier, [fix(c) for c in en.columns], en.display) for en in self.entries],
-                     [fix(c) for c in self.star], self.parent, self.ctes)
+        return Scope([Entry(en.qualifier, [_remapped(c, mapping) for c in en.columns], en.display)
+                      for en in self.entries],
+                     [_remapped(c, mapping) for c in self.star], self.parent, self.ctes)
 
     # -- resolution ----------------------------------------------------------
     def lookup_local(self, parts: tuple[str, ...], display: str) -> tuple[E.Expr | None, list[str]]:

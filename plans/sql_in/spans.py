@@ -29,7 +29,7 @@ def record(trees: list, tokens: list[Token]) -> None:
     for t in tokens:
         depth.append(depth[-1] + _paren(t))
     ranges: dict[int, tuple[int, int]] = {}
-    nodes = [n for tree in trees if tree is not None for n in tree.walk(bfs=False)]
+    nodes: list[exp.Expression] = [n for tree in trees if tree is not None for n in tree.walk(bfs=False)]
     for node, i in _keyword_leaves(trees, nodes, tokens, first):
         ranges[id(node)] = (i, i)
     for node in reversed(nodes):  # children before their parents
@@ -64,7 +64,7 @@ _RELATIONS = (exp.From, exp.Join, exp.Lateral, exp.CTE, exp.SetOperation)
 _CALL_WRAPPERS = (exp.Window, exp.IgnoreNulls, exp.RespectNulls, exp.WithinGroup, exp.Filter)
 
 
-def _keyword_leaves(trees: list, nodes: list, tokens: list[Token], first: dict) -> list:
+def _keyword_leaves(trees: list, nodes: list[exp.Expression], tokens: list[Token], first: dict) -> list:
     """NULL / TRUE / FALSE nodes paired with their tokens: the n-th such node in the text's
     order (depth first, children ordered by where they start) is the n-th such token
     (the NULL of `x IS NULL` has no span with the pure-Python parser either)."""

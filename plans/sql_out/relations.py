@@ -19,12 +19,17 @@ def write_relation(gen, plan: L.Relation, outer) -> Block:
     return write_table(gen, plan, plan.table.split(".")[-1], outer)
 
 
+def _identifier(name: str) -> exp.Identifier:
+    # a function, not a lambda: compiled (mypyc), the lambda took the type of
+    # `to_identifier`'s first overload (None) and failed on every table name
+    return exp.to_identifier(name, quoted=_needs_quotes(name))
+
+
 def write_table(gen, rel: L.Relation, alias: str, outer) -> Block:
     name = gen.fresh_alias(alias)
     parts = rel.table.split(".")
-    ident = lambda n: exp.to_identifier(n, quoted=_needs_quotes(n))  # noqa: E731
-    table = exp.Table(this=ident(parts[-1]), db=ident(parts[-2]) if len(parts) > 1 else None,
-                      catalog=ident(parts[-3]) if len(parts) > 2 else None)
+    table = exp.Table(this=_identifier(parts[-1]), db=_identifier(parts[-2]) if len(parts) > 1 else None,
+                      catalog=_identifier(parts[-3]) if len(parts) > 2 else None)
     if name.lower() != parts[-1].lower() or name != alias:
         table.set("alias", exp.TableAlias(this=exp.to_identifier(name, quoted=_needs_quotes(name))))
     refs = dict(outer)
