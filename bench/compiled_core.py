@@ -12,7 +12,11 @@ the IR and the rules with mypyc, and then, in separate processes taking turns:
 2. times `optimize()` phase by phase on TPC-DS, best of --rounds, for the repository,
    the written-out copy run interpreted, and the compiled copy.
 
-    python bench/compiled_core.py [--rounds 3] [--mypyc PATH] [--keep DIR]
+    python bench/compiled_core.py [--rounds 3] [--mypyc PATH] [--keep DIR] [--with-sql]
+
+With --with-sql, reading SQL into plans (plans/sql_in) and writing plans as SQL
+(plans/sql_out) are compiled too: 50 modules, everything between sqlglot's parser and
+its generator.
 
 mypyc comes from .venv-types (made by .ci/types) unless --mypyc names one; a C compiler
 is needed.  Changes the copy needs that the repository does not have (each a mypyc
@@ -36,6 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 KINDS = {"ONE": "one", "OPT": "opt", "MANY": "many", "PAIRS": "pairs"}
 COMPILED = ["plans/ir/tree.py", "plans/ir/expressions.py", "plans/ir/logical.py", "rules/*.py"]
+SQL = ["plans/sql_in/*.py", "plans/sql_out/*.py"]  # with --with-sql: reading and writing SQL too
 
 # (what, pattern, replacement) on the copy's compiled modules
 _MYPYC_WORKAROUNDS = [
@@ -243,7 +248,11 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--mypyc", default=str(ROOT / ".venv-types" / "bin" / "mypyc"))
     ap.add_argument("--keep", type=Path, help="build the copies in this (empty or new) folder and keep them")
+    ap.add_argument("--with-sql", action="store_true", help="compile reading and writing SQL (plans/sql_in, "
+                    "plans/sql_out) too")
     args = ap.parse_args()
+    if args.with_sql:
+        COMPILED.extend(SQL)
     if not Path(args.mypyc).exists():
         sys.exit(f"no mypyc at {args.mypyc}: run `bash .ci/types` first (it makes .venv-types), or give --mypyc")
     work = args.keep or Path(tempfile.mkdtemp(prefix="sparkfold-compiled-"))
