@@ -21,7 +21,7 @@ import os
 import queue
 import sys
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, Hashable, cast
 
 from sqlglot import exp, parse_one
 from sqlglot.dialects.spark import Spark
@@ -352,9 +352,9 @@ class SparkSQL(Spark):
 
     def generator(self, **opts):
         out = super().generator(**opts)
-        out._dispatch = _dispatch(type(out))
+        out._dispatch = _dispatch(cast(Hashable, type(out)))  # (mypy: a generator class is unhashable)
         try:  # Spark reads a WITH inside a derived table (Hive, whose printer Spark's extends, did not)
-            out.EXPRESSIONS_WITHOUT_NESTED_CTES = set()
+            setattr(out, "EXPRESSIONS_WITHOUT_NESTED_CTES", set())  # a class variable, set per printer
         except (AttributeError, TypeError):
             pass  # a compiled printer: `nested_with_kept` then tells
         return out

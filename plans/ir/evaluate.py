@@ -296,6 +296,8 @@ def _java_rem(a: int, b: int) -> int:
 def _arithmetic(n, a, at, b, bt, ansi):
     rt = n.data_type
     op = n.op
+    x: Any  # a Decimal, an int or a float, by the result type
+    y: Any
     if isinstance(rt, T.DecimalType):
         x, y = _to_decimal(a, at), _to_decimal(b, bt)
     elif op == "div":

@@ -13,7 +13,7 @@ Field order makes positional patterns read well:
 from __future__ import annotations
 
 import threading
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Iterator, cast
 
@@ -23,6 +23,7 @@ from .tree import MANY, ONE, OPT, PAIRS, Node, keyed_as_is, node
 if TYPE_CHECKING:
     from typing_extensions import Self
 
+    from .functions import FunctionSpec
     from .logical import Plan
 
 # data types hold names, numbers and other data types: each is its own key
@@ -103,7 +104,7 @@ class id_scope:
     def __init__(self, start: int = 1, join: bool = False):
         self.start = start
         self.join = join
-        self.token = None
+        self.token: Token | None = None
 
     def __enter__(self):
         if not (self.join and _id_counter.get() is not None):
@@ -493,21 +494,24 @@ def _datetime_arithmetic_type(op, lt, rt):
 class Add(Arithmetic):
     left: Expr
     right: Expr
-    symbol = op = "+"
+    symbol = "+"
+    op = "+"
 
 
 @node(children={"left": ONE, "right": ONE})
 class Subtract(Arithmetic):
     left: Expr
     right: Expr
-    symbol = op = "-"
+    symbol = "-"
+    op = "-"
 
 
 @node(children={"left": ONE, "right": ONE})
 class Multiply(Arithmetic):
     left: Expr
     right: Expr
-    symbol = op = "*"
+    symbol = "*"
+    op = "*"
 
 
 class _Division(Arithmetic):
@@ -524,21 +528,24 @@ class _Division(Arithmetic):
 class Divide(_Division):
     left: Expr
     right: Expr
-    symbol = op = "/"
+    symbol = "/"
+    op = "/"
 
 
 @node(children={"left": ONE, "right": ONE})
 class IntegralDivide(_Division):
     left: Expr
     right: Expr
-    symbol = op = "div"
+    symbol = "div"
+    op = "div"
 
 
 @node(children={"left": ONE, "right": ONE})
 class Remainder(_Division):
     left: Expr
     right: Expr
-    symbol = op = "%"
+    symbol = "%"
+    op = "%"
 
 
 @node(children={"child": ONE})
@@ -696,7 +703,7 @@ class Func(Expr):
     args: tuple[Expr, ...]
 
     @property
-    def spec(self):
+    def spec(self) -> FunctionSpec:
         from .functions import SCALAR_FUNCTIONS
 
         return SCALAR_FUNCTIONS[self.name]
@@ -736,7 +743,7 @@ class Agg(Expr):
     filter: Expr | None = None
 
     @property
-    def spec(self):
+    def spec(self) -> FunctionSpec:
         from .functions import AGGREGATE_FUNCTIONS
 
         return AGGREGATE_FUNCTIONS[self.name]
@@ -820,7 +827,7 @@ class SubqueryExpr(Expr):
 
 @node(extra={"plan": ONE})
 class ScalarSubquery(SubqueryExpr):
-    plan: Any
+    plan: Plan
 
     def _self_may_raise(self) -> bool:
         return True  # more than one row raises
@@ -832,7 +839,7 @@ class ScalarSubquery(SubqueryExpr):
 
 @node(extra={"plan": ONE})
 class Exists(SubqueryExpr):
-    plan: Any
+    plan: Plan
 
     def _type_and_nullability(self):
         return T.BOOLEAN, False
@@ -843,7 +850,7 @@ class InSubquery(SubqueryExpr):
     """(values...) IN (plan).  Nullable when a value or the subquery output is (SPARK-43413)."""
 
     values: tuple[Expr, ...]
-    plan: Any
+    plan: Plan
 
     def _type_and_nullability(self):
         return T.BOOLEAN, _any_nullable(self.values) or any(a.nullable for a in self.plan.output)

@@ -11,7 +11,7 @@ full_outer, left_semi, left_anti.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from .expressions import Alias, Attribute, Cast, Expr, Literal, SortOrder, SubqueryExpr, new_ids, to_attribute
 from .tree import MANY, ONE, OPT, Node, data_key, node
@@ -234,8 +234,8 @@ class Join(Plan):
 
     def _output(self):
         jt = self.join_type
-        left = self.left.output
-        right = self.right.output
+        left: Sequence[Attribute] = self.left.output
+        right: Sequence[Attribute] = self.right.output
         if jt in (LEFT_SEMI, LEFT_ANTI):
             return left
         if jt in (RIGHT_OUTER, FULL_OUTER):

@@ -423,7 +423,7 @@ def transform_down(root: N, fn: Callable[[N], N], mask: int = -1,
                 memo[key] = applied
                 results.append(applied)
                 continue
-            kids = applied.children
+            kids: tuple[Node, ...] = applied.children
             stack.append((applied, True, n))
             for k in reversed(kids):
                 stack.append((k, False, None))
@@ -465,7 +465,7 @@ def fold(root: Node, fn: Callable[[Any, list], Any], children: Callable[[Any], t
     while stack:
         n, expanded = stack.pop()
         if not expanded:
-            kids = get(n)
+            kids: tuple[Node, ...] = get(n)
             stack.append((n, True))
             for k in reversed(kids):
                 stack.append((k, False))

@@ -135,7 +135,7 @@ class ExprAnalyzer:
                               f"{', '.join(k.data_type.simple_string() for k in kids)}")
         return e
 
-    def _fallback(self, node, ctx):
+    def _fallback(self, node: exp.Expression, ctx: Ctx) -> E.Expr:
         if isinstance(node, exp.Func) or isinstance(node, exp.Binary) or isinstance(node, exp.Unary):
             out = function_or_opaque(self, node, ctx)
             return out if self.ansi else legacy_string_coercion(out)

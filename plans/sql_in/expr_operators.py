@@ -65,7 +65,7 @@ def analyze_or(ea, node, ctx):
 
 def logical_chain(ea, node, ctx, ast_cls, cls):
     # left-deep chains (a OR b OR c ...) are analyzed without recursing per link
-    spine = []
+    spine: list[exp.Expression] = []
     cur = node
     while isinstance(cur, ast_cls):
         spine.append(cur)

@@ -358,7 +358,8 @@ def using_join(an, left, lscope, right, rscope, join_type, names, outer):
     scope = join_scope(an, plan, lscope, rscope, outer)
     if join_type in (L.LEFT_SEMI, L.LEFT_ANTI):
         # the left side only, its USING keys first (Spark's project for a semi / anti join)
-        first = {k.expr_id: i for i, k in enumerate(lkeys) if isinstance(k, (E.Attribute, E.Alias))}
+        first: dict[int | None, int] = {k.expr_id: i for i, k in enumerate(lkeys)
+                                        if isinstance(k, (E.Attribute, E.Alias))}
         star = sorted((c for c in scope.star if _key_of(c) in first), key=lambda c: first[_key_of(c)]) \
             + [c for c in scope.star if _key_of(c) not in first]
         return plan, Scope(_keys_first(scope.entries, first), star, outer)
@@ -380,7 +381,8 @@ def using_join(an, left, lscope, right, rscope, join_type, names, outer):
                   if not (isinstance(c, (E.Attribute, E.Alias)) and c.expr_id in key_attr_ids)]
     # `t.*` lists the USING keys first (in USING order), then t's other columns, as Spark's
     # join project orders them (and keeps them, through later joins)
-    order = {k.expr_id: i for i, k in enumerate(lkeys + rkeys) if isinstance(k, (E.Attribute, E.Alias))}
+    order: dict[int | None, int] = {k.expr_id: i for i, k in enumerate(lkeys + rkeys)
+                                    if isinstance(k, (E.Attribute, E.Alias))}
     return plan, Scope(_keys_first(scope.entries, order), merged + rest_left + rest_right, outer)
 
 
