@@ -1,15 +1,35 @@
-"""Only what pyproject.toml cannot say: the wheel carries `sparkfold-autohook.pth` at the
-top of site-packages, so that `SPARKFOLD=on` (or `lint`) arms sparkfold in every Python
-process of the environment (see `sparkfold.optimizer.autohook`).  Its one line costs a
-look at the environment variable when it is unset."""
+"""Only what pyproject.toml cannot say.
 
+- The wheel carries `sparkfold-autohook.pth` at the top of site-packages, so that
+  `SPARKFOLD=on` (or `lint`) arms sparkfold in every Python process of the environment
+  (see `sparkfold.optimizer.autohook`).  Its one line costs a look at the environment
+  variable when it is unset.
+- `SPARKFOLD_COMPILE=1 pip install .` builds the compiled core: the IR, the rules, and the
+  SQL reader and writer compiled with mypyc (a C compiler is needed; mypy, which brings
+  mypyc, is fetched for the build).  The node classes are written out in a copy first
+  (`plans/ir/native.py`); the installed package keeps its Python sources beside the
+  compiled modules, which Python imports first.  Without the variable nothing is compiled.
+"""
+
+import atexit
+import importlib.util
+import os
+import shutil
+import sys
+import tempfile
 from pathlib import Path
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
 
+HERE = Path(__file__).resolve().parent
 PTH = "sparkfold-autohook.pth"
-SOURCE = Path(__file__).parent / "optimizer" / "_boot" / PTH
+SOURCE = HERE / "optimizer" / "_boot" / PTH
+COMPILE = os.environ.get("SPARKFOLD_COMPILE", "") == "1"
+# commands that only write the package's metadata: nothing to compile for them
+METADATA_ONLY = bool({"egg_info", "dist_info", "sdist"} & set(sys.argv[1:]))
+# mypy brings mypyc; sqlglot's sources are read for their types (pins as in pyproject.toml)
+COMPILE_REQUIRES = ["mypy==2.4.1", "sqlglot>=30.30,<31"]
 
 
 class BuildWithPth(build_py):
@@ -24,4 +44,32 @@ class BuildWithPth(build_py):
         return {**super().get_output_mapping(), str(Path(self.build_lib) / PTH): str(SOURCE)}
 
 
-setup(cmdclass={"build_py": BuildWithPth})
+def compiled_extensions():
+    """The compiled modules; none while only the metadata is written (setuptools also
+    reads `setup_requires` that way, before mypyc is installed for the build)."""
+    if METADATA_ONLY:
+        return []
+    try:
+        from mypyc.build import mypycify
+    except ImportError:
+        sys.exit("SPARKFOLD_COMPILE=1 needs mypyc, which comes with mypy: pip's isolated build fetches "
+                 f"it; with --no-build-isolation, install {COMPILE_REQUIRES[0]} first")
+    spec = importlib.util.spec_from_file_location("sparkfold_native", HERE / "plans" / "ir" / "native.py")
+    native = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(native)
+    stage = Path(tempfile.mkdtemp(prefix="sparkfold-compile-"))
+    atexit.register(shutil.rmtree, stage, True)
+    pkg = stage / "sparkfold"
+    skip = shutil.ignore_patterns("__pycache__", "*.so", "*.c", "*.pyc")
+    for folder in ("optimizer", "rules", "plans"):
+        shutil.copytree(HERE / folder, pkg / folder, ignore=skip)
+    for name in ("__init__.py", "pyproject.toml"):
+        shutil.copy(HERE / name, pkg / name)
+    files = native.rewrite(pkg)
+    return mypycify(["--config-file", str(pkg / "pyproject.toml"), *map(str, files)],
+                    opt_level="3", target_dir=str(stage / "build"))
+
+
+setup(cmdclass={"build_py": BuildWithPth},
+      ext_modules=compiled_extensions() if COMPILE else [],
+      setup_requires=COMPILE_REQUIRES if COMPILE else [])

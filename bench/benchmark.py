@@ -513,6 +513,17 @@ def bench_stress(quick, runs, engines, report):
     report["stress"] = out
 
 
+def builds() -> dict[str, str]:
+    """Which builds run: sparkfold's core compiled with mypyc (`SPARKFOLD_COMPILE=1 pip
+    install .`) or interpreted, and sqlglot with or without sqlglotc."""
+    import sqlglot.parser
+
+    from sparkfold.plans.ir import tree
+
+    return {"sparkfold core": "interpreted" if tree.__file__.endswith(".py") else "compiled (mypyc)",
+            "sqlglot": "pure Python" if (sqlglot.parser.__file__ or "").endswith(".py") else "compiled (sqlglotc)"}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="3 runs per query, smaller stress sizes")
@@ -542,7 +553,8 @@ def main(argv=None) -> int:
     engines = ["sparkfold"]
     if not args.no_sqlglot:
         engines.append("sqlglot")
-    report: dict = {}
+    report: dict = {"builds": builds()}
+    print("builds: " + "; ".join(f"{k} {v}" for k, v in report["builds"].items()))
     # first, while no Spark driver runs beside it (its JVM shares the cores and moved the
     # ratio from 1.6x to 2.4x in one run)
     bench_cold_start(runs, report)

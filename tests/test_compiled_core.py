@@ -1,4 +1,4 @@
-"""bench/compiled_core.py writes the `@node` classes out in source (what a compiled core
+"""plans/ir/native.py writes the `@node` classes out in source (what the compiled build
 needs): the written-out copy, run interpreted, must optimize every TPC query exactly as
 the repository does, and its classes must be what `@node` builds."""
 

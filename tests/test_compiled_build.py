@@ -1,0 +1,93 @@
+"""The compiled build (`SPARKFOLD_COMPILE=1 pip install .`, setup.py): the IR, the rules,
+and the SQL reader and writer compiled with mypyc.  Built here for real, as a wheel (mypy
+and a C compiler fetched and used as a user's build would), then held to the interpreted
+package: the same optimized SQL, regenerated SQL and findings on every TPC-H and TPC-DS
+query, with ANSI on and off."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests import tpc
+
+ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.skipif(not tpc.available(), reason="../shared/bench is not there")
+
+# the modules that must come compiled (one per compiled folder)
+_COMPILED = ["sparkfold.plans.ir.tree", "sparkfold.plans.ir.expressions", "sparkfold.rules.base",
+             "sparkfold.plans.sql_in.analyzer", "sparkfold.plans.sql_out.to_sql"]
+
+_PROBE = """
+import importlib, json, sys
+sys.path.insert(0, sys.argv[1])
+from tests import tpc
+from sparkfold import optimize
+from sparkfold.plans.sql_in.catalog import Catalog
+out = {"files": {m: importlib.import_module(m).__file__ for m in json.loads(sys.argv[2])}, "queries": {}}
+for corpus in ("tpch", "tpcds"):
+    for ansi in (True, False):
+        catalog = Catalog.from_mapping(tpc.schema(corpus), ansi=ansi)
+        for name, sql in tpc.queries(corpus):
+            try:
+                r = optimize(sql, catalog)
+                got = [r.sql, r.regenerated_sql, [(f.code, f.line, f.column, f.message) for f in r.findings]]
+            except Exception as e:
+                got = f"{type(e).__name__}: {e}"
+            out["queries"][f"{name} ansi={ansi}"] = got
+print(json.dumps(out))
+"""
+
+
+def _wheel(tmp: Path, compile_: bool) -> Path:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SPARKFOLD_COMPILE")}
+    if compile_:
+        env["SPARKFOLD_COMPILE"] = "1"
+    out = tmp / ("compiled" if compile_ else "interpreted")
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(ROOT)],
+                           capture_output=True, text=True, env=env, timeout=1800)
+    assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
+    [wheel] = out.glob("sparkfold-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        z.extractall(out / "site")
+    return out / "site"
+
+
+def _probe(site: Path, cwd: Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(site)
+    run = subprocess.run([sys.executable, "-c", _PROBE, str(ROOT), json.dumps(_COMPILED)], cwd=cwd,
+                         capture_output=True, text=True, env=env, timeout=900)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads(run.stdout)
+
+
+@pytest.fixture(scope="module")
+def sites(tmp_path_factory) -> tuple[Path, Path]:
+    tmp = tmp_path_factory.mktemp("builds")
+    return _wheel(tmp, False), _wheel(tmp, True)
+
+
+def test_the_compiled_build_compiles_the_core(sites, tmp_path):
+    interpreted, compiled = sites
+    so = [p.name for p in (compiled / "sparkfold" / "plans" / "ir").iterdir() if p.suffix in (".so", ".pyd")]
+    assert any(n.startswith("tree.") for n in so), so
+    assert not any(p.suffix in (".so", ".pyd") for p in interpreted.rglob("*")), "the default build compiles nothing"
+    files = _probe(compiled, tmp_path)["files"]
+    assert all(not f.endswith(".py") for f in files.values()), files  # the compiled modules are the ones imported
+
+
+def test_the_compiled_build_optimizes_the_tpc_queries_the_same(sites, tmp_path):
+    interpreted, compiled = sites
+    pure, fast = _probe(interpreted, tmp_path), _probe(compiled, tmp_path)
+    assert all(f.endswith(".py") for f in pure["files"].values()), pure["files"]
+    assert len(pure["queries"]) == 2 * (len(tpc.queries("tpch")) + len(tpc.queries("tpcds"))) > 200
+    assert sum(q[0] != q[1] for q in pure["queries"].values() if isinstance(q, list)) > 50  # rewrites happen
+    assert [k for k in pure["queries"] if pure["queries"][k] != fast["queries"][k]] == []
