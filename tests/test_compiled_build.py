@@ -72,14 +72,17 @@ def _probe(site: Path, cwd: Path) -> dict:
 @pytest.fixture(scope="module")
 def sites(tmp_path_factory) -> tuple[Path, Path]:
     tmp = tmp_path_factory.mktemp("builds")
-    return _wheel(tmp, False), _wheel(tmp, True)
+    # compiled first: a plain build after a compiled one, in the same checkout, must not
+    # pick up the compiled modules left in its build folder
+    compiled = _wheel(tmp, True)
+    return _wheel(tmp, False), compiled
 
 
 def test_the_compiled_build_compiles_the_core(sites, tmp_path):
     interpreted, compiled = sites
     so = [p.name for p in (compiled / "sparkfold" / "plans" / "ir").iterdir() if p.suffix in (".so", ".pyd")]
     assert any(n.startswith("tree.") for n in so), so
-    assert not any(p.suffix in (".so", ".pyd") for p in interpreted.rglob("*")), "the default build compiles nothing"
+    assert not any(p.suffix in (".so", ".pyd") for p in interpreted.rglob("*")), "the plain build has compiled modules"
     files = _probe(compiled, tmp_path)["files"]
     assert all(not f.endswith(".py") for f in files.values()), files  # the compiled modules are the ones imported
 
