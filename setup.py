@@ -28,6 +28,9 @@ SOURCE = HERE / "optimizer" / "_boot" / PTH
 COMPILE = os.environ.get("SPARKFOLD_COMPILE", "") == "1"
 # commands that only write the package's metadata: nothing to compile for them
 METADATA_ONLY = bool({"egg_info", "dist_info", "sdist"} & set(sys.argv[1:]))
+# an editable install is not compiled: compiled modules placed beside the sources would
+# be imported instead of the sources being edited
+EDITABLE = bool({"editable_wheel", "develop"} & set(sys.argv[1:]))
 # mypy brings mypyc; sqlglot's sources are read for their types (pins as in pyproject.toml)
 COMPILE_REQUIRES = ["mypy==2.4.1", "sqlglot>=30.30,<31"]
 
@@ -48,6 +51,10 @@ def compiled_extensions():
     """The compiled modules; none while only the metadata is written (setuptools also
     reads `setup_requires` that way, before mypyc is installed for the build)."""
     if METADATA_ONLY:
+        return []
+    if EDITABLE:
+        print("sparkfold: SPARKFOLD_COMPILE=1 is ignored by an editable install (pip install -e); "
+              "use pip install . for the compiled build", file=sys.stderr)
         return []
     try:
         from mypyc.build import mypycify
