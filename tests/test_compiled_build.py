@@ -2,7 +2,7 @@
 and the SQL reader and writer compiled with mypyc.  Built here for real, as a wheel (mypy
 and a C compiler fetched and used as a user's build would), then held to the interpreted
 package: the same optimized SQL, regenerated SQL and findings on every TPC-H and TPC-DS
-query, with ANSI on and off."""
+query, with ANSI on and off, with sqlglot pure and with its compiled build (sqlglotc)."""
 
 from __future__ import annotations
 
@@ -78,6 +78,16 @@ def sites(tmp_path_factory) -> tuple[Path, Path]:
     return _wheel(tmp, False), compiled
 
 
+@pytest.fixture(scope="module")
+def plain(sites, tmp_path_factory) -> dict:
+    """The plain wheel's outputs."""
+    out = _probe(sites[0], tmp_path_factory.mktemp("plain"))
+    assert all(f.endswith(".py") for f in out["files"].values()), out["files"]
+    assert len(out["queries"]) == 2 * (len(tpc.queries("tpch")) + len(tpc.queries("tpcds"))) > 200
+    assert sum(q[0] != q[1] for q in out["queries"].values() if isinstance(q, list)) > 50  # rewrites happen
+    return out
+
+
 def test_the_compiled_build_compiles_the_core(sites, tmp_path):
     interpreted, compiled = sites
     so = [p.name for p in (compiled / "sparkfold" / "plans" / "ir").iterdir() if p.suffix in (".so", ".pyd")]
@@ -87,10 +97,26 @@ def test_the_compiled_build_compiles_the_core(sites, tmp_path):
     assert all(not f.endswith(".py") for f in files.values()), files  # the compiled modules are the ones imported
 
 
-def test_the_compiled_build_optimizes_the_tpc_queries_the_same(sites, tmp_path):
-    interpreted, compiled = sites
-    pure, fast = _probe(interpreted, tmp_path), _probe(compiled, tmp_path)
-    assert all(f.endswith(".py") for f in pure["files"].values()), pure["files"]
-    assert len(pure["queries"]) == 2 * (len(tpc.queries("tpch")) + len(tpc.queries("tpcds"))) > 200
-    assert sum(q[0] != q[1] for q in pure["queries"].values() if isinstance(q, list)) > 50  # rewrites happen
-    assert [k for k in pure["queries"] if pure["queries"][k] != fast["queries"][k]] == []
+def test_the_compiled_build_optimizes_the_tpc_queries_the_same(sites, plain, tmp_path):
+    fast = _probe(sites[1], tmp_path)
+    assert [k for k in plain["queries"] if plain["queries"][k] != fast["queries"][k]] == []
+
+
+def test_the_compiled_build_with_sqlglotc_optimizes_the_tpc_queries_the_same(sites, plain, tmp_path):
+    """Both compiled: sparkfold's core and sqlglot (sqlglotc, the `fast` extra), installed
+    for real at the version of the sqlglot in use."""
+    import sqlglot
+
+    compiled = sites[1]
+    site = tmp_path / "sqlglotc"
+    pip = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site),
+                          f"sqlglot=={sqlglot.__version__}", f"sqlglotc=={sqlglot.__version__}"],
+                         capture_output=True, text=True, timeout=600)
+    assert pip.returncode == 0, pip.stderr
+    both = _probe(Path(f"{compiled}{os.pathsep}{site}"), tmp_path)
+    assert all(not f.endswith(".py") for f in both["files"].values()), both["files"]
+    import_check = subprocess.run([sys.executable, "-c", "import sqlglot.parser as p; print(p.__file__)"],
+                                  capture_output=True, text=True, cwd=tmp_path,
+                                  env={**os.environ, "PYTHONPATH": f"{compiled}{os.pathsep}{site}"})
+    assert import_check.stdout.strip().endswith((".so", ".pyd")), import_check.stdout + import_check.stderr
+    assert [k for k in plain["queries"] if plain["queries"][k] != both["queries"][k]] == []
