@@ -12,10 +12,11 @@ several runs:
 - sqlglot: `parse_one` + `sqlglot.optimizer.optimize` + `.sql()`;
 - Catalyst: `spark.sql(q)` + `queryExecution().optimizedPlan()` on empty temp views, after
   a warm-up pass (analysis + optimization, warm JIT).
-It prints per-corpus medians, p95 and ratios, the cost of each phase and batch, the time
-per rule, how much of each query's text the optimized SQL keeps (the share of unchanged
-lines in a line diff, over the rewritten queries: what a reviewer reads), the cold start
-of the command line against `python -c "import sqlglot"`, for each stress shape (OR chains,
+It prints per-corpus medians, p95, the ratios of medians and of totals, the slowest
+queries, the cost of each phase and batch, the time per rule (--json FILE also keeps
+each query's time), how much of each query's text the optimized SQL keeps (the share of
+unchanged lines in a line diff, over the rewritten queries: what a reviewer reads), the
+cold start of the command line against `python -c "import sqlglot"`, for each stress shape (OR chains,
 IN lists, CASE, chains of NULL comparisons, UNION ALL, nesting) the time and peak memory at
 each size with the growth factor and exponent, a folder of 2,000 files optimized by one
 process and by one per core (the cores used), and a long-running hook: 100,000 `spark.sql`
@@ -169,6 +170,7 @@ def bench_corpus(name, runs, engines, report):
         elif engine == "catalyst":
             runners[engine] = catalyst_runner(report["spark"], catalog)
     times: dict[str, list[float]] = defaultdict(list)
+    per_query: dict[str, dict[str, float]] = defaultdict(dict)  # query -> engine -> seconds
     phases: dict[str, float] = defaultdict(float)
     batches: dict[str, float] = defaultdict(float)
     rules: dict[str, float] = defaultdict(float)
@@ -177,7 +179,9 @@ def bench_corpus(name, runs, engines, report):
         for engine, run in runners.items():
             try:
                 run(q)  # warm-up (Catalyst's JIT, sqlglot's caches, our imports)
-                times[engine].append(median_time(lambda: run(q), runs))
+                t = median_time(lambda: run(q), runs)
+                times[engine].append(t)
+                per_query[qname][engine] = t
             except Exception as e:  # an engine that cannot handle a query is reported
                 failures[engine] += 1
                 print(f"  {engine} failed on {qname}: {type(e).__name__}: {str(e)[:100]}", file=sys.stderr)
@@ -201,8 +205,17 @@ def bench_corpus(name, runs, engines, report):
         for other in ("sqlglot", "catalyst"):
             if other in summary:
                 ratio = summary["sparkfold"]["median_ms"] / summary[other]["median_ms"]
-                print(f"sparkfold / {other} (medians): {ratio:.2f}x")
-                summary[f"ratio_{other}"] = ratio
+                # totals over the queries both engines ran
+                both = [t for t in per_query.values() if "sparkfold" in t and other in t]
+                total = sum(t["sparkfold"] for t in both) / sum(t[other] for t in both)
+                print(f"sparkfold / {other}: {ratio:.2f}x of the median, {total:.2f}x of the total")
+                summary[f"ratio_{other}"], summary[f"total_ratio_{other}"] = ratio, total
+        slowest = sorted((t for t in per_query.items() if "sparkfold" in t[1]), key=lambda kv: -kv[1]["sparkfold"])
+        print("slowest queries, sparkfold ms (the others' ms): " + "; ".join(
+            f"{q} {t['sparkfold'] * 1000:.1f}"
+            + (" (" + ", ".join(f"{o} {t[o] * 1000:.1f}" for o in ("sqlglot", "catalyst") if o in t) + ")"
+               if len(t) > 1 else "")
+            for q, t in slowest[:5]))
         total = sum(phases.values())
         print("phases (share of sparkfold's time): " + ", ".join(
             f"{k} {v / total:.0%}" for k, v in sorted(phases.items(), key=lambda kv: -kv[1])))
@@ -211,6 +224,7 @@ def bench_corpus(name, runs, engines, report):
         top = sorted(rules.items(), key=lambda kv: -kv[1])[:8]
         print("slowest rules (s over the corpus): " + ", ".join(f"{k} {v:.2f}" for k, v in top))
         summary["phases_s"], summary["batches_s"], summary["rules_s"] = dict(phases), dict(batches), dict(rules)
+    summary["queries_ms"] = {q: {e: v * 1000 for e, v in t.items()} for q, t in per_query.items()}
     report[name] = summary
 
 

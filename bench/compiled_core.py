@@ -27,7 +27,6 @@ cannot have).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import shutil
@@ -36,16 +35,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from sparkfold.plans.ir import native
+
 ROOT = Path(__file__).resolve().parent.parent
-def _load_native():
-    spec = importlib.util.spec_from_file_location("sparkfold_native", ROOT / "plans" / "ir" / "native.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-native = _load_native()
 MODULES = list(native.CORE)  # --with-sql adds native.SQL
 
 
