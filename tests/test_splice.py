@@ -134,6 +134,17 @@ def test_inferred_filters_alone_leave_the_text_as_written():
     assert result.sql == sql
 
 
+def test_a_rewrite_written_back_the_same_leaves_the_text_as_written():
+    """ConstantFolding turns the cast of '-Infinity' into a double literal, which the
+    writer writes as that same cast: the rewrite does not show in SQL, so the input text
+    is kept (and optimizing the output again is a fixed point), not written whole."""
+    sql = "select cast('-Infinity' as double) as x, num from t"
+    result = optimize(sql, STANDARD_SCHEMA)
+    assert [s.rule for s in result.trace.rewrites] == ["ConstantFolding"]
+    assert result.optimized != result.analyzed
+    assert result.sql == sql and result.regenerated_sql is None
+
+
 def test_a_splice_that_reads_otherwise_is_refused(monkeypatch):
     """The splice is checked, not trusted: a replacement that makes another query (here
     forced, `1 + 1` written as `1 + 2`) is refused, and the whole optimized query is
