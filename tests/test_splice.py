@@ -145,6 +145,29 @@ def test_a_rewrite_written_back_the_same_leaves_the_text_as_written():
     assert result.sql == sql and result.regenerated_sql is None
 
 
+@pytest.mark.parametrize("cast, same", [
+    ("CAST('0.00' AS DECIMAL(7,2))", True),  # written back as this cast: decimal(7,2) is wider than 0.00
+    ("CAST('-1.5000' AS DECIMAL(10,4))", True),
+    ("CAST(NULL AS DECIMAL(7,2))", True),  # the typed NULL
+    ("CAST('-1.5' AS DECIMAL(10,4))", False),  # written CAST('-1.5000' AS DECIMAL(10,4))
+    ("CAST('12345.67' AS DECIMAL(7,2))", False),  # written 12345.67, its natural type
+])
+def test_a_folded_cast_is_the_same_plan_exactly_when_it_is_written_the_same(cast, same):
+    """The rules make the cast a literal.  `same_but_ids` says the plans before and after
+    are the same exactly when the writer writes them as one text: that is what lets the
+    splice's read-back be accepted without writing its plan again."""
+    from sparkfold.plans.ir import logical as L
+    from sparkfold.plans.sql_out.to_sql import SqlGenerator
+
+    def text(plan):
+        return SqlGenerator().query(plan).sql(dialect=DIALECT, normalize_functions=False)
+
+    result = optimize(f"SELECT {cast} AS x FROM t", {"t": {"d": "decimal(7,2)"}})
+    assert result.trace.rewrites and result.optimized != result.analyzed
+    assert L.same_but_ids(result.analyzed, result.optimized) is same
+    assert (text(result.analyzed) == text(result.optimized)) is same
+
+
 def test_a_splice_that_reads_otherwise_is_refused(monkeypatch):
     """The splice is checked, not trusted: a replacement that makes another query (here
     forced, `1 + 1` written as `1 + 2`) is refused, and the whole optimized query is

@@ -11,9 +11,11 @@ full_outer, left_semi, left_anti.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
-from .expressions import Alias, Attribute, Cast, Expr, Literal, SortOrder, SubqueryExpr, new_ids, to_attribute
+from . import types as T
+from .expressions import Alias, Attribute, Cast, Expr, Literal, SortOrder, SubqueryExpr, lit, new_ids, to_attribute
 from .tree import MANY, ONE, OPT, Node, data_key, node
 
 INNER, CROSS = "inner", "cross"
@@ -386,8 +388,14 @@ def same_but_ids(a: Plan, b: Plan, renamed: bool = True) -> bool:
         return forward.setdefault(x, y) == y and backward.setdefault(y, x) == x
 
     def as_written(e: Node) -> Node:
+        """What the writer's text for `e` reads back as (`sql_out.literals.literal_sql`)."""
         if isinstance(e, Cast) and isinstance(e.child, Literal) and e.child.value is None:
             return Literal(None, e.to)
+        if isinstance(e, Literal) and isinstance(e.data_type, T.DecimalType) and e.value is not None \
+                and lit(Decimal(e.value)).data_type != e.data_type:
+            # a decimal of a type other than its digits' (0.00 as decimal(7,2)) is
+            # written as CAST('0.00' AS DECIMAL(7,2))
+            return Cast(Literal(format(Decimal(e.value), "f"), T.STRING), e.data_type)
         return e
 
     stack: list[tuple[Any, Any]] = [(a, b)]
