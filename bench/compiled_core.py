@@ -77,16 +77,16 @@ if sys.argv[3] == "outputs":
         cat = Catalog.coerce(tpc.schema(corpus))
         for name, q in tpc.queries(corpus):
             try:
-                out[f"{corpus}/{name}"] = api._optimize(q, cat, None, None, (), False, False, True).sql
+                out[f"{corpus}/{name}"] = api.optimize(q, cat).sql
             except Exception as e:
                 out[f"{corpus}/{name}"] = f"{type(e).__name__}: {e}"
     print(json.dumps(out))
 else:
     cat = Catalog.coerce(tpc.schema("tpcds")); qs = tpc.queries("tpcds")
-    for _, q in qs: api._optimize(q, cat, None, None, (), False, False, True)  # warm up
+    for _, q in qs: api.optimize(q, cat)  # warm up
     acc = {}; t0 = time.perf_counter()
     for _, q in qs:
-        for k, v in api._optimize(q, cat, None, None, (), False, False, True).timings.items():
+        for k, v in api.optimize(q, cat).timings.items():
             acc[k] = acc.get(k, 0.0) + v
     acc["total"] = time.perf_counter() - t0
     acc["compiled"] = not tree.__file__.endswith(".py")

@@ -132,7 +132,7 @@ def _count_of_nulls(n: E.Expr) -> E.Expr:
 
 def _substitutions(e: E.Expr, values: Constants) -> list[E.Expr]:
     """e with its constant columns replaced, once per combination of their constants."""
-    used = sorted(e.references & values.keys())
+    used = sorted(i for i in e.references if i in values)
     if not used:
         return [e]
     combos: list[dict[int, E.Literal]] = [{}]
@@ -152,7 +152,7 @@ def _constant_columns(named: tuple[E.Expr, ...], values: Constants, ansi: bool) 
     for n in named:
         if isinstance(n, E.Attribute) and n.expr_id in values:
             out[n.expr_id] = values[n.expr_id]
-        elif isinstance(n, E.Alias) and (n.child.foldable or n.child.references & values.keys()):
+        elif isinstance(n, E.Alias) and (n.child.foldable or not n.child.references.isdisjoint(values)):
             found = []
             for v in _substitutions(n.child, values):
                 if isinstance(v, E.Literal):
@@ -242,7 +242,7 @@ class Checks:
             errors = sum(k[2] for k in kids)
             seen, values = _carried(p, [k[3] for k in kids])
             for e in p.expressions:
-                if seen and e.references & seen.keys():
+                if seen and not e.references.isdisjoint(seen):
                     errors += max(_raising_constants(x, ansi) for x in _substitutions(e, seen))
                 elif e.mask & E.Literal.bit:
                     errors += _raising_constants(e, ansi)
