@@ -130,21 +130,59 @@ def _count_of_nulls(n: E.Expr) -> E.Expr:
     return n
 
 
+def _combinations(e: E.Expr, values: Constants) -> list[dict[int, E.Literal]]:
+    """The combinations of constants e's constant columns may hold (at most
+    _MAX_COMBINATIONS, the first ones); [{}] when e reads none."""
+    combos: list[dict[int, E.Literal]] = [{}]
+    for i in sorted(i for i in e.references if i in values):
+        combos = [{**c, i: v} for c in combos for v in values[i]][:_MAX_COMBINATIONS]
+    return combos
+
+
+def _substituted(e: E.Expr, combo: dict[int, E.Literal]) -> E.Expr:
+    """e with the columns of `combo` replaced by their constants, then `count(NULL)` by 0."""
+    x = transform_up(e, cast("Callable[[E.Expr], E.Expr]",
+                             lambda n: combo.get(n.expr_id, n) if isinstance(n, E.Attribute) else n),
+                     E.Attribute.bit)
+    return transform_up(x, _count_of_nulls, E.Agg.bit)
+
+
 def _substitutions(e: E.Expr, values: Constants) -> list[E.Expr]:
     """e with its constant columns replaced, once per combination of their constants."""
-    used = sorted(i for i in e.references if i in values)
-    if not used:
+    if e.references.isdisjoint(values):
         return [e]
-    combos: list[dict[int, E.Literal]] = [{}]
-    for i in used:
-        combos = [{**c, i: v} for c in combos for v in values[i]][:_MAX_COMBINATIONS]
-    out = []
-    for c in combos:
-        x = transform_up(e, cast("Callable[[E.Expr], E.Expr]",
-                                 lambda n, c=c: c.get(n.expr_id, n) if isinstance(n, E.Attribute) else n),
-                         E.Attribute.bit)
-        out.append(transform_up(x, _count_of_nulls, E.Agg.bit))
-    return out
+    return [_substituted(e, c) for c in _combinations(e, values)]
+
+
+def _substituted_errors(e: E.Expr, values: Constants, ansi: bool) -> int:
+    """The most raising constants among e's substitutions (`_substitutions`), counted part
+    by part.  A subtree that still reads a column that is not a constant is not foldable
+    after any substitution, so `_raising_constants` counts its children one by one: the
+    parts are the largest subtrees that read only constant columns or none of them.  A
+    part that reads none counts the same in every combination, and one that reads some
+    is counted once per combination of its own columns' constants (a large filter whose
+    few conjuncts read a union's constant columns is not substituted whole 16 times)."""
+    fixed, varying, stack = 0, [], [e]
+    while stack:
+        n = stack.pop()
+        if n.references.isdisjoint(values):
+            fixed += _raising_constants(transform_up(n, _count_of_nulls, E.Agg.bit), ansi)
+        elif all(i in values for i in n.references):
+            varying.append((n, sorted(n.references)))
+        else:
+            stack.extend(n.children)
+    counted: dict[tuple, int] = {}
+    most = 0
+    for combo in _combinations(e, values):
+        total = fixed
+        for k, (n, used) in enumerate(varying):
+            key = (k, *(id(combo[i]) for i in used))
+            count = counted.get(key)
+            if count is None:
+                count = counted[key] = _raising_constants(_substituted(n, combo), ansi)
+            total += count
+        most = max(most, total)
+    return most
 
 
 def _constant_columns(named: tuple[E.Expr, ...], values: Constants, ansi: bool) -> Constants:
@@ -243,7 +281,7 @@ class Checks:
             seen, values = _carried(p, [k[3] for k in kids])
             for e in p.expressions:
                 if seen and not e.references.isdisjoint(seen):
-                    errors += max(_raising_constants(x, ansi) for x in _substitutions(e, seen))
+                    errors += _substituted_errors(e, seen, ansi)
                 elif e.mask & E.Literal.bit:
                     errors += _raising_constants(e, ansi)
                 if e.deep_mask & _SUBQUERY_MASK:
