@@ -16,11 +16,11 @@ It prints per-corpus medians, p95, the ratios of medians and of totals, the slow
 queries, the cost of each phase and batch, the time per rule (--json FILE also keeps
 each query's time), how much of each query's text the optimized SQL keeps (the share of
 unchanged lines in a line diff, over the rewritten queries: what a reviewer reads), the
-cold start of the command line against `python -c "import sqlglot"`, for each stress shape (OR chains,
-IN lists, CASE, chains of NULL comparisons, UNION ALL, nesting) the time and peak memory at
-each size with the growth factor and exponent, a folder of 2,000 files optimized by one
-process and by one per core (the cores used), and a long-running hook: 100,000 `spark.sql`
-calls from 8 threads, the hook's added time per query (p50, p99) and whether memory grows
+cold start of the command line against `python -c "import sqlglot"`, for each stress
+shape (OR chains, IN lists, CASE, chains of NULL comparisons, UNION ALL, nesting) the time
+and peak memory at each size with the growth factor and exponent, a folder of 2,000
+files optimized by one process and by one per core (the cores used), and a long-running
+hook: 100,000 `spark.sql` calls from 8 threads, the hook's added time per query (p50, p99) and whether memory grows
 (this process's, and the Spark driver's live heap).
 Times are measured on the machine at hand: run it, do not trust numbers across machines.
 """
@@ -169,7 +169,6 @@ def bench_corpus(name, runs, engines, report):
             runners[engine] = sqlglot_runner(catalog)
         elif engine == "catalyst":
             runners[engine] = catalyst_runner(report["spark"], catalog)
-    times: dict[str, list[float]] = defaultdict(list)
     per_query: dict[str, dict[str, float]] = defaultdict(dict)  # query -> engine -> seconds
     phases: dict[str, float] = defaultdict(float)
     batches: dict[str, float] = defaultdict(float)
@@ -179,9 +178,7 @@ def bench_corpus(name, runs, engines, report):
         for engine, run in runners.items():
             try:
                 run(q)  # warm-up (Catalyst's JIT, sqlglot's caches, our imports)
-                t = median_time(lambda: run(q), runs)
-                times[engine].append(t)
-                per_query[qname][engine] = t
+                per_query[qname][engine] = median_time(lambda: run(q), runs)
             except Exception as e:  # an engine that cannot handle a query is reported
                 failures[engine] += 1
                 print(f"  {engine} failed on {qname}: {type(e).__name__}: {str(e)[:100]}", file=sys.stderr)
@@ -196,7 +193,10 @@ def bench_corpus(name, runs, engines, report):
     print(f"\n== {name}: {len(queries)} queries, median of {runs} runs per query ==")
     print(f"{'engine':<12}{'median ms':>12}{'p95 ms':>10}{'total s':>10}{'failed':>8}")
     summary = {}
-    for engine, ts in times.items():
+    for engine in runners:
+        ts = [t[engine] for t in per_query.values() if engine in t]
+        if not ts:
+            continue
         summary[engine] = {"median_ms": statistics.median(ts) * 1000, "p95_ms": pct(ts, 0.95) * 1000,
                            "total_s": sum(ts), "failed": failures[engine]}
         s = summary[engine]
