@@ -9,9 +9,11 @@ import pytest
 from sqlglot.dialects.spark import Spark
 from sqlglot.errors import ParseError
 
-from sparkfold.plans.ir.dialect import DIALECT, _Parser, compiled_sqlglot, to_sql
+from sparkfold.plans.ir import dialect
+from sparkfold.plans.ir.dialect import DIALECT, SPAN, _Parser, compiled_sqlglot, node_span, to_sql
 from sparkfold.plans.sql_in import grammar
-from sparkfold.plans.sql_in.parse import _fix_tokens
+from sparkfold.plans.sql_in.parse import _fix_tokens, parse_query
+from tests import tpc
 
 QUERIES = [
     "SELECT 'four: ' || 2 + 2",
@@ -55,6 +57,23 @@ def test_corrections_around_the_stock_parser_give_the_subclass_trees(sql):
     ours, theirs = _parse(sql, Spark.parser_class), _parse(sql, _Parser)
     assert [to_sql(t) for t in ours] == [to_sql(t) for t in theirs]
     assert [_shape(t) for t in ours] == [_shape(t) for t in theirs]
+
+
+TPC = [q for _, q in tpc.queries("tpch") + tpc.queries("tpcds")] if tpc.available() else []
+
+
+def test_text_parsed_unplaced_gives_the_same_trees_without_spans():
+    """The splice reads its result back with `placed=False` (no spans recorded): the
+    grammar must be the very same, or a read-back would check another query."""
+    assert len(QUERIES + TPC) > 100 or not tpc.available()
+    for sql in QUERIES + TPC:
+        placed, unplaced = parse_query(sql), parse_query(sql, placed=False)
+        assert to_sql(unplaced) == to_sql(placed)
+        assert _shape(unplaced) == _shape(placed)
+        assert node_span(placed) is not None
+        assert id(unplaced) not in dialect._PENDING_SPANS  # (sqlglotc: none to read later)
+        assert not any((n.meta or {}).get(SPAN) for n in unplaced.walk())
+        dialect.forget_spans(placed)
 
 
 @pytest.mark.parametrize("sql", ["SELECT || 'a'", "SELECT INTERVAL '1' DAY || 'x' FROM t"])

@@ -283,6 +283,23 @@ class _Parser(_STOCK):
         return result
 
 
+class _Unplaced(_Parser):
+    """sparkfold's grammar without the source spans: for text whose nodes are never
+    placed (the splice's read-back, `parse_statements(placed=False)`), which spares the
+    span bookkeeping, a sixth of a parse."""
+
+    _parse_range = _STOCK._parse_range
+    _parse_unary = _STOCK._parse_unary
+    _parse_primary = _STOCK._parse_primary
+    _parse_function = _STOCK._parse_function
+
+
+def unplaced_parser():
+    """A parser that records no source spans (pure-Python sqlglot; with sqlglotc the
+    spans are read from the tokens only when asked for, so the stock parser is it)."""
+    return DIALECT.parser() if compiled_sqlglot() else _Unplaced(dialect=DIALECT)
+
+
 def _any_to_exists_in_scope(select: exp.Expr) -> exp.Expr:
     """sqlglot's `transforms.any_to_exists` (`5 > ANY(arr)` as `EXISTS(arr, x -> 5 > x)`)
     for the ANYs of this SELECT's own scope: each SELECT inside it does its own when it

@@ -20,7 +20,7 @@ from sqlglot.errors import ParseError as SqlglotParseError
 from sqlglot.errors import TokenError
 from sqlglot.tokens import Token, TokenType
 
-from ..ir.dialect import DIALECT, SUFFIX_TYPES, TYPED_LITERAL_PREFIX, compiled_sqlglot, spans_later
+from ..ir.dialect import DIALECT, SUFFIX_TYPES, TYPED_LITERAL_PREFIX, compiled_sqlglot, spans_later, unplaced_parser
 from ..ir.errors import ParseError, UnsupportedError
 from . import grammar, spans
 from .grammar import ends_operand as _ends_operand
@@ -148,8 +148,10 @@ class _quiet_command_fallback(logging.Filter):
 _SQLGLOT_LOG = logging.getLogger("sqlglot")
 
 
-def parse_statements(sql: str) -> list[exp.Expression]:
-    """Parse SQL text into sqlglot trees (one per statement); raises ParseError."""
+def parse_statements(sql: str, placed: bool = True) -> list[exp.Expression]:
+    """Parse SQL text into sqlglot trees (one per statement); raises ParseError.
+    `placed=False`: the nodes' source spans (`plans.ir.dialect.node_span`) are never
+    asked for, so they are not recorded."""
     if not isinstance(sql, str):
         raise UnsupportedError(f"expected SQL text, got {type(sql).__name__}")
     line: int | None
@@ -163,7 +165,7 @@ def parse_statements(sql: str) -> list[exp.Expression]:
             raise ParseError("unterminated quoted text or comment", line, col) from None
         raise ParseError("cannot read the SQL text") from None
     tokens = _fix_tokens(tokens, sql)
-    parser = DIALECT.parser()
+    parser = DIALECT.parser() if placed else unplaced_parser()
     try:
         with _quiet_command_fallback():
             if compiled_sqlglot():
@@ -184,7 +186,7 @@ def parse_statements(sql: str) -> list[exp.Expression]:
                 desc.replace("but got", "but found").rstrip() + f" {highlight!r}"
         raise ParseError(grammar.as_written(desc, highlight), line, col) from None
     trees = [t for t in trees if t is not None]
-    if compiled_sqlglot() and trees:
+    if placed and compiled_sqlglot() and trees:
         spans_later(trees, functools.partial(_record_spans, trees, tokens))
     return trees
 
@@ -196,9 +198,9 @@ def _record_spans(trees: list[exp.Expression], tokens: list[Token]) -> None:
         pass
 
 
-def parse_query(sql: str) -> exp.Expression:
-    """Parse exactly one statement."""
-    trees = parse_statements(sql)
+def parse_query(sql: str, placed: bool = True) -> exp.Expression:
+    """Parse exactly one statement (`placed`: see `parse_statements`)."""
+    trees = parse_statements(sql, placed)
     if not trees:
         raise ParseError("empty input: no SQL statement", 1, 1)
     if len(trees) > 1:
