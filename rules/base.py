@@ -85,30 +85,69 @@ def transform_plan(plan: L.Plan, fn: Callable[[L.Plan], L.Plan], mask: int = -1,
                    stable: dict | None = None) -> L.Plan:
     """Apply fn bottom-up to every operator, also inside subquery expressions.
     `stable`: see `transform_up` (fn must then be a pure function of the operator)."""
+    return _PlanTransform(fn, mask, stable).run(plan)
 
-    def visit(p: L.Plan) -> L.Plan:
+
+class _PlanTransform:
+    """`transform_plan`'s walk.  (Its steps are methods of one object, not closures that
+    call each other: compiled with mypyc, such closures share an environment that refers
+    to them, a reference cycle that kept the run's facts for the garbage collector.)"""
+
+    __slots__ = ("fn", "mask", "stable")
+
+    def __init__(self, fn: Callable[[L.Plan], L.Plan], mask: int, stable: dict | None):
+        self.fn, self.mask, self.stable = fn, mask, stable
+
+    def run(self, plan: L.Plan) -> L.Plan:
+        mask = self.mask
+        return transform_up(plan, self.visit, mask | _SUBQUERY_MASK if mask != -1 else -1, stable=self.stable)
+
+    def visit(self, p: L.Plan) -> L.Plan:
         if p.mask & _SUBQUERY_MASK:
-            p = p.map_expressions(_subqueries_in)
-        return fn(p)
+            p = p.map_expressions(self.subqueries_in)
+        return self.fn(p)
 
-    def _subqueries_in(e: E.Expr) -> E.Expr:
+    def subqueries_in(self, e: E.Expr) -> E.Expr:
         if not (e.deep_mask & _SUBQUERY_MASK):
             return e
-        return transform_up(e, lambda x: x.with_plan(transform_plan(x.plan, fn, mask, stable))
-                            if isinstance(x, E.SubqueryExpr) else x, opaque=(E.Opaque,))
+        return transform_up(e, self.subquery, opaque=(E.Opaque,))
 
-    return transform_up(plan, visit, mask | _SUBQUERY_MASK if mask != -1 else -1, stable=stable)
+    def subquery(self, x: E.Expr) -> E.Expr:
+        return x.with_plan(self.run(x.plan)) if isinstance(x, E.SubqueryExpr) else x
+
+
+class _WithContext:
+    """`fn(x, ctx)` as a function of x (a class, not a closure: see `_PlanTransform`)."""
+
+    __slots__ = ("fn", "ctx")
+
+    def __init__(self, fn: Callable, ctx: "RuleContext"):
+        self.fn, self.ctx = fn, ctx
+
+    def __call__(self, x):
+        return self.fn(x, self.ctx)
+
+
+class _EachExpression:
+    """An operator with an expression function applied bottom-up to each of its
+    expressions (a class, not a closure: see `_PlanTransform`)."""
+
+    __slots__ = ("fn", "mask")
+
+    def __init__(self, fn: Callable[[E.Expr], E.Expr], mask: int):
+        self.fn, self.mask = fn, mask
+
+    def __call__(self, p: L.Plan) -> L.Plan:
+        return p.map_expressions(self.expression)
+
+    def expression(self, e: E.Expr) -> E.Expr:
+        return transform_up_typed(e, self.fn, self.mask, opaque=(E.Opaque,))
 
 
 def transform_expressions(plan: L.Plan, fn: Callable[[E.Expr], E.Expr], mask: int = -1,
                           stable: dict | None = None) -> L.Plan:
     """Apply an expression function bottom-up to every expression of every operator."""
-    emask = mask
-
-    def per_plan(p: L.Plan) -> L.Plan:
-        return p.map_expressions(lambda e: transform_up_typed(e, fn, emask, opaque=(E.Opaque,)))
-
-    return transform_plan(plan, per_plan, mask, stable)
+    return transform_plan(plan, _EachExpression(fn, mask), mask, stable)
 
 
 def transform_up_typed(root: E.Expr, fn: Callable[[E.Expr], E.Expr], mask: int = -1,
@@ -147,7 +186,7 @@ def expression_rule(name: str, needs=(), catalyst: str = "", description: str = 
 
     def deco(fn: Callable[[E.Expr, RuleContext], E.Expr]) -> Rule:
         def apply(plan: L.Plan, ctx: RuleContext) -> L.Plan:
-            return transform_expressions(plan, lambda e: fn(e, ctx), mask, ctx.facts.stable(name))
+            return transform_expressions(plan, _WithContext(fn, ctx), mask, ctx.facts.stable(name))
 
         return Rule(name, apply, description or (fn.__doc__ or "").strip(), catalyst or name)
 
@@ -159,7 +198,7 @@ def plan_rule(name: str, needs=(), catalyst: str = "", description: str = "", re
 
     def deco(fn: Callable[[L.Plan, RuleContext], L.Plan]) -> Rule:
         def apply(plan: L.Plan, ctx: RuleContext) -> L.Plan:
-            return transform_plan(plan, lambda p: fn(p, ctx), mask, ctx.facts.stable(name))
+            return transform_plan(plan, _WithContext(fn, ctx), mask, ctx.facts.stable(name))
 
         return Rule(name, apply, description or (fn.__doc__ or "").strip(), catalyst or name, rewrites)
 

@@ -48,13 +48,24 @@ def update_attribute_nullability(p: L.Plan, ctx) -> L.Plan:
             nullable = _child_nullability(p, ctx.facts)
             if not nullable:
                 return p
+            return p.map_expressions(_Renulled(nullable).expression)
 
-            def fix(e: E.Expr) -> E.Expr:
-                if isinstance(e, E.Attribute):
-                    want = nullable.get(e.expr_id)
-                    if want is not None and want != e.nullable:
-                        return e.with_nullability(want)
-                return e
 
-            return p.map_expressions(
-                lambda x: transform_up(x, fix, mask=E.Attribute.bit, opaque=(E.Opaque,)))
+class _Renulled:
+    """Expressions with their references' nullability as `nullable` (expr id -> nullable)
+    says.  (A class, not closures: see `rules.base._PlanTransform`.)"""
+
+    __slots__ = ("nullable",)
+
+    def __init__(self, nullable: dict[int, bool]):
+        self.nullable = nullable
+
+    def expression(self, x: E.Expr) -> E.Expr:
+        return transform_up(x, self.reference, mask=E.Attribute.bit, opaque=(E.Opaque,))
+
+    def reference(self, e: E.Expr) -> E.Expr:
+        if isinstance(e, E.Attribute):
+            want = self.nullable.get(e.expr_id)
+            if want is not None and want != e.nullable:
+                return e.with_nullability(want)
+        return e

@@ -42,6 +42,13 @@ for corpus in ("tpch", "tpcds"):
             except Exception as e:
                 got = f"{type(e).__name__}: {e}"
             out["queries"][f"{name} ansi={ansi}"] = got
+import gc
+from sparkfold.rules.constraints import Key
+gc.collect(); gc.disable(); gc.set_debug(gc.DEBUG_SAVEALL)  # keep what only the collector frees
+for name, sql in tpc.queries("tpcds"):
+    optimize(sql, catalog)
+gc.collect()
+out["facts_left_to_gc"] = sum(type(o) is Key for o in gc.garbage)
 print(json.dumps(out))
 """
 
@@ -111,6 +118,16 @@ def test_the_compiled_build_compiles_the_core(sites, compiled):
 
 def test_the_compiled_build_optimizes_the_tpc_queries_the_same(plain, compiled):
     assert [k for k in plain["queries"] if plain["queries"][k] != compiled["queries"][k]] == []
+
+
+def test_a_runs_facts_are_freed_when_it_ends_not_left_to_the_garbage_collector(plain, compiled):
+    """The facts a run derives (a canonical key per predicate, ...) are freed as soon as
+    the run ends, in both builds.  Compiled, the closures of the rule walk once held them
+    in reference cycles (a closure's environment refers to the closures): each run's
+    facts, 11,000 keys over TPC-DS, waited for the garbage collector, which then walked
+    them again."""
+    assert plain["facts_left_to_gc"] == 0
+    assert compiled["facts_left_to_gc"] == 0
 
 
 def test_the_compiled_build_with_sqlglotc_optimizes_the_tpc_queries_the_same(sites, plain, tmp_path):
