@@ -246,15 +246,21 @@ from tests import tpc
 import sparkfold
 from sparkfold.plans.ir import dialect
 from sparkfold.plans.sql_in import parse, spans
-counts = {"parsed": 0, "recorded": 0}
-record, parse_statements = spans.record, parse.parse_statements
-def counted_record(*args):
+counts = {"parsed": 0, "recorded": 0, "nodes_parsed": 0, "nodes_placed": 0}
+prepare, span, parse_statements = spans.Recorder._prepare, spans.Recorder._span, parse.parse_statements
+def counted_prepare(self):
     counts["recorded"] += 1
-    return record(*args)
+    return prepare(self)
+def counted_span(self, node):
+    counts["nodes_placed"] += 1
+    return span(self, node)
 def counted_parse(*args, **kwargs):
     counts["parsed"] += 1
-    return parse_statements(*args, **kwargs)
-spans.record, parse.parse_statements = counted_record, counted_parse
+    trees = parse_statements(*args, **kwargs)
+    counts["nodes_parsed"] += sum(1 for t in trees for _ in t.walk())
+    return trees
+spans.Recorder._prepare, spans.Recorder._span = counted_prepare, counted_span
+parse.parse_statements = counted_parse
 schema = tpc.schema("tpcds")
 def run(sql):
     r = sparkfold.optimize(sql, schema)
@@ -289,3 +295,5 @@ def test_sqlglotc_reads_spans_only_for_trees_asked_and_keeps_none(compiled, tmp_
     # about half the trees parsed are never placed (most queries have no finding, and no
     # read-back is placed); before, every tree but the last 16 was recorded
     assert counts["parsed"] > 120 and counts["recorded"] < 0.6 * counts["parsed"], counts
+    # and in a tree placed, only the subtrees asked about: before, the whole tree
+    assert 0 < counts["nodes_placed"] < 0.2 * counts["nodes_parsed"], counts

@@ -21,7 +21,7 @@ import os
 import queue
 import sys
 import threading
-from typing import Any, Callable, Hashable, cast
+from typing import Any, Callable, Hashable, Protocol, cast
 
 from sqlglot import exp, parse_one
 from sqlglot.dialects.spark import Spark
@@ -65,20 +65,30 @@ def _null_safe_eq_sql(self, e: exp.NullSafeEQ) -> str:
 SPAN = "span"
 
 
+class SpanRecord(Protocol):
+    """What sets a parsed tree's spans later (`plans.sql_in.spans.Recorder`)."""
+
+    def all(self) -> None:
+        """Set the spans of every node of the trees."""
+
+    def place(self, node: exp.Expr) -> None:
+        """Set the spans of the node's subtree (and no more)."""
+
+
 # Trees whose spans are still to be read from their tokens (sqlglotc: `plans.sql_in.spans`,
-# only when a finding asks): the root's id -> the function that records them.  The owner
-# of a tree that no longer needs spans takes it out with `forget_spans` (optimize() does,
-# for its trees), so these are the trees of the runs in flight, in every thread; bounded
-# all the same: the oldest are recorded when more come (each entry holds its trees, so ids
-# stay unique).  One lock for the table and the recording, so that a thread asking for a
-# tree's spans waits for a recording another thread started.
-_PENDING_SPANS: dict[int, Callable[[], None]] = {}
+# only for the nodes a finding or the splice asks about): the root's id -> what records
+# them.  The owner of a tree that no longer needs spans takes it out with `forget_spans`
+# (optimize() does, for its trees), so these are the trees of the runs in flight, in
+# every thread; bounded all the same: the oldest are recorded whole when more come (each
+# entry holds its trees, so ids stay unique).  One lock for the table and the recording,
+# so that a thread asking for a tree's spans waits for a recording another thread started.
+_PENDING_SPANS: dict[int, SpanRecord] = {}
 _PENDING_LIMIT = 64
 _PENDING_LOCK = threading.RLock()
 
 
-def spans_later(roots: list, record: Callable[[], None]) -> None:
-    """Have `record` set the spans of the trees `roots` when `node_span` first needs one."""
+def spans_later(roots: list, record: SpanRecord) -> None:
+    """Have `record` set the spans of the trees `roots` as `node_span` needs them."""
     with _PENDING_LOCK:
         while len(_PENDING_SPANS) >= _PENDING_LIMIT:
             _run_pending(next(iter(_PENDING_SPANS)))
@@ -95,12 +105,13 @@ def forget_spans(root: exp.Expression) -> None:
 
 
 def _run_pending(key: int) -> None:
+    """Record whole the trees of the pending entry `key`, and drop it."""
     with _PENDING_LOCK:
         record = _PENDING_SPANS.pop(key, None)
         if record is not None:
             for other in [k for k, v in _PENDING_SPANS.items() if v is record]:
                 _PENDING_SPANS.pop(other, None)
-            record()
+            record.all()
 
 
 def node_span(node: exp.Expr) -> tuple[int, int] | None:
@@ -112,17 +123,11 @@ def node_span(node: exp.Expr) -> tuple[int, int] | None:
         root = node
         while root.parent is not None:
             root = root.parent
-        _run_pending(id(root))
-
-    def own(n):
-        span = n.meta_get(SPAN)
-        if span is None:
-            start, end = n.meta_get("start"), n.meta_get("end")
-            if start is not None and end is not None:
-                span = (start, end)
-        return span
-
-    span = own(node)
+        with _PENDING_LOCK:
+            record = _PENDING_SPANS.get(id(root))
+            if record is not None:
+                record.place(node)
+    span = _own_span(node)
     if span is not None:
         return span
     stack: list[tuple[exp.Expr, bool]] = [(node, False)]
@@ -132,35 +137,62 @@ def node_span(node: exp.Expr) -> tuple[int, int] | None:
         if not expanded:
             stack.append((n, True))
             for c in n.iter_expressions():
-                if own(c) is None:
+                if _own_span(c) is None:
                     stack.append((c, False))
             continue
-        spans = [x for c in n.iter_expressions() if (x := own(c) or found.get(id(c))) is not None]
+        spans = [x for c in n.iter_expressions() if (x := _own_span(c) or found.get(id(c))) is not None]
         if spans:
             found[id(n)] = (min(x[0] for x in spans), max(x[1] for x in spans))
             n.meta[SPAN] = found[id(n)]
     return found.get(id(node))
 
 
+def _own_span(n: exp.Expr) -> tuple[int, int] | None:
+    """The span `n` records, else its token's (sqlglot's `start` and `end`), else None."""
+    meta = n._meta
+    if not meta:
+        return None
+    span = meta.get(SPAN)
+    if span is None:
+        start, end = meta.get("start"), meta.get("end")
+        if start is not None and end is not None:
+            span = (start, end)
+    return span
+
+
 def _spanning(method):
     """Wrap a parser method so the expression it returns records `meta["span"]`: the
     first and last character of the tokens it consumed, widened to its children's
-    spans (an operator's left operand is parsed before the method is called)."""
+    spans (an operator's left operand is parsed before the method is called).  (It runs
+    at every operand the parser reads, a sixth of a parse: the children are read from
+    `args` directly, and `node_span` is called only for a child with no span of its own.)"""
 
     def parse(self, *args, **kwargs):
         i = self._index
         out = method(self, *args, **kwargs)
-        if isinstance(out, exp.Expression) and self._index > i:
-            start, end = self._tokens[i].start, self._tokens[self._index - 1].end
-            old = out.meta_get(SPAN)
+        j = self._index
+        if j > i and isinstance(out, exp.Expression):
+            tokens = self._tokens
+            start, end = tokens[i].start, tokens[j - 1].end
+            meta = out._meta
+            if meta is None:
+                out._meta = meta = {}
+            old = meta.get(SPAN)
             if old is None:
-                for child in out.iter_expressions():
-                    s = node_span(child)
-                    if s is not None:
-                        start, end = min(start, s[0]), max(end, s[1])
-                out.meta[SPAN] = (start, end)
+                for value in out.args.values():
+                    if isinstance(value, exp.Expr):
+                        s = _own_span(value) or node_span(value)
+                        if s is not None:
+                            start, end = min(start, s[0]), max(end, s[1])
+                    elif isinstance(value, list):
+                        for child in value:
+                            if isinstance(child, exp.Expr):
+                                s = _own_span(child) or node_span(child)
+                                if s is not None:
+                                    start, end = min(start, s[0]), max(end, s[1])
+                meta[SPAN] = (start, end)
             elif start < old[0] or end > old[1]:
-                out.meta[SPAN] = (min(start, old[0]), max(end, old[1]))
+                meta[SPAN] = (min(start, old[0]), max(end, old[1]))
         return out
 
     parse.__name__ = method.__name__

@@ -12,7 +12,6 @@ on its tokens:
 
 from __future__ import annotations
 
-import functools
 import logging
 
 from sqlglot import exp
@@ -36,6 +35,10 @@ def _fix_tokens(tokens: list[Token], sql: str) -> list[Token]:
     n = len(tokens)
     while i < n:
         t = tokens[i]
+        if t.token_type not in _FIXED:  # (most tokens: this runs once per token of every parse)
+            out.append(t)
+            i += 1
+            continue
         if t.token_type == TokenType.DOT and i + 1 < n and tokens[i + 1].token_type == TokenType.NUMBER \
                 and tokens[i + 1].start == t.end + 1 and not _ends_operand(out):
             # `.10D`, `-.5e1F`: a number written from its point (sqlglot joins `.10` back
@@ -87,6 +90,8 @@ def _fix_tokens(tokens: list[Token], sql: str) -> list[Token]:
     return out
 
 
+# the tokens `_fix_tokens` may change (each case below starts at one of these)
+_FIXED = frozenset({TokenType.DOT, TokenType.ANY, TokenType.NUMBER, TokenType.BETWEEN, TokenType.STRING})
 _COMPARISON_TOKENS = frozenset({TokenType.EQ, TokenType.NEQ, TokenType.LT, TokenType.LTE, TokenType.GT,
                                 TokenType.GTE, TokenType.NULLSAFE_EQ})
 
@@ -187,15 +192,8 @@ def parse_statements(sql: str, placed: bool = True) -> list[exp.Expression]:
         raise ParseError(grammar.as_written(desc, highlight), line, col) from None
     trees = [t for t in trees if t is not None]
     if placed and compiled_sqlglot() and trees:
-        spans_later(trees, functools.partial(_record_spans, trees, tokens))
+        spans_later(trees, spans.Recorder(trees, tokens))
     return trees
-
-
-def _record_spans(trees: list[exp.Expression], tokens: list[Token]) -> None:
-    try:
-        spans.record(trees, tokens)
-    except Exception:  # noqa: BLE001  spans only place findings: a bug there never fails a parse
-        pass
 
 
 def parse_query(sql: str, placed: bool = True) -> exp.Expression:

@@ -23,19 +23,66 @@ _KEYWORD_LEAVES = {TokenType.NULL: exp.Null, TokenType.TRUE: exp.Boolean, TokenT
 
 def record(trees: list, tokens: list[Token]) -> None:
     """Set `meta["span"]` on the nodes of the trees."""
-    first = {t.start: i for i, t in reversed(list(enumerate(tokens)))}
-    last = {t.end: i for i, t in enumerate(tokens)}
-    depth = [0]  # depth[k]: parentheses open before token k
-    for t in tokens:
-        depth.append(depth[-1] + _paren(t))
-    ranges: dict[int, tuple[int, int]] = {}
-    nodes: list[exp.Expression] = [n for tree in trees if tree is not None for n in tree.walk(bfs=False)]
-    for node, i in _keyword_leaves(trees, nodes, tokens, first):
-        ranges[id(node)] = (i, i)
-    for node in reversed(nodes):  # children before their parents
+    Recorder(trees, tokens).all()
+
+
+class Recorder:
+    """The spans of trees parsed from `tokens`, set on demand: `place(node)` sets them in
+    the node's subtree only (the splice and the findings ask for a few nodes, and the
+    whole tree cost a TPC-DS run about 4%), `all()` in every tree.  A node's span
+    depends on its subtree and the tokens only, but for NULL / TRUE / FALSE, which are
+    paired with their tokens over the whole text once; so placing nodes one subtree
+    at a time sets the very spans `all()` sets."""
+
+    def __init__(self, trees: list, tokens: list[Token]):
+        self.trees = [t for t in trees if t is not None]
+        self.tokens = tokens
+        self.first: dict[int, int] = {}
+        self.last: dict[int, int] = {}
+        self.depth: list[int] = []  # depth[k]: parentheses open before token k
+        self.keywords: dict[int, int] = {}  # id(NULL / TRUE / FALSE node) -> its token
+        self.ranges: dict[int, tuple[int, int]] = {}  # id(node) -> its tokens, closed
+        self.done: dict[int, exp.Expr] = {}  # the nodes placed, kept: no id stands for another
+        self.ready = False
+
+    def all(self) -> None:
+        for tree in self.trees:
+            self.place(tree)
+
+    def place(self, node: exp.Expr) -> None:
+        if self.done.get(id(node)) is node:
+            return
+        try:
+            if not self.ready:
+                self._prepare()
+            done = self.done
+            todo: list[exp.Expr] = [n for n in node.walk(bfs=False) if done.get(id(n)) is not n]
+            for n in reversed(todo):  # children before their parents
+                done[id(n)] = n
+                self._span(n)
+        except Exception:  # noqa: BLE001  spans only place findings and the splice's pieces (a
+            pass           # piece placed wrong does not read back): a bug here never fails a run
+
+    def _prepare(self) -> None:
+        tokens = self.tokens
+        self.first = {t.start: i for i, t in reversed(list(enumerate(tokens)))}
+        self.last = {t.end: i for i, t in enumerate(tokens)}
+        depth = [0]
+        for t in tokens:
+            depth.append(depth[-1] + _paren(t))
+        self.depth = depth
+        nodes = [n for tree in self.trees for n in tree.walk(bfs=False)]
+        self.keywords = {id(n): i for n, i in _keyword_leaves(self.trees, nodes, tokens, self.first)}
+        self.ready = True
+
+    def _span(self, node: exp.Expr) -> None:
+        tokens, ranges, first, last = self.tokens, self.ranges, self.first, self.last
         meta = node._meta or {}
-        own = ranges.get(id(node))
-        if own is None and meta.get("start") in first and meta.get("end") in last:
+        own: tuple[int, int] | None = None
+        k = self.keywords.get(id(node))
+        if k is not None:
+            own = (k, k)
+        elif meta.get("start") in first and meta.get("end") in last:
             own = (first[meta["start"]], last[meta["end"]])
         call = meta.pop(CALL_TOKEN, None) if meta else None
         lo, hi = own if own is not None else (call, call) if call is not None else (None, None)
@@ -47,15 +94,15 @@ def record(trees: list, tokens: list[Token]) -> None:
                 lo = r[0] if lo is None else min(lo, r[0])
                 hi = r[1] if hi is None else max(hi, r[1])
         if lo is None or hi is None:
-            continue
-        lo, hi = _closed(node, lo, hi, tokens, depth, called=call is not None)
+            return
+        lo, hi = _closed(node, lo, hi, tokens, self.depth, called=call is not None)
         ranges[id(node)] = (lo, hi)
         if own is not None and _wrapped_call(node):
             lo, hi = own  # (a call under OVER / IGNORE NULLS: its name, as the pure-Python parser has it)
         node.meta[SPAN] = (tokens[lo].start, tokens[hi].end)
 
 
-def _wrapped_call(node: exp.Expression) -> bool:
+def _wrapped_call(node: exp.Expr) -> bool:
     parent = node.parent
     return isinstance(node, exp.Func) and isinstance(parent, _CALL_WRAPPERS) and parent.this is node
 
@@ -105,7 +152,7 @@ def _after_is(tokens: list[Token], i: int) -> bool:
     return j >= 0 and tokens[j].token_type == TokenType.IS
 
 
-def _closed(node: exp.Expression, lo: int, hi: int, tokens: list[Token], depths: list[int],
+def _closed(node: exp.Expr, lo: int, hi: int, tokens: list[Token], depths: list[int],
             called: bool) -> tuple[int, int]:
     n = len(tokens)
     tt = lambda k: tokens[k].token_type if 0 <= k < n else None  # noqa: E731
