@@ -133,7 +133,17 @@ class Expr(Node):
 
     if TYPE_CHECKING:
         def walk(self) -> Iterator[Expr]: ...
-    null_intolerant = False
+
+    @property
+    def null_intolerant(self) -> bool:
+        """Any NULL input gives NULL: a fact of the class (of the function, for a call).
+        Classes override `_self_null_intolerant`, not this: compiled, a class attribute
+        set in subclasses was read from `Expr` through an `Expr`-typed reference, so
+        `concat(x, NULL)` was not folded there."""
+        return self._self_null_intolerant()
+
+    def _self_null_intolerant(self) -> bool:
+        return False
 
     def _derive(self) -> None:
         # one pass over the children for every fact (this runs for each node built);
@@ -316,7 +326,9 @@ def to_attribute(e: Expr) -> Attribute:
 @node(children={"child": ONE})
 class Not(Expr):
     child: Expr
-    null_intolerant = True
+
+    def _self_null_intolerant(self) -> bool:
+        return True
 
     def _type_and_nullability(self):
         return T.BOOLEAN, self.child.nullable
@@ -367,7 +379,9 @@ class Comparison(BinaryExpr):
     the optimizer does not know Spark's coercion for the pair)."""
 
     __slots__ = ()
-    null_intolerant = True
+
+    def _self_null_intolerant(self) -> bool:
+        return True
 
     @property
     def compare_type(self) -> T.DataType | None:
@@ -396,7 +410,9 @@ class EqualNullSafe(Comparison):
     left: Expr
     right: Expr
     symbol = "<=>"
-    null_intolerant = False
+
+    def _self_null_intolerant(self) -> bool:
+        return False
 
     def _type_and_nullability(self):
         return T.BOOLEAN, False
@@ -444,8 +460,10 @@ def _literal_decimal(e: Expr):
 
 class Arithmetic(BinaryExpr):
     __slots__ = ()
-    null_intolerant = True
     op = "?"
+
+    def _self_null_intolerant(self) -> bool:
+        return True
 
     def _result_type(self) -> T.DataType:
         lt, rt = self.left.data_type, self.right.data_type
@@ -551,7 +569,9 @@ class Remainder(_Division):
 @node(children={"child": ONE})
 class Negate(Expr):
     child: Expr
-    null_intolerant = True
+
+    def _self_null_intolerant(self) -> bool:
+        return True
 
     def _type_and_nullability(self):
         t = self.child.data_type
@@ -615,7 +635,9 @@ class Cast(Expr):
     to: T.DataType
     try_: bool = False
     user: bool = True
-    null_intolerant = True
+
+    def _self_null_intolerant(self) -> bool:
+        return True
 
     def _type_and_nullability(self):
         src = self.child.data_type
@@ -708,8 +730,7 @@ class Func(Expr):
 
         return SCALAR_FUNCTIONS[self.name]
 
-    @property
-    def null_intolerant(self) -> bool:  # type: ignore[override]
+    def _self_null_intolerant(self) -> bool:
         return self.spec.null_intolerant
 
     def _self_deterministic(self) -> bool:
