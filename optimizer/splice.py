@@ -375,8 +375,13 @@ def _join_kind(join: exp.Join) -> tuple[str, str]:
     return (join.args.get("side") or "").upper(), (join.args.get("kind") or "").upper()
 
 
-class _Keyword(str):
+class _Keyword:
     """Keywords put in place as written, in the input's keyword case."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
 
 
 # the keywords every query has, to tell the input's keyword case (outside quotes and comments)
@@ -480,7 +485,7 @@ def _apply(sql: str, edits: list, style: _Style, unqualified: bool) -> str | Non
                     text = f"({text})"
                 text = text + sep[1:] if sep.startswith("\0") else sep + text
             elif isinstance(piece, _Keyword):
-                text = piece.lower() if style.lower_keywords else str(piece)
+                text = piece.text.lower() if style.lower_keywords else piece.text
             else:
                 text = piece
             key = (start, end, text)

@@ -19,9 +19,11 @@ from pathlib import Path
 from typing import Any
 
 KINDS = {"ONE": "one", "OPT": "opt", "MANY": "many", "PAIRS": "pairs"}
-# the modules compiled: the IR and the rules (CORE), reading and writing SQL (SQL)
+# the modules compiled: the IR and the rules (CORE), reading and writing SQL (SQL), and
+# the optimizer's own hot modules (a rewrite's check, the splice; the others hold records)
 CORE = ("plans/ir/tree.py", "plans/ir/expressions.py", "plans/ir/logical.py", "rules/*.py")
 SQL = ("plans/sql_in/*.py", "plans/sql_out/*.py")
+OPTIMIZER = ("optimizer/validate.py", "optimizer/splice.py")
 
 # (what, pattern, replacement) on the modules compiled: what a native class cannot have
 CHANGES = [
@@ -147,7 +149,7 @@ def node_base(src: str) -> str:
                           "    def _rebuild_extra(self, new: Any) -> Any:\n        raise NotImplementedError\n\n") + src[end:]
 
 
-def rewrite(pkg: Path, modules: tuple[str, ...] = CORE + SQL) -> list[Path]:
+def rewrite(pkg: Path, modules: tuple[str, ...] = CORE + SQL + OPTIMIZER) -> list[Path]:
     """Rewrite the package copy at `pkg` (its root folder, the one named sparkfold) for
     compiling `modules` (globs relative to it); returns the files to compile."""
     ir = pkg / "plans" / "ir"
