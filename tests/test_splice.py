@@ -59,6 +59,16 @@ WHERE u.y > 0 AND t.s = 'a'""",
         ["JOIN u ON t.num = u.num"],
         id="outer-join-made-inner"),
     pytest.param(
+        """SELECT d.num, d.y
+FROM t
+LEFT JOIN (SELECT num, y FROM u WHERE y > 0) d ON t.num = d.num
+WHERE d.y > 1""",
+        ["LEFT JOIN (SELECT num, y FROM u WHERE y > 0) d ON t.num = d.num"],
+        ["JOIN (SELECT num, y FROM u WHERE y > 0) d ON t.num = d.num"],
+        # (the joined subquery's text starts at its parenthesis: the pure-Python parser's
+        # span once started at its first column, and the splice found no JOIN before it)
+        id="outer-join-over-a-subquery-made-inner"),
+    pytest.param(
         """SELECT num, CASE WHEN p THEN 1 ELSE NULL END AS flag
 FROM t
 WHERE dt >= CAST('2000-01-01' AS DATE)""",

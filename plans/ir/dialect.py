@@ -303,6 +303,7 @@ class _Parser(_STOCK):
     _parse_unary = _spanning(_STOCK._parse_unary)
     _parse_primary = _spanning(_STOCK._parse_primary)
     _parse_function = _spanning(_STOCK._parse_function)
+    _parse_select = _spanning(_STOCK._parse_select)
 
     def _parse_function_call(self, *args, **kwargs):
         token = self._curr
@@ -324,6 +325,7 @@ class _Unplaced(_Parser):
     _parse_unary = _STOCK._parse_unary
     _parse_primary = _STOCK._parse_primary
     _parse_function = _STOCK._parse_function
+    _parse_select = _STOCK._parse_select
 
 
 def unplaced_parser():
