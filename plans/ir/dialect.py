@@ -63,6 +63,7 @@ def _null_safe_eq_sql(self, e: exp.NullSafeEQ) -> str:
 
 
 SPAN = "span"
+SPAN_TOKENS = "span_tokens"  # meta: the tokens a node's method consumed, its children not yet counted
 
 
 class SpanRecord(Protocol):
@@ -141,6 +142,9 @@ def node_span(node: exp.Expr) -> tuple[int, int] | None:
                     stack.append((c, False))
             continue
         spans = [x for c in n.iter_expressions() if (x := _own_span(c) or found.get(id(c))) is not None]
+        consumed = n._meta.get(SPAN_TOKENS) if n._meta else None
+        if consumed is not None:
+            spans.append(consumed)
         if spans:
             found[id(n)] = (min(x[0] for x in spans), max(x[1] for x in spans))
             n.meta[SPAN] = found[id(n)]
@@ -158,6 +162,28 @@ def _own_span(n: exp.Expr) -> tuple[int, int] | None:
         if start is not None and end is not None:
             span = (start, end)
     return span
+
+
+def _spanning_lazily(method):
+    """`_spanning` for a parser method whose nodes hold many others (a SELECT): only the
+    tokens it consumed are recorded (`SPAN_TOKENS`), and `node_span` widens them to the
+    children's spans when one is asked for (widening at once walked every clause)."""
+
+    def parse(self, *args, **kwargs):
+        i = self._index
+        out = method(self, *args, **kwargs)
+        j = self._index
+        if j > i and isinstance(out, exp.Expression):
+            start, end = self._tokens[i].start, self._tokens[j - 1].end
+            meta = out._meta
+            if meta is None:
+                out._meta = meta = {}
+            old = meta.get(SPAN_TOKENS)
+            meta[SPAN_TOKENS] = (start, end) if old is None else (min(start, old[0]), max(end, old[1]))
+        return out
+
+    parse.__name__ = method.__name__
+    return parse
 
 
 def _spanning(method):
@@ -303,7 +329,7 @@ class _Parser(_STOCK):
     _parse_unary = _spanning(_STOCK._parse_unary)
     _parse_primary = _spanning(_STOCK._parse_primary)
     _parse_function = _spanning(_STOCK._parse_function)
-    _parse_select = _spanning(_STOCK._parse_select)
+    _parse_select = _spanning_lazily(_STOCK._parse_select)
 
     def _parse_function_call(self, *args, **kwargs):
         token = self._curr
