@@ -413,7 +413,8 @@ class _Style:
                 here = bare.get(name)
                 if col.table and not col.args.get("db") and (here if here is not None else name in self.unqualified):
                     col.set("table", None)
-        text = node.sql(dialect=DIALECT, normalize_functions=False, pretty=indent is not None)
+        # (the node is this call's copy: printed without sqlglot's defensive copy)
+        text = node.sql(dialect=DIALECT, normalize_functions=False, pretty=indent is not None, copy=False)
         if indent is not None:
             text = text.replace("\n", "\n" + indent)
         if not self.lower_keywords:
