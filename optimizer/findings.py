@@ -118,16 +118,20 @@ class SourceMap:
 class _Text:
     def __init__(self, sql: str):
         self.sql = sql
-        self._line_starts = [0]
-        for i, ch in enumerate(sql):
-            if ch == "\n":
-                self._line_starts.append(i + 1)
+        self._line_starts: list[int] | None = None  # (found at the first finding: most queries have none)
 
     def line_col(self, offset: int) -> tuple[int, int]:
         import bisect
 
-        i = bisect.bisect_right(self._line_starts, offset) - 1
-        return i + 1, offset - self._line_starts[i] + 1
+        starts = self._line_starts
+        if starts is None:
+            starts = self._line_starts = [0]
+            i = self.sql.find("\n")
+            while i >= 0:
+                starts.append(i + 1)
+                i = self.sql.find("\n", i + 1)
+        i = bisect.bisect_right(starts, offset) - 1
+        return i + 1, offset - starts[i] + 1
 
     def of(self, node: exp.Expression) -> str:
         span = node_span(node)
@@ -505,13 +509,13 @@ def _empty(plan: L.Plan) -> bool:
 
 
 def _count_never_null(c: _Collector, node: exp.Expression, sources: SourceMap,
-                      inputs: dict[int, L.Plan]) -> None:
+                      inputs: "_AggregateInputs") -> None:
     e = sources.expr_for(node)
     if not (isinstance(e, E.Agg) and e.name == "count" and not e.distinct and e.args):
         return
     if all(isinstance(a, E.Literal) for a in e.args):
         return  # count(1), count(*)
-    below = inputs.get(id(e))
+    below = inputs.of(e)
     filtered = False
     for a in e.args:
         if not a.nullable:
@@ -529,6 +533,19 @@ def _count_never_null(c: _Collector, node: exp.Expression, sources: SourceMap,
     c.add("count-never-null", node,
           f"`{_short(c.text.of(node), 60)}` counts the rows where {args} is not NULL, and "
           f"{why}: the same as `count(*)`", severity=INFO, suggestion="count(*)")
+
+
+class _AggregateInputs:
+    """`_aggregate_inputs` of a plan, computed when a `count(x)` first asks."""
+
+    def __init__(self, plan: L.Plan | None):
+        self.plan = plan
+        self._found: dict[int, L.Plan] | None = None
+
+    def of(self, agg: E.Agg) -> L.Plan | None:
+        if self._found is None:
+            self._found = _aggregate_inputs(self.plan)
+        return self._found.get(id(agg))
 
 
 def _aggregate_inputs(plan: L.Plan | None) -> dict[int, L.Plan]:
@@ -733,12 +750,18 @@ def find_all(sql: str, tree: exp.Expression | None, *, sources: SourceMap | None
         return []
 
 
+# the nodes `_find` looks at (the classes of its chain of checks)
+_LINTED = (*_COMPARISONS, exp.Case, exp.Not, exp.Count, exp.If, exp.Where, exp.Having, exp.Join)
+
+
 def _find(sql, tree, sources, analyzed, batches, exclude, ctx, rewrites=()) -> list[Finding]:
     c = _Collector(sql)
     ev = _Evaluator(batches, exclude, ctx)
-    inputs = _aggregate_inputs(analyzed) if sources is not None else {}
+    inputs = _AggregateInputs(analyzed if sources is not None else None)
     made_inner = _outer_joins_made_less_outer(rewrites) if sources is not None else []
     for node in tree.walk():
+        if not isinstance(node, _LINTED):  # (most nodes: one check instead of the chain below)
+            continue
         if isinstance(node, _COMPARISONS):
             _null_comparison(c, node)
         elif isinstance(node, exp.Case):
