@@ -16,8 +16,20 @@ from ..ir.dialect import TYPED_LITERAL_PREFIX
 from ..ir.errors import InternalError
 
 
+# a type's sqlglot node by its text: sqlglot builds one by parsing the text, a hundredth
+# of a TPC-DS run when the writer asked for each cast and typed NULL it writes
+_TYPE_NODES: dict[str, exp.DataType] = {}
+_TYPE_NODES_KEPT = 1024
+
+
 def data_type_sql(t: T.DataType) -> exp.DataType:
-    return exp.DataType.build(t.sql(), dialect="spark")
+    text = t.sql()
+    node = _TYPE_NODES.get(text)
+    if node is None:
+        node = exp.DataType.build(text, dialect="spark")
+        if len(_TYPE_NODES) < _TYPE_NODES_KEPT:
+            _TYPE_NODES[text] = node
+    return node.copy()  # (a node of its own for each tree it goes into)
 
 
 def _typed_number(text: str, suffix_type: str) -> exp.Expression:
