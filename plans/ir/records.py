@@ -68,12 +68,18 @@ def record(cls=None, /, *, frozen: bool = False, slots: bool = False, eq: bool =
 
 def replace(obj: Any, /, **changes) -> Any:
     """A record like `obj` with the given fields changed (`dataclasses.replace`)."""
-    left_out = set(obj._field_names) - set(obj._init_names)
-    if left_out & changes.keys():
+    cls = type(obj)
+    left_out = _LEFT_OUT.get(cls)
+    if left_out is None:  # (per class, once: the analyzer replaces a field of its context often)
+        left_out = _LEFT_OUT[cls] = frozenset(obj._field_names) - frozenset(obj._init_names)
+    if left_out and left_out & changes.keys():
         raise ValueError(f"fields {sorted(left_out & changes.keys())} are not set through __init__")
     values = {n: getattr(obj, n) for n in obj._init_names}
     values.update(changes)
-    return type(obj)(**values)
+    return cls(**values)
+
+
+_LEFT_OUT: dict[type, frozenset[str]] = {}  # a record class -> its fields left out of __init__
 
 
 def as_dict(obj: Any) -> dict[str, Any]:
