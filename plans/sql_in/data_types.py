@@ -54,7 +54,6 @@ def parse_type(text: str) -> T.DataType:
 
 def from_sqlglot(dt: exp.DataType, text: str | None = None) -> T.DataType:
     """The IR type of a sqlglot `DataType`; raises TypeParseError for one Spark has not."""
-    shown = text if text is not None else dt.sql(dialect="spark")
     kind = dt.this
     if kind in _ATOMIC:
         return _ATOMIC[kind]
@@ -65,7 +64,7 @@ def from_sqlglot(dt: exp.DataType, text: str | None = None) -> T.DataType:
         precision = int(args[0].name)
         scale = int(args[1].name) if len(args) > 1 else 0
         if not (1 <= precision <= T.MAX_PRECISION and 0 <= scale <= precision):
-            raise TypeParseError(f"invalid decimal type {shown!r}")
+            raise TypeParseError(f"invalid decimal type {_shown(dt, text)!r}")
         return T.DecimalType(precision, scale)
     if kind == _D.INTERVAL and not args:
         return T.CALENDAR_INTERVAL
@@ -80,4 +79,10 @@ def from_sqlglot(dt: exp.DataType, text: str | None = None) -> T.DataType:
                                for c in f.args.get("constraints") or ())
             fields.append(T.StructField(f.name, from_sqlglot(f.args["kind"]), nullable))
         return T.StructType(tuple(fields))
-    raise TypeParseError(f"unknown type {shown!r}")
+    raise TypeParseError(f"unknown type {_shown(dt, text)!r}")
+
+
+def _shown(dt: exp.DataType, text: str | None) -> str:
+    """The type as the user wrote it, for an error (printed only then: printing every
+    CAST's type was a hundredth of a compiled TPC-DS run)."""
+    return text if text is not None else dt.sql(dialect="spark")
