@@ -400,4 +400,4 @@ def _opaque_name(node: exp.Expression, args) -> str:
     for lit in list(unquoted.find_all(exp.Literal)):
         if lit.is_string:
             lit.replace(exp.var(lit.this))
-    return unquoted.sql(dialect=DIALECT, normalize_functions=False)
+    return unquoted.sql(dialect=DIALECT, normalize_functions=False, copy=False)  # (a copy of its own)
