@@ -297,3 +297,43 @@ def test_sqlglotc_reads_spans_only_for_trees_asked_and_keeps_none(compiled, tmp_
     assert counts["parsed"] > 120 and counts["recorded"] < 0.6 * counts["parsed"], counts
     # and in a tree placed, only the subtrees asked about: before, the whole tree
     assert 0 < counts["nodes_placed"] < 0.2 * counts["nodes_parsed"], counts
+
+
+_PLACED_IN_ANY_ORDER = """
+import json, random, sys
+sys.path.insert(0, sys.argv[1])
+from tests import tpc
+from sparkfold.plans.ir.dialect import compiled_sqlglot, node_span
+from sparkfold.plans.sql_in.parse import parse_query
+assert compiled_sqlglot()
+rng = random.Random(1)
+nodes = differ = 0
+for corpus in ("tpch", "tpcds"):
+    for _, sql in tpc.queries(corpus):
+        whole, lazy = parse_query(sql), parse_query(sql)
+        want = [node_span(n) for n in whole.walk()]  # the root first: the whole tree at once
+        lazy_nodes = list(lazy.walk())
+        order = list(range(len(lazy_nodes)))
+        rng.shuffle(order)
+        got = [None] * len(lazy_nodes)
+        for i in order:  # one subtree at a time, leaves and inner nodes mixed
+            got[i] = node_span(lazy_nodes[i])
+        nodes += len(want)
+        differ += sum(a != b for a, b in zip(want, got))
+print(json.dumps({"nodes": nodes, "differ": differ}))
+"""
+
+
+def test_sqlglotc_places_a_subtree_as_the_whole_tree_would(compiled, tmp_path):
+    """With sqlglotc, spans are read for the subtree asked about only (`spans.Recorder`):
+    nodes asked for in any order get the spans that placing the whole tree at once gives,
+    on every TPC node (NULL / TRUE / FALSE are paired with their tokens over the whole text,
+    so those are the ones a subtree alone would get wrong)."""
+    from tests import tpc
+
+    if not tpc.available():
+        pytest.skip("the TPC corpus (../shared/bench) is not here")
+    run = _run(["-c", _PLACED_IN_ANY_ORDER, str(ROOT)], tmp_path, compiled)
+    assert run.returncode == 0, run.stderr[-2000:]
+    out = json.loads(run.stdout)
+    assert out["nodes"] > 20000 and out["differ"] == 0, out

@@ -206,16 +206,11 @@ def _spanning(method):
             old = meta.get(SPAN)
             if old is None:
                 for value in out.args.values():
-                    if isinstance(value, exp.Expr):
-                        s = _own_span(value) or node_span(value)
-                        if s is not None:
-                            start, end = min(start, s[0]), max(end, s[1])
-                    elif isinstance(value, list):
-                        for child in value:
-                            if isinstance(child, exp.Expr):
-                                s = _own_span(child) or node_span(child)
-                                if s is not None:
-                                    start, end = min(start, s[0]), max(end, s[1])
+                    for child in value if isinstance(value, list) else (value,):
+                        if isinstance(child, exp.Expr):
+                            s = _own_span(child) or node_span(child)
+                            if s is not None:
+                                start, end = min(start, s[0]), max(end, s[1])
                 meta[SPAN] = (start, end)
             elif start < old[0] or end > old[1]:
                 meta[SPAN] = (min(start, old[0]), max(end, old[1]))

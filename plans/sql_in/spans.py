@@ -21,11 +21,6 @@ CALL_TOKEN = "sparkfold_call_token"  # meta: the index of a call's name token (s
 _KEYWORD_LEAVES = {TokenType.NULL: exp.Null, TokenType.TRUE: exp.Boolean, TokenType.FALSE: exp.Boolean}
 
 
-def record(trees: list, tokens: list[Token]) -> None:
-    """Set `meta["span"]` on the nodes of the trees."""
-    Recorder(trees, tokens).all()
-
-
 class Recorder:
     """The spans of trees parsed from `tokens`, set on demand: `place(node)` sets them in
     the node's subtree only (the splice and the findings ask for a few nodes, and the
