@@ -33,10 +33,17 @@ _PUBLIC = {
     "SparkfoldError": ".plans.ir.errors",
 }
 
-__all__ = list(_PUBLIC)
+__all__ = [*_PUBLIC, "__version__"]
 
 
 def __getattr__(name: str):
+    if name == "__version__":  # the installed distribution's, as `sparkfold --version` prints it
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("sparkfold")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            return "0+unknown"
     if name in _PUBLIC:
         value = getattr(importlib.import_module(_PUBLIC[name], __name__), name)
         globals()[name] = value
@@ -45,4 +52,4 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_PUBLIC))
+    return sorted(set(globals()) | set(__all__))
