@@ -106,3 +106,37 @@ def test_bad_ddl_schema_is_a_clear_error(tmp_path, text, message):
     path.write_text(text)
     with pytest.raises(SchemaError, match=message):
         Catalog.coerce(path)
+
+
+COLUMN_TYPES = ["int NOT  NULL", "integer not nul", "int notnull", "int garbage words", "int, not null",
+                "int not null", "INT\tNOT\nNULL", "int null", "decimal(15,2) NOT NULL", "bigint not null null",
+                "array<string> not null", "struct<a:int not null, b:string> NOT NULL", "string not", "not null",
+                "map<string,int>", "double precision", "date not null,"]
+
+
+# Spellings sparkfold reads though Spark's DDL reader does not: each is unambiguous, and
+# reads as the text it stands for reads in Spark (sqlglot's aliases; a redundant NULL)
+LENIENT = {"int null": "int", "double precision": "double", "text": "string", "bool not null": "boolean not null"}
+
+
+def _spark_field(spark, text):
+    return spark.sparkContext._jvm.org.apache.spark.sql.types.StructType.fromDDL(f"c {text}").fields()[0]
+
+
+@pytest.mark.parametrize("text", COLUMN_TYPES + list(LENIENT))
+def test_a_column_type_reads_as_sparks_ddl_reads_it(spark, text):
+    """Spark's own DDL reader (`StructType.fromDDL`) is the oracle: a column type it takes
+    gives the same type and nullability here; one it refuses is an error here that names
+    table and column, never a type read silently as nullable (but for the few unambiguous
+    spellings of LENIENT, read as what they stand for)."""
+    try:
+        field = _spark_field(spark, text)
+    except Exception:  # noqa: BLE001 - Spark refuses the text
+        if text not in LENIENT:
+            with pytest.raises(SchemaError, match=r"table 't', column 'c': .*expected a Spark type"):
+                Catalog.from_mapping({"t": {"c": text}})
+            return
+        field = _spark_field(spark, LENIENT[text])
+    column = Catalog.from_mapping({"t": {"c": text}}).lookup("t").columns[0]
+    assert column.data_type.simple_string() == field.dataType().simpleString()
+    assert column.nullable == field.nullable()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import threading
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -49,19 +50,23 @@ def parse_column_type(text: str) -> tuple[T.DataType, bool]:
     return _parse_column_type(text)
 
 
+# a column type's constraint: `NOT NULL` (any case, any spacing), or a redundant `NULL`
+_CONSTRAINT = re.compile(r"^(?P<body>.*?)\s+(?P<constraint>not\s+null|null)\s*$", re.IGNORECASE | re.DOTALL)
+
+
 @functools.lru_cache(maxsize=4096)
 def _parse_column_type(text: str) -> tuple[T.DataType, bool]:
     body = text.strip()
     nullable = True
-    lowered = body.lower()
-    if lowered.endswith(" not null"):
-        body, nullable = body[: -len(" not null")].strip(), False
-    elif lowered.endswith(" null"):
-        body = body[: -len(" null")].strip()
+    m = _CONSTRAINT.match(body)
+    if m is not None:
+        body, nullable = m["body"].strip(), not m["constraint"].lower().startswith("not")
     try:
         return parse_type(body), nullable
     except TypeParseError as e:
-        raise SchemaError(str(e)) from None
+        where = f" in {text.strip()!r}" if body != text.strip() else ""
+        raise SchemaError(f"{e}{where} (expected a Spark type such as int, decimal(15,2) or array<string>, "
+                          f"optionally followed by NOT NULL)") from None
 
 
 # The session settings that change what a query means, by Spark's key: the Catalog's

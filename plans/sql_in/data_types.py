@@ -6,6 +6,7 @@ already.  `from_sqlglot` maps the one to the other by the type's kind."""
 
 from __future__ import annotations
 
+import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError as SqlglotParseError
 
@@ -46,7 +47,9 @@ def parse_type(text: str) -> T.DataType:
     if text.count("<") != text.count(">") or text.count("(") != text.count(")"):
         raise TypeParseError(f"cannot read type {text!r}: unbalanced brackets")
     try:
-        dt = exp.DataType.build(text, dialect="spark")
+        # the whole text must be one type: sqlglot's DataType.build ignores what follows
+        # one (`int garbage words` would read as int)
+        dt = sqlglot.parse_one(text, read="spark", into=exp.DataType)
     except (SqlglotParseError, ValueError) as e:
         raise TypeParseError(f"unknown type {text!r}") from e
     return from_sqlglot(dt, text)
