@@ -37,7 +37,6 @@ from .sources import (
     plan_outputs,
     position,
     register_table,
-    require_statements,
     start_session,
     statements,
     stop_session,
@@ -139,9 +138,10 @@ class Stats:
 
 def optimize_source(source: Source, catalog: Catalog, exclude, writing: dict, stats: Stats) -> str:
     """The source's text with each statement replaced by its optimized SQL (`writing`:
-    `optimize()`'s pretty and keep_layout)."""
+    `optimize()`'s pretty and keep_layout); a source with no statement (empty, or
+    comments only) is its own text."""
     parts, last = [], 0
-    for st in require_statements(source):
+    for st in statements(source):
         parts.append(source.text[last:st.start])
         if st.opted_out:
             out, result = st.text, None
@@ -362,7 +362,10 @@ def optimized_statements(sources, catalog, exclude, hint: str | None):
     from .api import optimize as run_optimize
 
     for source in sources:
-        for st in require_statements(source):
+        sts = statements(source)
+        if not sts:  # nothing to explain is not an error (an empty or comment-only file)
+            click.echo(f"sparkfold: {source.name}: no SQL statement, nothing to explain", err=True)
+        for st in sts:
             try:
                 yield st, run_optimize(st.text, catalog, exclude=exclude)
             except UnknownTableError as e:
@@ -586,7 +589,7 @@ def verify(sql, files, schema, exclude, conf, tables, master, remote, fmt):
     # takes long: the bad ones are reported and the rest verified.
     todo: list[tuple[Statement, Any]] = []
     for source in sources:
-        for st in require_statements(source):
+        for st in statements(source):  # (an empty or comment-only file: nothing to verify)
             try:
                 todo.append((st, run_optimize(st.text, file_catalog, exclude=exclude) if file_catalog
                              else parse_query(st.text)))

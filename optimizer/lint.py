@@ -24,7 +24,7 @@ from typing import Any, Iterable, Iterator
 from ..plans.ir.errors import ParseError, SparkfoldError
 from ..plans.ir.records import as_dict, record
 from .findings import ERROR, INFO, WARNING
-from .sources import Source, Statement, position, require_statements
+from .sources import Source, Statement, position, statements
 
 SEVERITIES = (INFO, WARNING, ERROR)
 FORMATS = ("text", "jsonl", "github", "sarif")
@@ -56,12 +56,7 @@ def lint_sources(sources: Iterable[Source], catalog, exclude=()) -> Iterator[Rec
     from .hooks import rewrite
 
     for source in sources:
-        try:
-            sts = require_statements(source)
-        except SparkfoldError as e:
-            yield Record(source.name, 1, 1, ERROR, INPUT_ERROR, e.message)
-            continue
-        for st in sts:
+        for st in statements(source):  # an empty or comment-only file has nothing to lint
             if st.opted_out:
                 continue
             try:
@@ -105,12 +100,15 @@ def exit_code(records: list[Record], fail_on: str) -> int:
 
 
 def summary(records: list[Record], statements: int) -> str:
-    counts = {s: sum(r.severity == s for r in records if r.code != INPUT_ERROR) for s in SEVERITIES}
-    errors = sum(r.code == INPUT_ERROR for r in records)
+    """`N statements linted: E errors, W warnings, I infos`; a statement that could not be
+    analyzed is printed as an `error:` line, so it counts among the errors, and how many
+    of them are such is said after."""
+    counts = {s: sum(r.severity == s for r in records) for s in SEVERITIES}
+    unanalyzed = sum(r.code == INPUT_ERROR for r in records)
     parts = [f"{counts[s]} {s}{'' if counts[s] == 1 else 's'}" for s in (ERROR, WARNING, INFO)]
     text = f"{statements} statement{'' if statements == 1 else 's'} linted: " + ", ".join(parts)
-    if errors:
-        text += f"; {errors} could not be analyzed"
+    if unanalyzed:
+        text += f" ({unanalyzed} of the errors: could not be analyzed)"
     return text
 
 

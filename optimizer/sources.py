@@ -70,7 +70,10 @@ def gather(sql: str | None, files: tuple[Path, ...]) -> tuple[list[Source], list
     if sql is not None and files:
         raise click.UsageError("give SQL text or -f FILE, not both")
     if sql is not None and sql != "-":
-        return [Source("<argument>", sql)], []
+        source = Source("<argument>", sql)
+        if not statements(source):  # (a file or stdin with none has nothing to do: not an error)
+            raise InputError("no SQL statement in the argument")
+        return [source], []
     if not files:
         if sql is None and sys.stdin.isatty():
             raise click.UsageError("no SQL given: pass SQL text, -f FILE or folder, or pipe SQL on stdin")
@@ -135,14 +138,6 @@ def statements(source: Source) -> list[Statement]:
 def _named(source: Source) -> str | None:
     """The name an error message starts with (none for the argument or stdin)."""
     return source.name if source.name not in ("<argument>", "<stdin>") else None
-
-
-def require_statements(source: Source) -> list[Statement]:
-    """The statements of a source; a source without one is an error."""
-    sts = statements(source)
-    if not sts:
-        raise with_source(InputError("no SQL statement"), _named(source))
-    return sts
 
 
 def load_catalog(schemas: tuple[Path, ...] | Path | None, conf: tuple[tuple[str, str], ...] = ()) -> Catalog:

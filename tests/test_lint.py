@@ -157,3 +157,30 @@ def test_outer_joins_that_stay_outer_are_not_reported(tables, sql):
     from sparkfold import optimize
 
     assert not [f for f in optimize(sql, tables).findings if f.code == "outer-join-not-outer"]
+
+
+def test_nothing_to_lint_is_not_an_error(files):
+    """pre-commit passes every staged .sql file: an empty or comment-only one has nothing
+    to lint, which is no failure (it was an input error, exit 2, before)."""
+    (files / "q" / "empty.sql").write_text("")
+    (files / "q" / "notes.sql").write_text("-- a file of notes\n/* nothing to run */\n")
+    proc = lint(files, "q/empty.sql", "q/notes.sql", "q/clean.sql")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout == "" and "1 statement linted: 0 errors, 0 warnings, 0 infos" in proc.stderr
+    for command in ("optimize", "explain"):
+        proc = sparkfold(command, "-f", files / "q" / "notes.sql", "--schema", files / "schema.json")
+        assert proc.returncode == 0, proc.stderr
+    (files / "q" / "a.sql").unlink()
+    proc = sparkfold("optimize", "-f", files / "q", "--schema", files / "schema.json", "--out", files / "out")
+    assert proc.returncode == 0, proc.stderr
+    assert (files / "out" / "notes.sql").read_text() == "-- a file of notes\n/* nothing to run */\n"
+
+
+def test_the_summary_counts_the_error_lines_it_printed(files):
+    proc = lint(files, "q")
+    printed = {s: sum(f": {s}: " in ln for ln in proc.stdout.splitlines()) for s in ("error", "warning", "info")}
+    assert printed["error"] == 1  # the unknown column
+    plural = {s: f"{n} {s}{'' if n == 1 else 's'}" for s, n in printed.items()}
+    assert f"5 statements linted: {plural['error']}, {plural['warning']}, {plural['info']}" in proc.stderr, \
+        proc.stderr
+    assert "(1 of the errors: could not be analyzed)" in proc.stderr
