@@ -14,14 +14,12 @@ import sys
 import traceback
 from dataclasses import field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..plans.ir.errors import InternalError, SparkfoldError, UnknownTableError
 from ..plans.ir.records import record
-from ..plans.sql_in.catalog import Catalog, settings_from
-from . import hooks
 from .lint import FORMATS as LINT_FORMATS
 from .sources import (
     InputError,
@@ -42,6 +40,12 @@ from .sources import (
     stop_session,
     write_output,
 )
+
+if TYPE_CHECKING:
+    from ..plans.sql_in.catalog import Catalog
+
+# What a command analyzes with (sqlglot, the catalog, the optimizer) is imported inside
+# it: `--help`, `--version` and `rules` start without it (tests/test_cli.py checks).
 
 
 @record
@@ -140,6 +144,8 @@ def optimize_source(source: Source, catalog: Catalog, exclude, writing: dict, st
     """The source's text with each statement replaced by its optimized SQL (`writing`:
     `optimize()`'s pretty and keep_layout); a source with no statement (empty, or
     comments only) is its own text."""
+    from .hooks import rewrite
+
     parts, last = [], 0
     for st in statements(source):
         parts.append(source.text[last:st.start])
@@ -147,7 +153,7 @@ def optimize_source(source: Source, catalog: Catalog, exclude, writing: dict, st
             out, result = st.text, None
         else:
             try:
-                out, result = hooks.rewrite(st.text, catalog, exclude=exclude, **writing)
+                out, result = rewrite(st.text, catalog, exclude=exclude, **writing)
             except SparkfoldError as e:
                 raise located(e, st) from None
         stats.add(result, out != st.text)
@@ -452,6 +458,7 @@ analyzed, or the project's artifacts are missing).""")
 def dbt(project_dir, target_path, exclude, conf, fail_on, fmt, out, quiet):
     """Lint (and with --out pre-optimize) a dbt project's compiled models, with column
     types from catalog.json and NOT NULL from the project's tests and contracts."""
+    from ..plans.sql_in.catalog import settings_from
     from .dbt import load_project
     from .lint import exit_code, lint_sources, render, summary
 
@@ -576,6 +583,7 @@ def verify(sql, files, schema, exclude, conf, tables, master, remote, fmt):
     (schemas, then rows: Spark's equality, NULL matching NULL, NaN matching NaN)."""
     if master and remote:
         raise click.UsageError("give --master or --remote, not both")
+    from ..plans.sql_in.catalog import Catalog
     from ..plans.sql_in.parse import parse_query
     from .api import optimize as run_optimize
 
@@ -652,6 +660,12 @@ def rules(fmt):
     rows = rule_catalogue()
     if fmt == "markdown":
         click.echo(rules_markdown(rows))
+        return
+    if not sys.stdout.isatty():
+        # piped (to grep, a file, a pager): one line a rule, nothing cut or wrapped
+        w1, w2 = (max(len(r[k]) for r in rows) for k in ("rule", "catalyst"))
+        for r in rows:
+            click.echo(f"{r['rule']:<{w1}}  {r['catalyst']:<{w2}}  {r['description']}".rstrip())
         return
     from rich.console import Console
     from rich.table import Table

@@ -48,7 +48,7 @@ from ..plans.ir.records import as_dict, record
 from ..plans.ir.tree import transform_up
 from ..rules.base import RuleContext
 
-ERROR, WARNING, INFO = "error", "warning", "info"
+from .severities import ERROR, INFO, WARNING
 LINT_TABLE = "__sparkfold_lint__"
 
 

@@ -23,7 +23,7 @@ from typing import Any, Iterable, Iterator
 
 from ..plans.ir.errors import ParseError, SparkfoldError
 from ..plans.ir.records import as_dict, record
-from .findings import ERROR, INFO, WARNING
+from .severities import ERROR, INFO, WARNING
 from .sources import Source, Statement, position, statements
 
 SEVERITIES = (INFO, WARNING, ERROR)

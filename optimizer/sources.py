@@ -16,15 +16,18 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Iterable, cast
+from typing import TYPE_CHECKING, Iterable, cast
 
 import click
 
 from ..plans.ir.errors import ParseError, SparkfoldError, VerificationError
 from ..plans.ir.records import record
-from ..plans.sql_in.catalog import Catalog, settings_from
-from . import hooks
-from .hooks import first_line
+
+if TYPE_CHECKING:
+    from ..plans.sql_in.catalog import Catalog
+
+# The analysis (sqlglot, the catalog, the optimizer) is imported where it is used: this
+# module is read by every command line run, `--help` and `--version` included.
 
 
 class InputError(SparkfoldError):
@@ -62,7 +65,9 @@ class Statement:
 
     @property
     def opted_out(self) -> bool:
-        return hooks.opted_out(self.source.text[self.lead:self.end])
+        from .hooks import opted_out
+
+        return opted_out(self.source.text[self.lead:self.end])
 
 
 def gather(sql: str | None, files: tuple[Path, ...]) -> tuple[list[Source], list[Path]]:
@@ -143,6 +148,8 @@ def _named(source: Source) -> str | None:
 def load_catalog(schemas: tuple[Path, ...] | Path | None, conf: tuple[tuple[str, str], ...] = ()) -> Catalog:
     """The schemas of `--schema` (repeatable: schema files, Parquet data, Delta tables,
     each maybe as NAME=PATH), under the session settings of `--conf`."""
+    from ..plans.sql_in.catalog import Catalog, settings_from
+
     if schemas is None:
         schemas = ()
     elif isinstance(schemas, Path):
@@ -177,13 +184,27 @@ def _conf_key(setting: str) -> str:
 
 
 def parse_conf(ctx, param, values) -> tuple[tuple[str, str], ...]:
-    """`--conf KEY=VALUE` (repeatable), as Spark's own command line takes it."""
+    """`--conf KEY=VALUE` (repeatable), as Spark's own command line takes it.  A key
+    sparkfold reads must have a true/false value; a key it does not read but that is
+    close to one it does is most likely mistyped: a warning says which it may be."""
+    import difflib
+
+    from ..plans.sql_in.catalog import SETTINGS
+
     out = []
     for v in values:
         key, eq, value = v.partition("=")
-        if not eq or not key.strip():
+        key, value = key.strip(), value.strip()
+        if not eq or not key:
             raise InputError(f"--conf: expected KEY=VALUE, got {v!r}")
-        out.append((key.strip(), value.strip()))
+        if key in SETTINGS and value.lower() not in ("true", "false"):
+            raise InputError(f"--conf {key}: expected true or false, got {value!r}")
+        if key not in SETTINGS:
+            close = difflib.get_close_matches(key, SETTINGS, n=1, cutoff=0.85)
+            if close:
+                click.echo(f"sparkfold: warning: --conf {key}: not a setting sparkfold reads; "
+                           f"did you mean {close[0]}?", err=True)
+        out.append((key, value))
     return tuple(out)
 
 
@@ -327,6 +348,8 @@ def start_session(master: str | None, remote: str | None, conf: tuple[tuple[str,
         for key, value in conf:  # the session's settings are what the queries mean under
             spark.conf.set(key, value)
     except Exception as e:
+        from .hooks import first_line
+
         raise VerificationError(f"cannot start a Spark session ({first_line(e)})") from None
     if not remote:
         spark.sparkContext.setLogLevel("ERROR")
@@ -340,6 +363,8 @@ def register_table(spark, name: str, path: Path, kind: str) -> None:
     try:
         reader.load(str(path.resolve())).createOrReplaceTempView(name)
     except Exception as e:
+        from .hooks import first_line
+
         raise VerificationError(f"--table {name}: cannot read {path} as {kind} ({first_line(e)})") from None
 
 

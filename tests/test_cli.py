@@ -351,8 +351,22 @@ def test_rules_lists_every_registered_rule():
     assert proc.returncode == 0
     listed = [line.split("`")[1] for line in proc.stdout.splitlines() if line.startswith("| `")]
     assert sorted(listed) == sorted(RULES)
-    proc = sparkfold("rules")
+    proc = sparkfold("rules")  # piped: one whole line a rule, names never cut
     assert proc.returncode == 0
+    assert [line.split()[0] for line in proc.stdout.splitlines()] == listed
+    assert all(RULES[line.split()[0]].description.split()[-1] in line for line in proc.stdout.splitlines())
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["rules"], ["optimize", "--help"], ["lint", "--help"]])
+def test_help_version_and_rules_start_without_the_analysis(args):
+    """They read no SQL, so they load neither sqlglot nor the optimizer (start-up time)."""
+    probe = ("import sys\nfrom sparkfold.optimizer.cli import main\nmain(sys.argv[1:])\n"
+             "heavy = [m for m in sys.modules if m.split('.')[0] in ('sqlglot', 'networkx')\n"
+             "         or m.startswith(('sparkfold.optimizer.api', 'sparkfold.plans.sql_in'))]\n"
+             "print('HEAVY', sorted(heavy)[:5], file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, cwd=ROOT,
+                          timeout=60)
+    assert proc.returncode == 0 and "HEAVY []" in proc.stderr, proc.stderr
 
 
 # -- explain ---------------------------------------------------------------------------------
@@ -571,3 +585,14 @@ def test_verify_checks_the_schemas_not_null_against_the_data_first(tmp_path):
     assert ("sparkfold: error: orders.customer_id has 1 NULL; the schema says NOT NULL (rewrites that rest "
             "on it can change the results)") in proc.stderr.splitlines()
     assert "orders.id" not in proc.stderr  # id has no NULL: its declaration holds
+
+
+def test_a_mistyped_conf_key_is_named_and_a_bad_value_is_an_error():
+    proc = sparkfold("optimize", "SELECT 1", "--conf", "spark.sql.ansi.enable=false")
+    assert proc.returncode == 0
+    assert "--conf spark.sql.ansi.enable: not a setting sparkfold reads; did you mean " \
+           "spark.sql.ansi.enabled?" in proc.stderr
+    proc = sparkfold("optimize", "SELECT 1", "--conf", "spark.executor.memory=2g")  # Spark's, not ours
+    assert proc.returncode == 0 and proc.stderr == ""
+    proc = sparkfold("optimize", "SELECT 1", "--conf", "spark.sql.ansi.enabled=flase")  # read as false before
+    assert proc.returncode == 2 and "expected true or false, got 'flase'" in proc.stderr
