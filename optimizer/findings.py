@@ -145,6 +145,12 @@ def _short(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+def _code(text: str) -> str:
+    """The user's SQL quoted in a message, as Markdown quotes code: in backticks, or, when
+    it holds backticks itself (a quoted identifier), in double backticks and spaces."""
+    return f"`` {text} ``" if "`" in text else f"`{text}`"
+
+
 class _Collector:
     def __init__(self, sql: str):
         self.text = _Text(sql)
@@ -196,22 +202,22 @@ def _null_comparison(c: _Collector, node: exp.Expression) -> None:
         return
     text = _short(c.text.of(node))
     if l_null and r_null:
-        c.add("null-comparison", node, f"`{text}` is always NULL, never TRUE: a comparison with "
+        c.add("null-comparison", node, f"{_code(text)} is always NULL, never TRUE: a comparison with "
                                        f"NULL is NULL")
         return
     other = _short(c.text.of(right if l_null else left))
     if isinstance(node, exp.EQ):
         fix = f"{other} IS NULL"
-        c.add("null-comparison", node, f"`{text}` is always NULL, never TRUE: a comparison with "
-                                       f"NULL is NULL; did you mean `{fix}`?", suggestion=fix)
+        c.add("null-comparison", node, f"{_code(text)} is always NULL, never TRUE: a comparison with "
+                                       f"NULL is NULL; did you mean {_code(fix)}?", suggestion=fix)
     elif isinstance(node, exp.NEQ):
         fix = f"{other} IS NOT NULL"
-        c.add("null-comparison", node, f"`{text}` is always NULL, never TRUE: a comparison with "
-                                       f"NULL is NULL; did you mean `{fix}`?", suggestion=fix)
+        c.add("null-comparison", node, f"{_code(text)} is always NULL, never TRUE: a comparison with "
+                                       f"NULL is NULL; did you mean {_code(fix)}?", suggestion=fix)
     else:
-        c.add("null-comparison", node, f"`{text}` is always NULL, never TRUE: a comparison with "
-                                       f"NULL is NULL; test for NULL with `{other} IS NULL` or "
-                                       f"`{other} IS NOT NULL`")
+        c.add("null-comparison", node, f"{_code(text)} is always NULL, never TRUE: a comparison with "
+                                       f"NULL is NULL; test for NULL with {_code(other + ' IS NULL')} or "
+                                       f"{_code(other + ' IS NOT NULL')}")
 
 
 def _case_when_null(c: _Collector, node: exp.Case) -> None:
@@ -222,8 +228,9 @@ def _case_when_null(c: _Collector, node: exp.Case) -> None:
         if _is_null(branch.this):
             subject = _short(c.text.of(operand))
             c.add("null-comparison", branch.this,
-                  f"`CASE {subject} WHEN NULL` never matches: it tests `{subject} = NULL`, which is "
-                  f"NULL; did you mean `CASE WHEN {subject} IS NULL`?",
+                  f"{_code('CASE ' + subject + ' WHEN NULL')} never matches: it tests "
+                  f"{_code(subject + ' = NULL')}, which is "
+                  f"NULL; did you mean {_code('CASE WHEN ' + subject + ' IS NULL')}?",
                   suggestion=f"CASE WHEN {subject} IS NULL")
 
 
@@ -240,8 +247,8 @@ def _not_in_null_list(c: _Collector, node: exp.Not, in_: exp.In) -> None:
     rest = [c.text.of(i) for i in items if not _is_null(i)]
     suggestion = f"{value} NOT IN ({', '.join(rest)})" if rest else None
     c.add("not-in-null", node,
-          f"`{_short(c.text.of(node))}` is never TRUE: with a NULL in the list, NOT IN is FALSE "
-          f"or NULL for every row" + (f"; did you mean `{suggestion}`?" if suggestion else ""),
+          f"{_code(_short(c.text.of(node)))} is never TRUE: with a NULL in the list, NOT IN is FALSE "
+          f"or NULL for every row" + (f"; did you mean {_code(suggestion)}?" if suggestion else ""),
           suggestion=suggestion)
 
 
@@ -493,9 +500,9 @@ def _not_in_subquery(c: _Collector, node: exp.Not, in_: exp.In, sources: SourceM
             return
         column = plan.output[still[0]].name
         c.add("not-in-nullable-subquery", node,
-              f"`{_short(c.text.of(node), 60)}` returns no rows if the subquery yields a NULL "
-              f"(its column `{column}` is nullable): NOT IN is then never TRUE; use NOT EXISTS, "
-              f"or filter `{column} IS NOT NULL` in the subquery")
+              f"{_code(_short(c.text.of(node), 60))} returns no rows if the subquery yields a NULL "
+              f"(its column {_code(column)} is nullable): NOT IN is then never TRUE; use NOT EXISTS, "
+              f"or filter {_code(column + ' IS NOT NULL')} in the subquery")
 
     ev.then(report)
 
@@ -531,7 +538,7 @@ def _count_never_null(c: _Collector, node: exp.Expression, sources: SourceMap,
     args = ", ".join(_short(c.text.of(a), 40) for a in _call_args(node)) or "..."
     why = "the WHERE lets no NULL through" if filtered else "it is never NULL"
     c.add("count-never-null", node,
-          f"`{_short(c.text.of(node), 60)}` counts the rows where {args} is not NULL, and "
+          f"{_code(_short(c.text.of(node), 60))} counts the rows where {args} is not NULL, and "
           f"{why}: the same as `count(*)`", severity=INFO, suggestion="count(*)")
 
 
@@ -607,10 +614,10 @@ def _clause(c: _Collector, what: str, cond_node: exp.Expression, consequence: st
 
     def report():
         if answer.value == "never":
-            c.add("never-true", cond_node, f"the {what} condition `{_short(c.text.of(cond_node), 60)}` "
+            c.add("never-true", cond_node, f"the {what} condition {_code(_short(c.text.of(cond_node), 60))} "
                                            f"is never TRUE: {consequence}")
         elif answer.value == "always":
-            c.add("always-true", cond_node, f"the {what} condition `{_short(c.text.of(cond_node), 60)}` "
+            c.add("always-true", cond_node, f"the {what} condition {_code(_short(c.text.of(cond_node), 60))} "
                                             f"is always TRUE: it removes no rows", severity=INFO)
 
     ev.then(report)
@@ -690,7 +697,7 @@ def _case_branches(c: _Collector, node: exp.Case, sources: SourceMap, ev: _Evalu
         for i, (answer, branch) in enumerate(zip(answers, ifs)):
             if answer.value == "never":
                 c.add("unreachable-branch", branch.this,
-                      f"this WHEN branch is never taken: `{_short(c.text.of(branch.this), 60)}` "
+                      f"this WHEN branch is never taken: {_code(_short(c.text.of(branch.this), 60))} "
                       f"is never TRUE")
             elif answer.value == "always":
                 later = [b.this for b in ifs[i + 1:]]
@@ -718,10 +725,10 @@ def _if_branches(c: _Collector, node: exp.If, sources: SourceMap, ev: _Evaluator
         cond = _short(c.text.of(node.this), 60) if answer.value else ""
         if answer.value == "never" and node.args.get("true") is not None:
             c.add("unreachable-branch", node.args["true"],
-                  f"this IF value is never used: the condition `{cond}` is never TRUE")
+                  f"this IF value is never used: the condition {_code(cond)} is never TRUE")
         elif answer.value == "always" and node.args.get("false") is not None:
             c.add("unreachable-branch", node.args["false"],
-                  f"this IF value is never used: the condition `{cond}` is always TRUE")
+                  f"this IF value is never used: the condition {_code(cond)} is always TRUE")
 
     ev.then(report)
 

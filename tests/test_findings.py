@@ -9,6 +9,7 @@ literals, and a Filter on a literal is pruned."""
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 from sparkfold.optimizer import findings as F
@@ -449,3 +450,28 @@ def test_claim_unreachable_branch_holds_on_spark(spark, tables):
     assert "unreachable-branch" in codes(sql)
     _, rows = run(spark, sql)
     assert ("never",) not in rows and rows
+
+
+QUOTED = [  # the same mistakes, their identifiers quoted as a client writing SQL quotes them
+    "SELECT `num` FROM `t` WHERE `num` = NULL",
+    "SELECT `s` FROM t WHERE `x` <> NULL",
+    "SELECT CASE `num` WHEN NULL THEN 1 END FROM t",
+    "SELECT `num` FROM t WHERE `num` NOT IN (1, NULL)",
+    "SELECT count(`num`) FROM t",
+    "SELECT `a`.`num` FROM t `a` LEFT JOIN u `b` ON `a`.`num` = `b`.`num` WHERE `b`.`y` > 1",
+]
+
+
+@pytest.mark.parametrize("sql", QUOTED)
+def test_messages_quote_quoted_identifiers_once(sql):
+    """A message quotes the user's SQL in backticks, as Markdown does: when the SQL holds
+    backticks itself, in double backticks and spaces (`` `num` = NULL ``), never a doubled
+    backtick glued to the identifier (``num` = NULL`)."""
+    findings = optimize(sql, S).findings
+    assert findings
+    for f in findings:
+        plain = f.message
+        for span in re.findall(r"`` (.+?) ``", f.message):
+            assert span.count("`") % 2 == 0, f.message  # the user's quoted identifiers, whole
+            plain = plain.replace(f"`` {span} ``", "")
+        assert "``" not in plain and plain.count("`") % 2 == 0, f.message
