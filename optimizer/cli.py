@@ -280,7 +280,11 @@ def optimize(sql, files, schema, exclude, conf, out, pretty, regenerate, quiet, 
     targets = plan_outputs(sources, folders, out)
     stats = _optimize_many(sources, targets, catalog, exclude, writing, (schema, conf), quiet, jobs)
     click.echo(f"{stats.line()} -> {out}")
-    if stats.errors:
+    if stats.errors:  # the other files were written: say which were not, and why, last
+        click.echo(f"sparkfold: {len(stats.errors)} of {len(sources)} files not written "
+                   f"(each has a statement that could not be analyzed):", err=True)
+        for error in stats.errors:
+            click.echo(f"  {error}", err=True)
         raise SystemExit(2)
 
 
@@ -363,8 +367,9 @@ def _catalog_hint(fn, schema):
 
 
 def optimized_statements(sources, catalog, exclude, hint: str | None):
-    """(statement, OptimizeResult) for every statement of every source; errors name the
-    source and the position in it, and an unknown table gets `hint`."""
+    """(statement, OptimizeResult or the error) for every statement of every source: a
+    statement that cannot be analyzed does not stop the others.  Errors name the source
+    and the position in it, and an unknown table gets `hint`."""
     from .api import optimize as run_optimize
 
     for source in sources:
@@ -375,9 +380,11 @@ def optimized_statements(sources, catalog, exclude, hint: str | None):
             try:
                 yield st, run_optimize(st.text, catalog, exclude=exclude)
             except UnknownTableError as e:
-                raise located(_with_hint(e, hint) if hint else e, st) from None
+                yield st, located(_with_hint(e, hint) if hint else e, st)
             except SparkfoldError as e:
-                raise located(e, st) from None
+                if e.exit_code != 2:
+                    raise  # a bug in sparkfold, not in the input
+                yield st, located(e, st)
 
 
 def _where(st: Statement):
@@ -518,6 +525,7 @@ def explain(sql, files, schema, exclude, conf, fmt, rule, color, output):
     rule = check_rules([rule], "--rule")[0] if rule else None
     use_color = _use_color(color) and fmt == "text" and output is None
     hint = _NO_SCHEMA if not schema else None
+    errors: list[SparkfoldError] = []  # statements that could not be analyzed: the rest go on
     if output is not None and any(s.rel is not None and Path(s.name).resolve() == output.resolve()
                                   for s in sources):
         raise InputError(f"writing {output} would overwrite an input; choose another --output")
@@ -527,8 +535,13 @@ def explain(sql, files, schema, exclude, conf, fmt, rule, color, output):
         docs = []
         for st, result in optimized_statements(sources, catalog, exclude, hint):
             line, column = position(st, 1, 1)
-            docs.append({"source": st.source.name, "statement": st.index, "offset": st.start,
-                         "line": line, "column": column, "explain": explain_dict(result, rule=rule)})
+            doc = {"source": st.source.name, "statement": st.index, "offset": st.start, "line": line,
+                   "column": column}
+            if isinstance(result, SparkfoldError):
+                errors.append(result)
+                docs.append(doc | {"error": result.message})
+            else:
+                docs.append(doc | {"explain": explain_dict(result, rule=rule)})
         # one shape for one statement or many; a statement's own positions (its findings')
         # count from its first character, at `line`/`column` (`offset`) in its source
         doc = {"format_version": FORMAT_VERSION, "statements": docs}
@@ -539,18 +552,36 @@ def explain(sql, files, schema, exclude, conf, fmt, rule, color, output):
         else:
             text = json.dumps(doc, indent=2)
         _emit(text, output)
+        _explain_errors(errors)
         return
-    items = [(st, result.explain(format=fmt, rule=rule, color=use_color, where=_where(st)))
-             for st, result in optimized_statements(sources, catalog, exclude, hint)]
+    items = []
+    for st, result in optimized_statements(sources, catalog, exclude, hint):
+        if isinstance(result, SparkfoldError):
+            errors.append(result)
+            items.append((st, f"error: {result.message}"))
+        else:
+            items.append((st, result.explain(format=fmt, rule=rule, color=use_color, where=_where(st))))
     if output is not None:
         parts = [(_header(i, st) + "\n" if len(items) > 1 else "") + text.rstrip("\n")
                  for i, (st, text) in enumerate(items)]
         _emit("\n".join(parts), output)
+        _explain_errors(errors)
         return
     for i, (st, text) in enumerate(items):
         if len(items) > 1:
             click.echo(_header(i, st))
         click.echo(text.rstrip("\n"), color=use_color)  # click strips ANSI codes unless told
+    if errors:
+        raise SystemExit(2)  # (each error is printed in its place above)
+
+
+def _explain_errors(errors: list[SparkfoldError]) -> None:
+    """The statements explain could not analyze, on stderr (their place in the page or
+    file says so too), and exit 2: bad input."""
+    for e in errors:
+        click.echo(f"sparkfold: error: {e.message}", err=True)
+    if errors:
+        raise SystemExit(2)
 
 
 def _emit(text: str, output: Path | None) -> None:

@@ -225,6 +225,13 @@ _SCRIPT = r"""
   }
 
   function drawStatement(doc) {
+    if (doc.error) {  // a statement that could not be analyzed: its error, where it is
+      var e = el("section", { cls: "statement", id: "statement-" + doc.statement });
+      e.appendChild(el("h2", {}, [document.createTextNode((doc.source || "statement") + ":" + doc.line),
+                                  el("span", { cls: "badge pass", text: "not analyzed" })]));
+      e.appendChild(el("p", { cls: "sev-error", text: "error: " + doc.error }));
+      return e;
+    }
     var d = doc.explain, s = el("section", { cls: "statement", id: "statement-" + doc.statement });
     var state = d.passthrough ? el("span", { cls: "badge pass", text: "passed through: " + d.passthrough })
       : d.changed ? el("span", { cls: "badge", text: (d.rewrites || []).length + " rewrites" })
@@ -261,9 +268,12 @@ def render_html(doc: dict, title: str = "sparkfold explain") -> str:
     (`{"format_version": ..., "statements": [...]}`)."""
     data = json.dumps(doc, default=str).replace("</", "<\\/").replace("<!--", "<\\!--")
     n = len(doc.get("statements", []))
-    rewritten = sum(1 for s in doc.get("statements", []) if s["explain"].get("changed"))
-    findings = sum(len(s["explain"].get("findings") or []) for s in doc.get("statements", []))
-    subtitle = f"{n} statement{'s' * (n != 1)}, {rewritten} rewritten, {findings} finding{'s' * (findings != 1)}"
+    explained = [s["explain"] for s in doc.get("statements", []) if "explain" in s]
+    rewritten = sum(1 for d in explained if d.get("changed"))
+    findings = sum(len(d.get("findings") or []) for d in explained)
+    failed = n - len(explained)
+    subtitle = f"{n} statement{'s' * (n != 1)}, {rewritten} rewritten, {findings} finding{'s' * (findings != 1)}" + \
+        (f", {failed} not analyzed" if failed else "")
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>

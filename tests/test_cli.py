@@ -596,3 +596,28 @@ def test_a_mistyped_conf_key_is_named_and_a_bad_value_is_an_error():
     assert proc.returncode == 0 and proc.stderr == ""
     proc = sparkfold("optimize", "SELECT 1", "--conf", "spark.sql.ansi.enabled=flase")  # read as false before
     assert proc.returncode == 2 and "expected true or false, got 'flase'" in proc.stderr
+
+
+def test_a_bad_file_in_a_folder_does_not_stop_the_others(schema, tmp_path):
+    """explain and optimize --out go on past a file they cannot analyze, say which one
+    and why at the end, and exit 2."""
+    folder = tmp_path / "q"
+    folder.mkdir()
+    (folder / "a.sql").write_text("SELECT num FROM t WHERE num = NULL")
+    (folder / "b.sql").write_text("SELECT nope FROM t")
+    (folder / "c.sql").write_text("SELECT num FROM t;\nSELECT x FROM t WHERE x > 1")
+    proc = sparkfold("explain", "-f", folder, "--schema", schema)
+    assert proc.returncode == 2
+    assert proc.stdout.count("==> ") == 4 and "error: " in proc.stdout and "unknown column `nope`" in proc.stdout
+    assert proc.stdout.index("c.sql, statement 2") > proc.stdout.index("b.sql")  # went on
+    proc = sparkfold("explain", "-f", folder, "--schema", schema, "--format", "json")
+    assert proc.returncode == 2
+    docs = json.loads(proc.stdout)["statements"]
+    assert [("error" in d, "explain" in d) for d in docs] == [(False, True), (True, False), (False, True),
+                                                             (False, True)]
+    out = tmp_path / "out"
+    proc = sparkfold("optimize", "-f", folder, "--schema", schema, "--out", out)
+    assert proc.returncode == 2
+    assert sorted(p.name for p in out.iterdir()) == ["a.sql", "c.sql"]
+    last = proc.stderr.strip().splitlines()[-2:]
+    assert last[0].startswith("sparkfold: 1 of 3 files not written") and "b.sql: unknown column `nope`" in last[1]

@@ -173,3 +173,22 @@ def test_output_never_overwrites_an_input(tmp_path):
                            "--format", "html", "-o", str(q)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "would overwrite an input" in proc.stderr
     assert q.read_text() == "SELECT 1"
+
+
+def test_a_bad_file_in_the_folder_is_drawn_as_its_error_and_the_rest_still_are(chromium, tmp_path):
+    """explain -f DIR goes on past a statement it cannot analyze: the page shows that
+    statement's error in its place, the others drawn as usual, and the exit code is 2."""
+    (tmp_path / "q").mkdir()
+    (tmp_path / "q" / "a.sql").write_text("SELECT num FROM t WHERE x = NULL")
+    (tmp_path / "q" / "b.sql").write_text("SELECT nope FROM t")
+    (tmp_path / "q" / "c.sql").write_text("SELECT s FROM u")
+    (tmp_path / "schema.json").write_text(json.dumps(SCHEMA))
+    out = tmp_path / "explain.html"
+    proc = subprocess.run([sys.executable, "-m", "sparkfold.optimizer.cli", "explain", "-f", "q", "--schema",
+                           "schema.json", "--format", "html", "-o", str(out)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "q/b.sql: unknown column `nope`" in proc.stderr, proc.stderr
+    dom = _browser(chromium, out, tmp_path / "profile", "--dump-dom").stdout
+    assert 'data-rendered="3"' in dom and "data-errors" not in dom, dom[:500]
+    assert "error: q/b.sql: unknown column `nope`" in dom and "1 not analyzed" in dom
+    assert dom.count('class="statement"') == 3
