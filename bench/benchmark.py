@@ -3,9 +3,9 @@
     python bench/benchmark.py                 # TPC-H, TPC-DS and the stress shapes
     python bench/benchmark.py --quick         # fewer runs, smaller stress sizes
     python bench/benchmark.py --no-spark      # skip Catalyst (no JVM needed)
-    python bench/benchmark.py --bench-dir PATH   # the corpus elsewhere (default ../shared/bench)
+    python bench/benchmark.py --bench-dir PATH   # the corpus elsewhere (default bench/corpus)
 
-For every query of ../shared/bench (TPC-H 22, TPC-DS 99) it times, with the median of
+For every query of bench/corpus (TPC-H 22, TPC-DS 99) it times, with the median of
 several runs:
 - sparkfold: `optimize(sql, catalog)`, the full pipeline (parse, analyze, every batch,
   SQL out, lints);
@@ -39,7 +39,7 @@ from collections import defaultdict
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-BENCH = os.environ.get("SPARKFOLD_BENCH", os.path.join(ROOT, "..", "shared", "bench"))
+BENCH = os.environ.get("SPARKFOLD_BENCH", os.path.join(ROOT, "bench", "corpus"))
 
 
 def corpus(name: str):
@@ -555,7 +555,7 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=8, help="threads sending the hooked queries (default 8)")
     ap.add_argument("--json", metavar="FILE", help="also write the numbers as JSON")
     ap.add_argument("--bench-dir", metavar="PATH", default=BENCH,
-                    help="the folder with tpch/ and tpcds/ (default ../shared/bench, or $SPARKFOLD_BENCH)")
+                    help="the folder with tpch/ and tpcds/ (default bench/corpus, or $SPARKFOLD_BENCH)")
     args = ap.parse_args(argv)
     runs = args.runs or (3 if args.quick else 5)
     missing = [c for c in (args.corpus or ["tpch", "tpcds"]) if not os.path.isdir(os.path.join(args.bench_dir, c))]

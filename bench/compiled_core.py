@@ -96,7 +96,7 @@ else:
 
 def _run(package_root: Path | None, what: str) -> dict:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    env.setdefault("SPARKFOLD_BENCH", str(ROOT.parent / "shared" / "bench"))
+    env.setdefault("SPARKFOLD_BENCH", str(ROOT / "bench" / "corpus"))
     out = subprocess.run([sys.executable, "-c", _RUN, str(ROOT), str(package_root or ""), what],
                          env=env, capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
     return json.loads(out.stdout.strip().splitlines()[-1])

@@ -1,7 +1,7 @@
 """sparkfold with and without sqlglot's compiled build (sqlglotc, the `fast` extra).
 
 Installs sqlglotc at the version of the sqlglot in use into a temporary folder (or takes
-one given with --site), then optimizes the TPC-DS queries (../shared/bench) in two
+one given with --site), then optimizes the TPC-DS queries (bench/corpus) in two
 processes, one per build, taking turns for --rounds rounds so that the load of a shared
 machine falls on both alike; prints each build's best total (parse alone, and the whole
 `optimize()`) and the ratio, and sqlglot's own pipeline in the same process

@@ -229,8 +229,6 @@ def test_sqlglotc_optimizes_the_tpc_queries_the_same(installed, compiled, tmp_pa
     sqlglotc (one process each)."""
     from tests import tpc
 
-    if not tpc.available():
-        pytest.skip("the TPC corpus (../shared/bench) is not here")
     args = ["-c", _TPC, str(ROOT)]
     pure, fast = _run(args, tmp_path, installed), _run(args, tmp_path, compiled)
     assert pure.returncode == 0 and fast.returncode == 0, pure.stderr[-2000:] + fast.stderr[-2000:]
@@ -284,8 +282,6 @@ def test_sqlglotc_reads_spans_only_for_trees_asked_and_keeps_none(compiled, tmp_
     not kept alive after it returns; runs in many threads place their findings alike."""
     from tests import tpc
 
-    if not tpc.available():
-        pytest.skip("the TPC corpus (../shared/bench) is not here")
     fast = _run(["-c", _SPANS, str(ROOT)], tmp_path, compiled)
     assert fast.returncode == 0, fast.stderr[-2000:]
     counts = json.loads(fast.stdout)
@@ -331,8 +327,6 @@ def test_sqlglotc_places_a_subtree_as_the_whole_tree_would(compiled, tmp_path):
     so those are the ones a subtree alone would get wrong)."""
     from tests import tpc
 
-    if not tpc.available():
-        pytest.skip("the TPC corpus (../shared/bench) is not here")
     run = _run(["-c", _PLACED_IN_ANY_ORDER, str(ROOT)], tmp_path, compiled)
     assert run.returncode == 0, run.stderr[-2000:]
     out = json.loads(run.stdout)

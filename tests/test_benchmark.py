@@ -17,7 +17,6 @@ ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "bench" / "benchmark.py"
 
 
-@pytest.mark.skipif(not tpc.available(), reason="../shared/bench is not there")
 def test_benchmark_reports_each_query_and_the_ratios(tmp_path):
     out = tmp_path / "bench.json"
     run = subprocess.run([sys.executable, str(SCRIPT), "--quick", "--runs", "1", "--no-spark", "--no-stress",

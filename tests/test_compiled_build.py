@@ -20,8 +20,6 @@ from tests import tpc
 
 ROOT = Path(__file__).resolve().parent.parent
 
-pytestmark = pytest.mark.skipif(not tpc.available(), reason="../shared/bench is not there")
-
 # the modules that must come compiled (one per compiled folder)
 _COMPILED = ["sparkfold.plans.ir.tree", "sparkfold.plans.ir.expressions", "sparkfold.rules.base",
              "sparkfold.plans.sql_in.analyzer", "sparkfold.plans.sql_out.to_sql", "sparkfold.optimizer.splice"]

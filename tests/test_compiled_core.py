@@ -16,7 +16,6 @@ from tests import tpc
 
 ROOT = Path(__file__).resolve().parent.parent
 
-pytestmark = pytest.mark.skipif(not tpc.available(), reason="../shared/bench is not there")
 
 
 def _bench():

@@ -159,9 +159,7 @@ def test_counted_part_by_part_as_if_substituted_whole(monkeypatch):
         return whole
 
     monkeypatch.setattr(V, "_substituted_errors", checked)
-    runs = []
-    if tpc.available():
-        runs += [(Catalog.from_mapping(tpc.schema("tpcds")), [q for _, q in tpc.queries("tpcds")])]
+    runs = [(Catalog.from_mapping(tpc.schema("tpcds")), [q for _, q in tpc.queries("tpcds")])]
     for seed in range(1, 6):
         world = make_world(seed)
         runs += [(world.catalog, [q for q, _ in random_queries(world, seed, 200)])]

@@ -59,13 +59,13 @@ def test_corrections_around_the_stock_parser_give_the_subclass_trees(sql):
     assert [_shape(t) for t in ours] == [_shape(t) for t in theirs]
 
 
-TPC = [q for _, q in tpc.queries("tpch") + tpc.queries("tpcds")] if tpc.available() else []
+TPC = [q for _, q in tpc.queries("tpch") + tpc.queries("tpcds")]
 
 
 def test_text_parsed_unplaced_gives_the_same_trees_without_spans():
     """The splice reads its result back with `placed=False` (no spans recorded): the
     grammar must be the very same, or a read-back would check another query."""
-    assert len(QUERIES + TPC) > 100 or not tpc.available()
+    assert len(QUERIES + TPC) > 100
     for sql in QUERIES + TPC:
         placed, unplaced = parse_query(sql), parse_query(sql, placed=False)
         assert to_sql(unplaced) == to_sql(placed)

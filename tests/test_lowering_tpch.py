@@ -1,4 +1,4 @@
-"""The whole TPC-H corpus (../shared/bench/tpch) lowered with to_pyspark_code(): the
+"""The whole TPC-H corpus (bench/corpus/tpch) lowered with to_pyspark_code(): the
 program runs and returns what Spark returns for the original query, over empty tables
 and over small random tables whose values come from the queries' own literals (so joins
 and filters keep rows), with some NULLs."""
@@ -17,9 +17,7 @@ from sparkfold.plans.pyspark.to_pyspark import run_code, to_pyspark_code
 
 from tests.test_verify import fast_small_jobs  # noqa: F401  (module fixture)
 
-TPCH = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "bench", "tpch")
-HAVE_TPCH = os.path.isdir(TPCH)
-pytestmark = pytest.mark.skipif(not HAVE_TPCH, reason="../shared/bench/tpch is not there")
+TPCH = os.path.join(os.path.dirname(__file__), "..", "bench", "corpus", "tpch")
 
 
 def _load():
@@ -30,7 +28,7 @@ def _load():
     return schema, queries
 
 
-SCHEMA, QUERIES = _load() if HAVE_TPCH else ({}, {})
+SCHEMA, QUERIES = _load()
 
 
 NATIONS = [(0, "FRANCE", 0), (1, "GERMANY", 0), (2, "BRAZIL", 1), (3, "CANADA", 1), (4, "SAUDI ARABIA", 4)]

@@ -56,9 +56,8 @@ def corpus() -> list[tuple[str, str, object]]:
     """(name, sql, catalog) with one shared Catalog object per schema."""
     std = Catalog.from_mapping(STANDARD_SCHEMA)
     out = [(f"std/{i}", q, std) for i, q in enumerate(STANDARD)]
-    if tpc.available():
-        tpch = Catalog.from_mapping(tpc.schema("tpch"))
-        out += [(name, q, tpch) for name, q in tpc.queries("tpch")]
+    tpch = Catalog.from_mapping(tpc.schema("tpch"))
+    out += [(name, q, tpch) for name, q in tpc.queries("tpch")]
     return out
 
 
@@ -76,7 +75,7 @@ def signature(r) -> tuple:
 @pytest.fixture(scope="module")
 def queries():
     qs = corpus()
-    assert len(qs) >= 45 if tpc.available() else len(qs) >= 25
+    assert len(qs) >= 45
     return qs
 
 

@@ -10,10 +10,9 @@ from sparkfold.optimizer import optimize
 from tests import tpc
 from tests.spark_check import schema_of
 
-pytestmark = pytest.mark.skipif(not tpc.available(), reason="../shared/bench is not present")
 
-ALL = (tpc.queries("tpch") + tpc.queries("tpcds")) if tpc.available() else []
-TPCH = tpc.queries("tpch") if tpc.available() else []
+ALL = tpc.queries("tpch") + tpc.queries("tpcds")
+TPCH = tpc.queries("tpch")
 
 
 @pytest.mark.parametrize("name,sql", ALL, ids=[n for n, _ in ALL])

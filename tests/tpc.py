@@ -1,4 +1,5 @@
-"""The TPC-H / TPC-DS corpus of ../shared/bench, and small random data for it."""
+"""The TPC-H / TPC-DS corpus (bench/corpus, carried by the repository; SPARKFOLD_BENCH points
+elsewhere), and small random data for it."""
 
 from __future__ import annotations
 
@@ -9,11 +10,7 @@ import random
 import re
 
 BENCH = os.environ.get("SPARKFOLD_BENCH", os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), "..", "shared", "bench"))
-
-
-def available() -> bool:
-    return os.path.isdir(os.path.join(BENCH, "tpch"))
+    os.path.abspath(__file__))), "bench", "corpus"))
 
 
 def schema(corpus: str) -> dict:
