@@ -3,7 +3,8 @@
 - The wheel carries `sparkfold-autohook.pth` at the top of site-packages, so that
   `SPARKFOLD=on` (or `lint`) arms sparkfold in every Python process of the environment
   (see `sparkfold.optimizer.autohook`).  Its one line costs a look at the environment
-  variable when it is unset.
+  variable when it is unset.  An editable install (`pip install -e .`, PEP 660) carries
+  it too: setuptools writes such a wheel from a folder of its own, where it is put.
 - `SPARKFOLD_COMPILE=1 pip install .` builds the compiled core: the IR, the rules, and the
   SQL reader and writer compiled with mypyc (a C compiler is needed; mypy, which brings
   mypyc, is fetched for the build).  The node classes are written out in a copy first
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
+from setuptools.command.editable_wheel import editable_wheel
 
 HERE = Path(__file__).resolve().parent
 PTH = "sparkfold-autohook.pth"
@@ -45,6 +47,18 @@ class BuildWithPth(build_py):
 
     def get_output_mapping(self):
         return {**super().get_output_mapping(), str(Path(self.build_lib) / PTH): str(SOURCE)}
+
+
+class EditableWithPth(editable_wheel):
+    """`pip install -e .`: setuptools writes the editable wheel from an unpacked folder
+    (`_run_build_commands` fills it, setuptools 64 to 84 at least); the .pth goes there,
+    at the wheel's top, beside setuptools' own `__editable__` one (which sorts first, so
+    the package is importable when ours runs).  tests/test_runner.py builds one."""
+
+    def _run_build_commands(self, dist_name, unpacked_wheel, build_lib, tmp_dir):
+        out = super()._run_build_commands(dist_name, unpacked_wheel, build_lib, tmp_dir)
+        shutil.copyfile(SOURCE, Path(unpacked_wheel) / PTH)
+        return out
 
 
 def compiled_extensions():
@@ -80,6 +94,6 @@ def compiled_extensions():
                     opt_level="3", target_dir=str(stage / "build"))
 
 
-setup(cmdclass={"build_py": BuildWithPth},
+setup(cmdclass={"build_py": BuildWithPth, "editable_wheel": EditableWithPth},
       ext_modules=compiled_extensions() if COMPILE else [],
       setup_requires=COMPILE_REQUIRES if COMPILE else [])

@@ -6,8 +6,7 @@ The public names are imported on first use, so that importing a module of this p
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing at start-up)
 if TYPE_CHECKING:
     from .api import OptimizeResult, optimize
     from .errors import SparkfoldError

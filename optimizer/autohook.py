@@ -4,15 +4,15 @@ Installing sparkfold puts a one-line `sparkfold-autohook.pth` in site-packages: 
 Python process of that environment started with the environment variable `SPARKFOLD`
 set calls `activate()` (through `from_site()`) as it starts.  `sparkfold run -- CMD
 ARGS...` runs a command (`dbt run`, a script, a notebook server) with `SPARKFOLD` set
-and a `sitecustomize` on `PYTHONPATH` that does the same, which also reaches an
-environment where sparkfold was installed in development mode (`pip install -e`, which
-installs no .pth of ours), and prints a summary when the command ends.  `SPARKFOLD=on`
+and a `sitecustomize` on `PYTHONPATH` that does the same (an editable install, `pip
+install -e`, carries the `.pth` too), and prints a summary when the command ends.  `SPARKFOLD=on`
 optimizes every `spark.sql` query of every SparkSession, classic or Spark Connect;
 `SPARKFOLD=lint` reports what it finds and sends each query as written; `off` or unset
 does nothing.  In a program or a notebook, `activate()` does the same for the process.
 
-Nothing is imported before PySpark is: `activate()` waits for PySpark's session modules
-to be imported and then wraps `SparkSession.sql` (class-wide, so sessions created by
+Nothing is imported before PySpark is: `activate()` (this module alone, the standard
+library's import machinery and nothing of the optimizer) waits for PySpark's session
+modules to be imported and then wraps `SparkSession.sql` (class-wide, so sessions created by
 dbt, ibis or any library are covered).  Each session gets a `SqlHook` of its own, with
 the schemas and settings (ANSI mode) read from the session; findings are logged at
 WARNING on the `sparkfold` logger, rewrites at INFO, and a process started by
@@ -21,19 +21,24 @@ WARNING on the `sparkfold` logger, rewrites at INFO, and a process started by
 
 from __future__ import annotations
 
+# Every Python start of an environment with SPARKFOLD set imports this module: it reads
+# only modules that Python's start-up has loaded already or that cost next to nothing
+# (json and logging are imported where they are used; the finder and loader below are
+# plain classes, since importlib.abc would load importlib.resources).
 import atexit
 import functools
-import importlib.abc
 import importlib.machinery
-import json
-import logging
 import os
 import sys
 import threading
 import weakref
-from typing import Any, Callable
 
-from .hooks import QueryRecord, SqlHook
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing at start-up)
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+    # (imported by the first query: a process that never runs one pays nothing)
+    from .hooks import QueryRecord, SqlHook
 
 MODES = ("on", "lint", "off")
 _SESSION_MODULES = ("pyspark.sql.session", "pyspark.sql.connect.session")
@@ -41,7 +46,6 @@ _PATCHED = "_sparkfold_original_sql"
 _lock = threading.Lock()
 _hooks: "weakref.WeakKeyDictionary[Any, SqlHook]" = weakref.WeakKeyDictionary()
 _active: str | None = None
-log = logging.getLogger("sparkfold")
 
 
 def mode(value: str | None = None) -> str:
@@ -53,7 +57,10 @@ def mode(value: str | None = None) -> str:
     if text in ("1", "true", "yes"):
         return "on"
     if text not in MODES:
-        log.warning("SPARKFOLD=%s is not one of on, lint, off: sparkfold stays off", text)
+        import logging
+
+        logging.getLogger("sparkfold").warning("SPARKFOLD=%s is not one of on, lint, off: sparkfold stays off",
+                                               text)
         return "off"
     return text
 
@@ -113,6 +120,8 @@ def hooks() -> list[SqlHook]:
 def _hook(session: Any, original) -> SqlHook:
     hook = _hooks.get(session)
     if hook is None:
+        from .hooks import SqlHook
+
         with _lock:
             hook = _hooks.get(session)
             if hook is None:
@@ -136,7 +145,7 @@ def _patch(cls: Any) -> None:
     cls.sql = sql
 
 
-class _SessionFinder(importlib.abc.MetaPathFinder):
+class _SessionFinder:  # an importlib.abc.MetaPathFinder
     """Finds PySpark's session modules with the other finders and patches them once loaded."""
 
     def find_spec(self, fullname, path, target=None):
@@ -145,11 +154,11 @@ class _SessionFinder(importlib.abc.MetaPathFinder):
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is None or spec.loader is None:
             return None
-        spec.loader = _PatchingLoader(spec.loader)
+        spec.loader = _PatchingLoader(spec.loader)  # type: ignore[assignment]  # a Loader by its methods
         return spec
 
 
-class _PatchingLoader(importlib.abc.Loader):
+class _PatchingLoader:  # an importlib.abc.Loader
     def __init__(self, loader):
         self.loader = loader
 
@@ -176,6 +185,8 @@ def _write_report() -> None:
     path = os.environ.get("SPARKFOLD_REPORT")
     if not path or not hooks():
         return
+    import json
+
     try:
         with open(path, "a", encoding="utf-8") as f:
             f.write(json.dumps({"pid": os.getpid(), "mode": _active, **counts()}) + "\n")
@@ -199,6 +210,8 @@ def chain_sitecustomize(ours: str) -> None:
 
 def summary(lines: list[str]) -> str:
     """The runner's closing line, from the processes' report lines."""
+    import json
+
     totals = {"queries": 0, "rewritten": 0, "findings": 0, "errors": 0}
     processes = 0
     lint = False

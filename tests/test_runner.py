@@ -165,3 +165,43 @@ def test_a_report_that_cannot_be_written_is_said(monkeypatch, tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("sparkfold: could not add this process's counts to the run's summary")
     assert str(tmp_path) in err
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_this_environment_arms_at_start_up_and_loads_nothing_of_the_optimizer():
+    """The test run's environment is installed as the README says (`pip install -e`, an
+    editable install): with SPARKFOLD=on, every Python start of it arms sparkfold (the
+    `.pth` line is there, editable or not), and a process that never imports PySpark
+    loads the autohook and a few small modules of the standard library, nothing else (no
+    sqlglot, none of the optimizer): starting Python stays as fast."""
+    probe = "import sys, json; print(json.dumps(sorted(sys.modules)))"
+    clean = {k: v for k, v in os.environ.items() if k not in ("SPARKFOLD", "SPARKFOLD_REPORT", "PYTHONPATH")}
+    loaded = {}
+    for value in ("on", None):
+        env = clean | ({"SPARKFOLD": value} if value else {})
+        proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        loaded[value] = set(json.loads(proc.stdout))
+    added = loaded["on"] - loaded[None]
+    assert "sparkfold.optimizer.autohook" in added, "SPARKFOLD=on did not arm: no sparkfold-autohook.pth here"
+    assert added <= {"sparkfold", "sparkfold.optimizer", "sparkfold.optimizer.autohook", "threading",
+                     "weakref", "_weakrefset", "atexit"}, sorted(added)
+
+
+def test_the_runner_says_nothing_in_sparks_python_workers(tmp_path):
+    """`sparkfold run` puts its sitecustomize on PYTHONPATH, which Spark's Python workers
+    (`python -m pyspark.daemon`) inherit: a Python without sparkfold says it is not
+    installed in the user's processes, never in those workers."""
+    bare = os.path.join(sys.base_prefix, "bin", "python3")  # a Python without sparkfold
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env.update({"PYTHONPATH": os.path.join(ROOT, "optimizer", "_boot"), "SPARKFOLD": "on",
+                "SPARKFOLD_REPORT": str(tmp_path / "report.jsonl")})
+    probe = subprocess.run([bare, "-c", "import sparkfold"], env={**env, "PYTHONPATH": ""}, capture_output=True)
+    if probe.returncode == 0:
+        pytest.skip(f"{bare} has sparkfold installed: no Python without it here")
+    user = subprocess.run([bare, "-c", "pass"], env=env, capture_output=True, text=True, timeout=60)
+    assert "sparkfold: not installed for" in user.stderr
+    worker = subprocess.run([bare, "-m", "pyspark.daemon"], env=env, capture_output=True, text=True, timeout=60)
+    assert "sparkfold" not in worker.stderr, worker.stderr
