@@ -16,8 +16,7 @@ level are its subpackages (this file is the package's own, mapped by pyproject.t
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing at start-up)
 if TYPE_CHECKING:
     from .optimizer.api import OptimizeResult, optimize
     from .plans.ir.errors import SparkfoldError
