@@ -28,7 +28,9 @@ from .sources import (
     check_rules,
     finding_lines,
     gather,
+    split_arguments,
     load_catalog,
+    error_text,
     located,
     parse_conf,
     parse_table_spec,
@@ -186,10 +188,13 @@ _SCHEMA_HELP = ('Table schemas (repeatable): FILE.json, {"table": {"column": "ty
                 'Connect URL, sc://HOST:PORT: its tables and session settings.')
 
 
+_INPUTS = "[SQL | FILE | DIR]..."
+
+
 def input_options(fn):
-    """SQL / -f / stdin, --schema, --exclude-rule, --debug."""
+    """SQL, files and folders (arguments or -f) / stdin, --schema, --exclude-rule, --debug."""
     for deco in reversed([
-        click.argument("sql", required=False, metavar="[SQL]"),
+        click.argument("args", nargs=-1, metavar=_INPUTS),
         click.option("-f", "--file", "files", multiple=True,
                      type=click.Path(exists=True, allow_dash=True, path_type=Path),
                      help="A SQL file, or a folder of .sql files (repeatable); - for standard input."),
@@ -237,15 +242,17 @@ def cli():
 Examples:
   sparkfold optimize "SELECT count(DISTINCT (num = NULL)) FROM t" --schema schema.json
   echo "SELECT * FROM t WHERE num = NULL" | sparkfold optimize --schema schema.json
-  sparkfold optimize -f q1.sql -f q2.sql --schema schema.json --out optimized/
-  sparkfold optimize -f queries/ --schema schema.json --out optimized/ --pretty
+  sparkfold optimize q.sql --schema schema.json -o q.optimized.sql
+  sparkfold optimize q1.sql q2.sql --schema schema.json -o optimized/
+  sparkfold optimize queries/ --schema schema.json -o optimized/ --pretty
 
 A file may hold several statements separated by semicolons; statements that are not
 queries, and queries with the comment /* sparkfold:off */, are kept as they are.""")
 @input_options
-@click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
-              help="Write the optimized files here, under their relative names (needed for "
-                   "several files or a folder). Inputs are never overwritten.")
+@click.option("-o", "--output", "--out", "out", type=click.Path(), metavar="PATH",
+              help="Write the optimized SQL to this file; for several files or a folder (or a PATH "
+                   "ending in /, or an existing folder) write them under it, by their relative names. "
+                   "Inputs are never overwritten.")
 @click.option("--pretty", is_flag=True,
               help="Lay out a query written whole (--regenerate, or where your text cannot take "
                    "the rewrites in place) over several lines.")
@@ -255,28 +262,40 @@ queries, and queries with the comment /* sparkfold:off */, are kept as they are.
 @click.option("-q", "--quiet", is_flag=True, help="Do not print findings (likely mistakes) on stderr.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N",
               help="Processes optimizing files at once (default: one per core).")
-def optimize(sql, files, schema, exclude, conf, out, pretty, regenerate, quiet, jobs):
-    """Print the optimized SQL (or write optimized files to --out DIR).
+def optimize(args, files, schema, exclude, conf, out, pretty, regenerate, quiet, jobs):
+    """Print the optimized SQL (or write it to -o FILE, or optimized files to -o DIR).
 
-    SQL comes from the argument, from -f FILE or folder, or from standard input.
-    Queries no rule changes are written back exactly as they were; a rewritten query
-    is your text with just the rewrites applied (CTEs, layout, comments kept), checked
-    to read back as the optimized plan, or else written whole from that plan."""
-    sources, folders = gather(sql, files)
+    SQL comes from the arguments (SQL text, or files and folders of .sql files), from -f,
+    or from standard input.  Queries no rule changes are written back exactly as they
+    were; a rewritten query is your text with just the rewrites applied (CTEs, layout,
+    comments kept), checked to read back as the optimized plan, or else written whole
+    from that plan."""
+    sql, paths = split_arguments(args)
+    sources, folders = gather(sql, paths + files)
     catalog = load_catalog(schema, conf)
     exclude = check_rules(exclude, "--exclude-rule")
     writing = {"pretty": pretty, "keep_layout": not regenerate}
     if out is None and (len(sources) > 1 or folders):
-        raise click.UsageError("several input files: give --out DIR to write the optimized files "
+        raise click.UsageError("several input files: give -o DIR to write the optimized files "
                                "(sparkfold never overwrites its input)")
-    if out is None:
+    one_file = len(sources) == 1 and not folders and (out is None or not (out.endswith(("/", os.sep))
+                                                                          or Path(out).is_dir()))
+    if one_file:
         stats = Stats(files=1)
         text = _catalog_hint(lambda: optimize_source(sources[0], catalog, exclude, writing, stats), schema)
-        click.echo(text if text.endswith("\n") else text + "\n", nl=False)
+        text = text if text.endswith("\n") else text + "\n"
+        if out is None:
+            click.echo(text, nl=False)
+        else:
+            _refuse_overwriting(sources, Path(out))
+            write_output(Path(out), text)
         if not quiet:
             for note in stats.notes:
                 click.echo(note, err=True)
+        if out is not None:
+            click.echo(f"{stats.line()} -> {out}")
         return
+    out = Path(out)
     targets = plan_outputs(sources, folders, out)
     stats = _optimize_many(sources, targets, catalog, exclude, writing, (schema, conf), quiet, jobs)
     click.echo(f"{stats.line()} -> {out}")
@@ -284,7 +303,7 @@ def optimize(sql, files, schema, exclude, conf, out, pretty, regenerate, quiet, 
         click.echo(f"sparkfold: {len(stats.errors)} of {len(sources)} files not written "
                    f"(each has a statement that could not be analyzed):", err=True)
         for error in stats.errors:
-            click.echo(f"  {error}", err=True)
+            click.echo(f"  {error.splitlines()[0]}", err=True)
         raise SystemExit(2)
 
 
@@ -309,7 +328,7 @@ def _optimize_many(sources, targets, catalog, exclude, writing, schema_conf, qui
             stats.merge(part)
             if error is not None:
                 stats.errors.append(error)
-                progress.console.print(f"sparkfold: error: {error}", markup=False, soft_wrap=True)
+                progress.console.print(error, markup=False, soft_wrap=True, highlight=False)
             else:
                 write_output(target, text)
                 for note in part.notes if not quiet else ():
@@ -345,7 +364,7 @@ def _optimize_file(item) -> tuple[str | None, str | None, Stats]:
     except SparkfoldError as e:
         if e.exit_code != 2:
             raise
-        return None, e.message, part
+        return None, error_text(e), part
     return text, None, part
 
 
@@ -404,35 +423,44 @@ def _header(i: int, st: Statement) -> str:
 
 @cli.command(epilog="""\b
 Examples:
-  sparkfold lint -f queries/ --schema schema.json
-  sparkfold lint -f queries/ --schema schema.json --fail-on warning --format github
-  sparkfold lint -f queries/ --schema schema.json --format sarif > sparkfold.sarif
+  sparkfold lint queries/ --schema schema.json
+  sparkfold lint "SELECT * FROM t WHERE num = NULL" --schema schema.json
+  sparkfold lint queries/ --schema schema.json --fail-on warning --format github
+  sparkfold lint queries/ --schema schema.json --format sarif -o sparkfold.sarif
   git ls-files '*.sql' | xargs sparkfold lint --schema schema.json   # (files as arguments)
 
 \b
 Exit codes: 0 nothing at or above --fail-on, 1 a finding at or above it,
 2 a statement could not be analyzed (its position is reported; the rest is linted).""")
-@click.argument("paths", nargs=-1, type=click.Path(exists=True, allow_dash=True, path_type=Path))
+@click.argument("args", nargs=-1, metavar=_INPUTS)
 @click.option("-f", "--file", "files", multiple=True,
               type=click.Path(exists=True, allow_dash=True, path_type=Path),
               help="A SQL file, or a folder of .sql files (repeatable); - for standard input.")
-@click.option("--sql", "sql", metavar="TEXT", help="Lint this SQL text instead of files.")
+@click.option("--sql", "sql", metavar="TEXT", help="Lint this SQL text (as an argument does).")
 @click.option("--schema", type=str, metavar="FILE|URL", multiple=True, help=_SCHEMA_HELP)
 @lint_options
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Write the report to FILE instead of standard output.")
 @click.option("-q", "--quiet", is_flag=True, help="No summary line on stderr.")
 @debug_option
-def lint(paths, files, sql, schema, exclude, conf, fail_on, fmt, quiet):
+def lint(args, files, sql, schema, exclude, conf, fail_on, fmt, output, quiet):
     """Report likely mistakes in Spark SQL (findings only; nothing is rewritten).
 
-    PATHS are SQL files or folders of .sql files (- for standard input); with none,
-    SQL is read from standard input."""
+    The arguments are SQL files or folders of .sql files (- for standard input), or SQL
+    text; with none, SQL is read from standard input."""
     from .lint import exit_code, lint_sources, render, summary
 
-    sources, _ = gather(sql, tuple(paths) + tuple(files))
+    sql, paths = split_arguments(args, sql)
+    sources, _ = gather(sql, paths + tuple(files))
     catalog = load_catalog(schema, conf)
     exclude = check_rules(exclude, "--exclude-rule")
     records = list(lint_sources(sources, catalog, exclude))
-    click.echo(render(records, fmt, _version()), nl=False)
+    _refuse_overwriting(sources, output)
+    text = render(records, fmt, _version())
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        write_output(output, text)
     if not quiet:
         n = sum(len(statements(s)) for s in sources)
         click.echo(f"sparkfold: {summary(records, n)}", err=True)
@@ -516,19 +544,18 @@ Examples:
 @click.option("--color/--no-color", default=None, help="Color the text (default: on a terminal).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Write to FILE instead of standard output.")
-def explain(sql, files, schema, exclude, conf, fmt, rule, color, output):
+def explain(args, files, schema, exclude, conf, fmt, rule, color, output):
     """Show how a query is optimized: the plans, every rewrite (rule, batch, before and
     after), the optimized SQL and the findings (likely mistakes, such as `a = NULL`)."""
-    sources, _ = gather(sql, files)
+    sql, paths = split_arguments(args)
+    sources, _ = gather(sql, paths + files)
     catalog = load_catalog(schema, conf)
     exclude = check_rules(exclude, "--exclude-rule")
     rule = check_rules([rule], "--rule")[0] if rule else None
     use_color = _use_color(color) and fmt == "text" and output is None
     hint = _NO_SCHEMA if not schema else None
     errors: list[SparkfoldError] = []  # statements that could not be analyzed: the rest go on
-    if output is not None and any(s.rel is not None and Path(s.name).resolve() == output.resolve()
-                                  for s in sources):
-        raise InputError(f"writing {output} would overwrite an input; choose another --output")
+    _refuse_overwriting(sources, output)
     if fmt in ("json", "html"):
         from .explain import FORMAT_VERSION, explain_dict
 
@@ -539,7 +566,7 @@ def explain(sql, files, schema, exclude, conf, fmt, rule, color, output):
                    "column": column}
             if isinstance(result, SparkfoldError):
                 errors.append(result)
-                docs.append(doc | {"error": result.message})
+                docs.append(doc | {"error": error_text(result).splitlines()[0]})
             else:
                 docs.append(doc | {"explain": explain_dict(result, rule=rule)})
         # one shape for one statement or many; a statement's own positions (its findings')
@@ -558,7 +585,7 @@ def explain(sql, files, schema, exclude, conf, fmt, rule, color, output):
     for st, result in optimized_statements(sources, catalog, exclude, hint):
         if isinstance(result, SparkfoldError):
             errors.append(result)
-            items.append((st, f"error: {result.message}"))
+            items.append((st, error_text(result)))
         else:
             items.append((st, result.explain(format=fmt, rule=rule, color=use_color, where=_where(st))))
     if output is not None:
@@ -579,9 +606,16 @@ def _explain_errors(errors: list[SparkfoldError]) -> None:
     """The statements explain could not analyze, on stderr (their place in the page or
     file says so too), and exit 2: bad input."""
     for e in errors:
-        click.echo(f"sparkfold: error: {e.message}", err=True)
+        click.echo(error_text(e), err=True)
     if errors:
         raise SystemExit(2)
+
+
+def _refuse_overwriting(sources, output: Path | None) -> None:
+    """-o FILE must not be one of the inputs: sparkfold never overwrites what it reads."""
+    if output is not None and any(s.rel is not None and Path(s.name).resolve() == output.resolve()
+                                  for s in sources):
+        raise InputError(f"writing {output} would overwrite an input; choose another -o")
 
 
 def _emit(text: str, output: Path | None) -> None:
@@ -609,7 +643,7 @@ Exit code 1 when a query's optimized form gives a different result.""")
 @click.option("--remote", metavar="sc://HOST:PORT", help="Use a Spark Connect server instead.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
-def verify(sql, files, schema, exclude, conf, tables, master, remote, fmt):
+def verify(args, files, schema, exclude, conf, tables, master, remote, fmt):
     """Run each query as written and as optimized on Spark, and compare the results
     (schemas, then rows: Spark's equality, NULL matching NULL, NaN matching NaN)."""
     if master and remote:
@@ -618,7 +652,8 @@ def verify(sql, files, schema, exclude, conf, tables, master, remote, fmt):
     from ..plans.sql_in.parse import parse_query
     from .api import optimize as run_optimize
 
-    sources, _ = gather(sql, files)
+    sql, paths = split_arguments(args)
+    sources, _ = gather(sql, paths + files)
     exclude = check_rules(exclude, "--exclude-rule")
     specs = [parse_table_spec(t) for t in tables]
     file_catalog = load_catalog(schema, conf) if schema else None
@@ -658,12 +693,11 @@ def verify(sql, files, schema, exclude, conf, tables, master, remote, fmt):
         finally:
             stop_session(spark)
     errors.sort(key=lambda item: (sources.index(item[0].source), item[0].index))
-    statement_messages = [located(e, st).message for st, e in errors]
-    messages = facts + statement_messages
+    statement_messages = [error_text(located(e, st)) for st, e in errors]
     if fmt == "json":
         docs = [{"source": st.source.name, "statement": st.index, **r.to_dict()} for st, r in reports]
         bad = [{"source": None, "statement": None, "message": m} for m in facts] + \
-              [{"source": st.source.name, "statement": st.index, "message": m}
+              [{"source": st.source.name, "statement": st.index, "message": m.splitlines()[0]}
                for (st, _), m in zip(errors, statement_messages)]
         click.echo(json.dumps({"format_version": 1, "statements": docs, "errors": bad}, indent=2, default=str))
     else:
@@ -671,8 +705,10 @@ def verify(sql, files, schema, exclude, conf, tables, master, remote, fmt):
             if len(reports) + len(errors) > 1:
                 click.echo(_header(i, st))
             click.echo(report.to_text().rstrip("\n"))
-    for m in messages:
+    for m in facts:
         click.echo(f"sparkfold: error: {m}", err=True)
+    for m in statement_messages:
+        click.echo(m, err=True)
     if not all(r.equal for _, r in reports):
         raise SystemExit(1)  # a difference first: it is what verify is for
     if errors or facts:
@@ -802,7 +838,7 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(e, InternalError):
             _internal(e.message)
         else:
-            click.echo(f"sparkfold: error: {e.message}", err=True)
+            click.echo(error_text(e), err=True)
         return e.exit_code
     except Exception as e:  # a bug
         if run.debug:

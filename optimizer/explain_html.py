@@ -229,7 +229,7 @@ _SCRIPT = r"""
       var e = el("section", { cls: "statement", id: "statement-" + doc.statement });
       e.appendChild(el("h2", {}, [document.createTextNode((doc.source || "statement") + ":" + doc.line),
                                   el("span", { cls: "badge pass", text: "not analyzed" })]));
-      e.appendChild(el("p", { cls: "sev-error", text: "error: " + doc.error }));
+      e.appendChild(el("p", { cls: "sev-error", text: doc.error }));
       return e;
     }
     var d = doc.explain, s = el("section", { cls: "statement", id: "statement-" + doc.statement });

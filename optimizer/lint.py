@@ -18,13 +18,12 @@ when a finding is at or above `--fail-on`, else 0.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, Iterable, Iterator
 
-from ..plans.ir.errors import ParseError, SparkfoldError
+from ..plans.ir.errors import SparkfoldError
 from ..plans.ir.records import as_dict, record
 from .severities import ERROR, INFO, WARNING
-from .sources import Source, Statement, position, statements
+from .sources import Source, Statement, caret_lines, in_statement, located, position, statements
 
 SEVERITIES = (INFO, WARNING, ERROR)
 FORMATS = ("text", "jsonl", "github", "sarif")
@@ -73,21 +72,13 @@ def lint_sources(sources: Iterable[Source], catalog, exclude=()) -> Iterator[Rec
                              f.snippet, f.suggestion)
 
 
-_WHERE = re.compile(r" \(line (\d+), column (\d+)\)")
-
-
 def _input_error(st: Statement, e: SparkfoldError) -> Record:
-    """The error at its position in the source (syntax errors and unknown columns say
-    where in the statement they are), or at the statement's start."""
-    line, col, message = 1, 1, e.message
-    if isinstance(e, ParseError) and e.line is not None:
-        line, col = e.line, e.column or 1
-    where = _WHERE.search(message)
-    if where:
-        line, col = int(where.group(1)), int(where.group(2))
-        message = message[:where.start()] + message[where.end():]
-    line, col = position(st, line, col)
-    return Record(st.source.name, line, col, ERROR, INPUT_ERROR, message)
+    """The error at its position in the source (syntax errors and unknown names say
+    where in the statement they are), or at the statement's start; its snippet is that
+    source line (the text format prints it with a caret, as the other commands do)."""
+    where = located(e, st).location  # type: ignore[attr-defined]
+    return Record(st.source.name, where.line, where.column, ERROR, INPUT_ERROR, in_statement(e)[0],
+                  snippet=where.text)
 
 
 def exit_code(records: list[Record], fail_on: str) -> int:
@@ -115,8 +106,9 @@ def summary(records: list[Record], statements: int) -> str:
 # -- formats ---------------------------------------------------------------------------
 
 def render(records: list[Record], fmt: str, version: str = "unknown") -> str:
-    if fmt == "text":
-        return "".join(r.text() + "\n" for r in records)
+    if fmt == "text":  # (an error's source line and a caret under it follow it, as compilers print)
+        return "".join("\n".join([r.text(), *(caret_lines(r.snippet, r.column) if r.code == INPUT_ERROR else ())])
+                       + "\n" for r in records)
     if fmt == "jsonl":
         return "".join(json.dumps(as_dict(r)) + "\n" for r in records)
     if fmt == "github":

@@ -16,7 +16,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, cast
+from typing import TYPE_CHECKING, Iterable
 
 import click
 
@@ -32,14 +32,6 @@ if TYPE_CHECKING:
 
 class InputError(SparkfoldError):
     """Bad input found by the command line itself (a file, an option value)."""
-
-
-def with_source(e: SparkfoldError, name: str | None) -> SparkfoldError:
-    """The same error, its message prefixed with the input's name."""
-    if name:
-        e.message = f"{name}: {e.message}"
-        e.args = (e.message,)
-    return e
 
 
 # -- SQL sources ------------------------------------------------------------
@@ -68,6 +60,26 @@ class Statement:
         from .hooks import opted_out
 
         return opted_out(self.source.text[self.lead:self.end])
+
+
+def split_arguments(args: tuple[str, ...], sql: str | None = None) -> tuple[str | None, tuple[Path, ...]]:
+    """The command's arguments, as every command takes them: each names a file or a
+    folder (or is `-`, standard input), or is SQL text (one, not beside files; `sql`
+    is lint's --sql).  A word without spaces that names nothing is a missing file, not a
+    query."""
+    texts, paths = ([sql] if sql is not None else []), []
+    for a in args:
+        if a == "-" or os.path.exists(a):
+            paths.append(Path(a))
+        elif a.strip() and not any(c.isspace() for c in a.strip()):
+            raise InputError(f"no such file or folder: {a} (SQL text as an argument is quoted: \"SELECT ...\")")
+        else:
+            texts.append(a)
+    if len(texts) > 1:
+        raise click.UsageError("give one SQL text (in quotes), or files and folders")
+    if texts and paths:
+        raise click.UsageError("give SQL text or files, not both")
+    return (texts[0] if texts else None), tuple(paths)
 
 
 def gather(sql: str | None, files: tuple[Path, ...]) -> tuple[list[Source], list[Path]]:
@@ -138,11 +150,6 @@ def statements(source: Source) -> list[Statement]:
         else:
             run.append(t)
     return out
-
-
-def _named(source: Source) -> str | None:
-    """The name an error message starts with (none for the argument or stdin)."""
-    return source.name if source.name not in ("<argument>", "<stdin>") else None
 
 
 def load_catalog(schemas: tuple[Path, ...] | Path | None, conf: tuple[tuple[str, str], ...] = ()) -> Catalog:
@@ -229,11 +236,55 @@ def position(st: Statement, line: int, column: int) -> tuple[int, int]:
     return line0 + line - 1, (column + col0 - 1 if line == 1 else column)
 
 
+_WHERE = re.compile(r" \(line (\d+), column (\d+)\)")
+
+
+def in_statement(e: SparkfoldError) -> tuple[str, int, int]:
+    """The error's message without its position, and that position in the statement's
+    text (a syntax error's, the unknown name's; else the statement's start)."""
+    if isinstance(e, ParseError):
+        return f"syntax error: {e.detail}", e.line or 1, e.column or 1
+    where = _WHERE.search(e.message)
+    if where is None:
+        return e.message, 1, 1
+    return e.message[:where.start()] + e.message[where.end():], int(where.group(1)), int(where.group(2))
+
+
+@record
+class Location:
+    """Where in a source an error is, for `file:line:col: error: message` and the caret
+    line under the source line (`error_text`)."""
+
+    source: str
+    line: int
+    column: int
+    text: str  # the source line
+
+
 def located(e: SparkfoldError, st: Statement) -> SparkfoldError:
-    """The error with the source's name, and a syntax error's position in the source."""
-    if isinstance(e, ParseError) and e.line is not None and st.start:
-        e = ParseError(e.detail, *position(st, e.line, cast(int, e.column)))
-    return with_source(e, _named(st.source))
+    """The error, placed in the statement's source (`e.location`; `error_text` prints it)."""
+    _, line, column = in_statement(e)
+    line, column = position(st, line, column)
+    lines = st.source.text.splitlines() or [""]
+    e.location = Location(st.source.name, line, column, lines[min(line, len(lines)) - 1])  # type: ignore[attr-defined]
+    return e
+
+
+def caret_lines(text: str, column: int) -> list[str]:
+    """The source line and a caret under `column` (tabs kept, so the caret lines up)."""
+    pad = "".join(c if c == "\t" else " " for c in text[:column - 1])
+    return [f"  {text}", f"  {pad}^"]
+
+
+def error_text(e: SparkfoldError) -> str:
+    """How the command line prints an error: `file:line:col: error: message` with the
+    source line and a caret under it, for an error in a source; else `sparkfold: error:`."""
+    where: Location | None = getattr(e, "location", None)
+    if where is None:
+        return f"sparkfold: error: {e.message}"
+    detail = in_statement(e)[0]  # (the message as it is now: a hint may have been added)
+    return "\n".join([f"{where.source}:{where.line}:{where.column}: error: {detail}",
+                      *caret_lines(where.text, where.column)])
 
 
 def finding_lines(st: Statement, result) -> list[str]:
@@ -251,15 +302,15 @@ def plan_outputs(sources: list[Source], folders: list[Path], out: Path) -> list[
     for f in folders:
         f_r = f.resolve()
         if out_r == f_r or f_r in out_r.parents:
-            raise InputError(f"--out {out} is inside the input folder {f}: sparkfold never writes "
+            raise InputError(f"-o {out} is inside the input folder {f}: sparkfold never writes "
                              f"into its input; choose another folder")
     inputs = {Path(s.name).resolve() for s in sources}
     targets: list[Path] = []
     seen: dict[Path, str] = {}
     for s in sources:
         if s.rel is None:
-            raise InputError(f"--out DIR writes files under their input names, and SQL from {s.name} has "
-                             f"none: drop --out (the SQL is printed), or give the SQL as a file with -f")
+            raise InputError(f"-o DIR writes files under their input names, and SQL from {s.name} has "
+                             f"none: write it to a file of its own (-o FILE), or give the SQL as a file")
         target = out / s.rel
         key = target.resolve()
         if key in inputs:

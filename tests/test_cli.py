@@ -6,6 +6,7 @@ these tests hold whichever rules exist; the rules are checked against Spark else
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -165,19 +166,28 @@ def test_many_files_in_several_processes_give_the_same_output(schema, tmp_path):
 
 def test_several_files_without_out_is_refused(schema, folder):
     proc = sparkfold("optimize", "-f", folder, "--schema", schema)
-    assert proc.returncode == 2 and "--out" in proc.stderr
+    assert proc.returncode == 2 and "-o DIR" in proc.stderr
     proc = sparkfold("optimize", "-f", folder / "a.sql", "-f", folder / "b.sql", "--schema", schema)
-    assert proc.returncode == 2 and "--out" in proc.stderr
+    assert proc.returncode == 2 and "-o DIR" in proc.stderr
 
 
 @pytest.mark.parametrize("how", ["argument", "stdin"])
-def test_out_for_sql_without_a_file_name_is_a_usage_error(tmp_path, how):
-    out = tmp_path / "out"
-    args, text = (["SELECT 1 AS a"], None) if how == "argument" else ([], "SELECT 1 AS a")
-    proc = sparkfold("optimize", *args, "--out", out, input=text)
+def test_sql_without_a_file_name_goes_to_o_file_not_under_a_folder(schema, tmp_path, how):
+    """-o names the output: a file, for one input (SQL given as text too); a folder (an
+    existing one, or a path ending in /) writes files under their names, which SQL given
+    as text or on stdin has not."""
+    args, text = (["SELECT num FROM t WHERE num IS NULL"], None) if how == "argument" \
+        else ([], "SELECT num FROM t WHERE num IS NULL")
+    printed = sparkfold("optimize", *args, "--schema", schema, input=text).stdout
+    out = tmp_path / "q.sql"
+    proc = sparkfold("optimize", *args, "--schema", schema, "-o", out, input=text)
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_text() == printed and "IS NULL" not in printed and proc.stdout.endswith(f"-> {out}\n")
+    folder = tmp_path / "out"
+    proc = sparkfold("optimize", *args, "--schema", schema, "-o", f"{folder}/", input=text)
     assert proc.returncode == 2, proc.stderr
-    assert "--out" in proc.stderr and "-f" in proc.stderr and "Traceback" not in proc.stderr
-    assert not out.exists()
+    assert "-o DIR" in proc.stderr and "Traceback" not in proc.stderr
+    assert not folder.exists()
 
 
 @pytest.mark.parametrize("where", ["same", "inside", "file-dir", "overwrites-a-file"])
@@ -219,8 +229,8 @@ def test_one_bad_file_in_a_folder_is_reported_and_the_rest_written(schema, folde
     out = tmp_path / "out"
     proc = sparkfold("optimize", "-f", folder, "--schema", schema, "--out", out)
     assert proc.returncode == 2
-    assert "bad.sql: syntax error (line 2" in proc.stderr
-    assert "unknown.sql: unknown column `nope`" in proc.stderr
+    assert re.search(r"bad\.sql:2:\d+: error: syntax error", proc.stderr), proc.stderr
+    assert re.search(r"unknown\.sql:\d+:\d+: error: unknown column `nope`", proc.stderr), proc.stderr
     assert "2 errors" in proc.stdout
     assert (out / "a.sql").exists() and not (out / "bad.sql").exists()
 
@@ -230,7 +240,7 @@ def test_one_bad_file_in_a_folder_is_reported_and_the_rest_written(schema, folde
 def test_syntax_error_names_line_and_column(schema):
     proc = sparkfold("optimize", "--schema", schema, input="SELECT 1;\nSELECT num\nFROM t WHERE (\n")
     assert proc.returncode == 2
-    assert proc.stderr.startswith("sparkfold: error: syntax error (line 3, column ")
+    assert proc.stderr.startswith("<stdin>:3:14: error: syntax error: ")
 
 
 def test_syntax_error_in_a_file_names_the_file(schema, tmp_path):
@@ -238,7 +248,7 @@ def test_syntax_error_in_a_file_names_the_file(schema, tmp_path):
     f.write_text("SELECT num FROM t WHERE num = 'abc\n")
     proc = sparkfold("optimize", "-f", f, "--schema", schema)
     assert proc.returncode == 2
-    assert f"{f}: syntax error (line 1, column 31)" in proc.stderr
+    assert f"{f}:1:31: error: syntax error: unterminated quoted text" in proc.stderr
 
 
 @pytest.mark.parametrize("sql,message", [
@@ -545,7 +555,7 @@ def test_verify_reports_bad_statements_and_verifies_the_rest(tmp_path):
     out = json.loads(proc.stdout)
     assert [d["statement"] for d in out["statements"]] == [1, 4] and all(d["equal"] for d in out["statements"])
     assert [e["statement"] for e in out["errors"]] == [2, 3]
-    assert f"{query}: syntax error (line 2, column 8)" in proc.stderr
+    assert f"{query}:2:8: error: syntax error: " in proc.stderr
     assert "unknown column `nope`" in proc.stderr and "internal error" not in proc.stderr
 
 
@@ -620,4 +630,45 @@ def test_a_bad_file_in_a_folder_does_not_stop_the_others(schema, tmp_path):
     assert proc.returncode == 2
     assert sorted(p.name for p in out.iterdir()) == ["a.sql", "c.sql"]
     last = proc.stderr.strip().splitlines()[-2:]
-    assert last[0].startswith("sparkfold: 1 of 3 files not written") and "b.sql: unknown column `nope`" in last[1]
+    assert last[0].startswith("sparkfold: 1 of 3 files not written") and "b.sql:1:8: error: unknown column `nope`" in last[1]
+
+
+@pytest.mark.parametrize("command", ["optimize", "explain", "lint", "verify"])
+def test_one_error_format_with_the_offending_name_and_a_caret(schema, tmp_path, command):
+    """Every command prints an input error as `file:line:col: error: message`, placed at
+    the name it is about (an unknown table at the table, not at the statement's start),
+    with the source line and a caret under it; no Python class names from the parser."""
+    table = tmp_path / "table.sql"
+    table.write_text("SELECT 1;\nSELECT num\n  FROM t JOIN nowhere n ON t.num = n.num;\n")
+    syntax = tmp_path / "syntax.sql"
+    syntax.write_text("SELECT 1;\nSELECT num FROM t WHERE num = (\n")
+    for f, first, source, caret in (
+            (table, f"{table}:3:15: error: unknown table `nowhere`; known tables: t, u",
+             "    FROM t JOIN nowhere n ON t.num = n.num;", "                ^"),
+            (syntax, f"{syntax}:2:31: error: syntax error: an expression is missing near '('",
+             "  SELECT num FROM t WHERE num = (", " " * 32 + "^")):
+        proc = sparkfold(command, "-f", f, "--schema", schema)
+        assert proc.returncode == 2, proc.stderr
+        lines = (proc.stdout + proc.stderr).splitlines()
+        i = next(k for k, ln in enumerate(lines) if ln.startswith(first))  # (lint adds its [code])
+        assert lines[i + 1:i + 3] == [source, caret]
+
+
+def test_every_command_takes_sql_text_files_or_folders_as_arguments(schema, folder, tmp_path):
+    """One convention: an argument names a file or a folder, or is SQL text; -o is where
+    the output goes, in every command."""
+    sql = "SELECT num FROM t WHERE num = NULL"
+    lint = sparkfold("lint", sql, "--schema", schema)
+    assert lint.returncode == 1 and "<argument>:1:25: warning:" in lint.stdout
+    assert sparkfold("lint", "--sql", sql, "--schema", schema).stdout == lint.stdout
+    files = sparkfold("lint", folder / "a.sql", folder, "--schema", schema)
+    assert files.returncode in (0, 1) and "Traceback" not in files.stderr
+    assert sparkfold("optimize", folder / "a.sql", "--schema", schema).stdout == \
+        sparkfold("optimize", "-f", folder / "a.sql", "--schema", schema).stdout
+    missing = sparkfold("optimize", "nope.sql", "--schema", schema)
+    assert missing.returncode == 2 and "no such file or folder: nope.sql" in missing.stderr
+    both = sparkfold("lint", sql, folder / "a.sql", "--schema", schema)
+    assert both.returncode == 2 and "not both" in both.stderr
+    report = tmp_path / "lint.sarif"
+    proc = sparkfold("lint", sql, "--schema", schema, "--format", "sarif", "-o", report)
+    assert proc.returncode == 1 and proc.stdout == "" and json.loads(report.read_text())["version"] == "2.1.0"

@@ -187,8 +187,8 @@ def test_a_bad_file_in_the_folder_is_drawn_as_its_error_and_the_rest_still_are(c
     proc = subprocess.run([sys.executable, "-m", "sparkfold.optimizer.cli", "explain", "-f", "q", "--schema",
                            "schema.json", "--format", "html", "-o", str(out)],
                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 2 and "q/b.sql: unknown column `nope`" in proc.stderr, proc.stderr
+    assert proc.returncode == 2 and "q/b.sql:1:8: error: unknown column `nope`" in proc.stderr, proc.stderr
     dom = _browser(chromium, out, tmp_path / "profile", "--dump-dom").stdout
     assert 'data-rendered="3"' in dom and "data-errors" not in dom, dom[:500]
-    assert "error: q/b.sql: unknown column `nope`" in dom and "1 not analyzed" in dom
+    assert "q/b.sql:1:8: error: unknown column `nope`" in dom and "1 not analyzed" in dom
     assert dom.count('class="statement"') == 3

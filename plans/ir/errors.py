@@ -31,12 +31,13 @@ class AnalysisError(SparkfoldError):
 
 
 class UnknownTableError(AnalysisError):
-    def __init__(self, name: str, known: list[str] | None = None):
+    def __init__(self, name: str, known: list[str] | None = None, position: str = ""):
         hint = ""
         if known:
             hint = f"; known tables: {', '.join(sorted(known)[:10])}"
-        super().__init__(f"unknown table `{name}`{hint}")
+        super().__init__(f"unknown table `{name}`{position}{hint}")
         self.name = name
+        self.known = known
 
 
 class UnknownColumnError(AnalysisError):

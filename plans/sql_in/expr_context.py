@@ -47,7 +47,11 @@ def calls_nondeterministic(node: exp.Expression) -> bool:
 
 
 def _position(sql: str, node: exp.Expression) -> str:
-    target = node.this if isinstance(node, exp.Column) and isinstance(node.this, exp.Expression) else node
+    """` (line L, column C)` of the node's first character, as error messages say it."""
+    target: exp.Expr = node.this if isinstance(node, exp.Column) and isinstance(node.this, exp.Expression) \
+        else node
+    if isinstance(node, exp.Table) and node.parts:  # `db.t`: where `db` begins
+        target = node.parts[0]
     meta = target.meta or {}
     if "line" in meta and "col" in meta:
         col = meta["col"]

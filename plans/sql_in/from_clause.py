@@ -14,11 +14,12 @@ from ..ir import expressions as E
 from ..ir import logical as L
 from ..ir import types as T
 from ..ir.dialect import function_name
-from ..ir.errors import AnalysisError
+from ..ir.errors import AnalysisError, UnknownTableError
 from ..ir.records import record
 from .expr_context import (
     Ctx,
     NotModelled,
+    _position,
     calls_nondeterministic,
     legacy_widening,
     require_boolean,
@@ -192,7 +193,10 @@ def table_reference(an, node: exp.Table, ctes) -> tuple[L.Plan, Scope]:
         qualifier = alias or d.name
     else:
         name = ".".join(parts)
-        schema = an.catalog.lookup(name)
+        try:
+            schema = an.catalog.lookup(name)
+        except UnknownTableError as e:  # said where the table is named
+            raise UnknownTableError(e.name, e.known, _position(an.sql, node)) from None
         attrs = tuple(E.Attribute(c.name, c.data_type, c.nullable, E.new_id()) for c in schema.columns)
         plan = L.Relation(schema.name, attrs)
         if node.args.get("sample"):

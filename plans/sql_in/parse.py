@@ -13,6 +13,7 @@ on its tokens:
 from __future__ import annotations
 
 import logging
+import re
 
 from sqlglot import exp
 from sqlglot.errors import ParseError as SqlglotParseError
@@ -184,8 +185,7 @@ def parse_statements(sql: str, placed: bool = True) -> list[exp.Expression]:
         highlight = err.get("highlight") or ""
         if col is not None and highlight:
             col = max(1, col - len(highlight) + 1)
-        desc = err.get("description") or str(e)
-        desc = desc.split(" <Token")[0] if "<Token" in desc else desc
+        desc = _readable(err.get("description") or str(e))
         if highlight:
             desc = f"{desc} near {highlight!r}" if "but got" not in desc else \
                 desc.replace("but got", "but found").rstrip() + f" {highlight!r}"
@@ -194,6 +194,20 @@ def parse_statements(sql: str, placed: bool = True) -> list[exp.Expression]:
     if placed and compiled_sqlglot() and trees:
         spans_later(trees, spans.Recorder(trees, tokens))
     return trees
+
+
+_MISSING = re.compile(r"Required keyword: '(\w+)' missing for <class '[\w.]*?(\w+)'>")
+_CLASS = re.compile(r"<class '[\w.]*?(\w+)'>")
+
+
+def _readable(desc: str) -> str:
+    """sqlglot's description of a syntax error in the user's terms: no token dumps, no
+    Python class names (`Required keyword: 'this' missing for <class '...Paren'>` is an
+    expression missing)."""
+    desc = desc.split(" <Token")[0] if "<Token" in desc else desc
+    desc = _MISSING.sub(lambda m: "an expression is missing" if m.group(1) in ("this", "expression", "expressions")
+                        else f"{m.group(1)} is missing in {m.group(2)}", desc)
+    return _CLASS.sub(lambda m: m.group(1), desc)
 
 
 def parse_query(sql: str, placed: bool = True) -> exp.Expression:
