@@ -57,10 +57,9 @@ def mode(value: str | None = None) -> str:
     if text in ("1", "true", "yes"):
         return "on"
     if text not in MODES:
-        import logging
+        from .logger import log
 
-        logging.getLogger("sparkfold").warning("SPARKFOLD=%s is not one of on, lint, off: sparkfold stays off",
-                                               text)
+        log.warning("SPARKFOLD=%s is not one of on, lint, off: sparkfold stays off", text)
         return "off"
     return text
 
@@ -170,29 +169,47 @@ class _PatchingLoader:  # an importlib.abc.Loader
         _patch(module.SparkSession)
 
 
-def counts() -> dict[str, int]:
-    """This process's totals over every session."""
-    out = {"queries": 0, "rewritten": 0, "findings": 0, "errors": 0}
+def counts() -> dict[str, Any]:
+    """This process's totals over every session (`passed_through`: by reason)."""
+    from .hooks import REPORTED
+
+    out: dict[str, Any] = {"queries": 0, "rewritten": 0, "findings": 0, "errors": 0,
+                           "repeats": REPORTED.repeats, "passed_through": {}}
     for h in hooks():
         out["queries"] += h.queries
         out["rewritten"] += h.rewritten
         out["findings"] += h.findings_seen
         out["errors"] += h.internal_errors
+        for why, k in h.passed_through.items():
+            out["passed_through"][why] = out["passed_through"].get(why, 0) + k
     return out
 
 
 def _write_report() -> None:
+    """At exit: this process's counts to the runner's report (`sparkfold run`), or, for
+    SPARKFOLD=on alone, its summary line logged at INFO (as `install()` does)."""
     path = os.environ.get("SPARKFOLD_REPORT")
-    if not path or not hooks():
+    if not hooks():
+        return
+    if not path:
+        from .logger import log
+
+        log.info("%s", summary([_json_line()]))
         return
     import json
 
     try:
         with open(path, "a", encoding="utf-8") as f:
-            f.write(json.dumps({"pid": os.getpid(), "mode": _active, **counts()}) + "\n")
+            f.write(_json_line() + "\n")
     except OSError as e:  # the runner's summary misses this process: say so, once
         sys.stderr.write(f"sparkfold: could not add this process's counts to the run's summary "
                          f"({e.strerror or e}: {path})\n")
+
+
+def _json_line() -> str:
+    import json
+
+    return json.dumps({"pid": os.getpid(), "mode": _active, **counts()})
 
 
 def chain_sitecustomize(ours: str) -> None:
@@ -210,9 +227,13 @@ def chain_sitecustomize(ours: str) -> None:
 
 def summary(lines: list[str]) -> str:
     """The runner's closing line, from the processes' report lines."""
+    import collections
     import json
 
-    totals = {"queries": 0, "rewritten": 0, "findings": 0, "errors": 0}
+    from .hooks import summary_line
+
+    totals = {"queries": 0, "rewritten": 0, "findings": 0, "errors": 0, "repeats": 0}
+    through: collections.Counter[str] = collections.Counter()
     processes = 0
     lint = False
     for line in lines:
@@ -224,10 +245,9 @@ def summary(lines: list[str]) -> str:
         lint = lint or record.get("mode") == "lint"
         for k in totals:
             totals[k] += int(record.get(k, 0))
+        through.update(record.get("passed_through") or {})
     if not processes:
         return ("sparkfold: no query went through spark.sql (the command ran no SparkSession "
                 "of a Python with sparkfold installed)")
-    return (f"sparkfold: {totals['queries']} queries in {processes} process{'es' if processes > 1 else ''}: "
-            f"{totals['rewritten']} {'could be rewritten (sent as written)' if lint else 'rewritten'}, "
-            f"{totals['findings']} findings"
-            + (f", {totals['errors']} internal errors (the original SQL ran)" if totals["errors"] else ""))
+    return summary_line(totals["queries"], totals["rewritten"], through, totals["findings"], totals["errors"],
+                        totals["repeats"], lint, f" in {processes} process{'es' if processes > 1 else ''}")

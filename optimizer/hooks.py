@@ -36,9 +36,12 @@ from __future__ import annotations
 import collections
 import functools
 import logging
+import os
 import re
+import sys
 import threading
 import time
+from types import FrameType
 from typing import Any, Callable, Iterable
 
 from ..plans.ir import logical as L
@@ -46,29 +49,63 @@ from ..plans.ir.errors import InternalError, SparkfoldError
 from ..plans.ir.records import as_dict, record
 from ..plans.sql_in.catalog import Catalog, session_settings
 from .api import OptimizeResult, optimize
+from .logger import log
 
-log = logging.getLogger("sparkfold")
-
-
-class _Stderr(logging.Handler):
-    """Warnings on stderr as `sparkfold: message` when the program has not configured
-    logging (Python would print the bare message); when it has (dbt, a notebook, pytest),
-    its own handlers show them, with its format (`WARNING:sparkfold:message`, not
-    `WARNING:sparkfold:sparkfold: message`)."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if logging.getLogger().handlers:
-            return
-        try:
-            import sys
-
-            sys.stderr.write(f"sparkfold: {record.getMessage()}\n")
-        except Exception:  # stderr closed: nothing to tell
-            pass
+# A finding is logged at its own severity's level: an info-level one (count(x) of a
+# never-NULL x) is not a warning.
+LEVELS = {"info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
 
 
-if not any(isinstance(h, _Stderr) for h in log.handlers):
-    log.addHandler(_Stderr(logging.WARNING))
+class _Reported:
+    """The findings already logged in this process, by the text they were found in: a
+    program that sends one statement again and again (an EM loop, a dashboard) hears of
+    each finding once, and the repeats are counted (the summary says how many)."""
+
+    LIMIT = 100_000  # keys kept (a text's hash, the finding's code and place): a few MB at most
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._keys: dict[tuple, None] = {}
+        self.repeats = 0
+
+    def first(self, key: tuple) -> bool:
+        with self._lock:
+            if key in self._keys:
+                self.repeats += 1
+                return False
+            self._keys[key] = None
+            if len(self._keys) > self.LIMIT:  # forget the oldest: at worst said twice
+                del self._keys[next(iter(self._keys))]
+            return True
+
+
+REPORTED = _Reported()
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the sparkfold package
+_OWN = tuple(os.path.join(_ROOT, folder) + os.sep for folder in ("optimizer", "rules", "plans"))
+
+
+def _reason(message: str) -> str:
+    """What a pass-through is counted under: its reason without the query's particulars
+    (`generator explode() in an expression: ...` -> `generator explode() in an expression`)."""
+    head = message.split(": ", 1)[0].strip()
+    return head if len(head) <= 80 else head[:77] + "..."
+
+
+def caller() -> str | None:
+    """`file:line` of the program's call that sent the query: the first frame outside
+    sparkfold and PySpark (what a finding is about, in the user's Python)."""
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not (name.startswith(_OWN) or f"{os.sep}pyspark{os.sep}" in name or name.startswith("<frozen")):
+            try:
+                shown = os.path.relpath(name)
+            except ValueError:  # another drive
+                shown = name
+            return f"{name if shown.startswith('..') else shown}:{frame.f_lineno}"
+        frame = frame.f_back
+    return None
+
 
 OPT_OUT = re.compile(r"/\*\s*sparkfold\s*:\s*off\s*\*/", re.IGNORECASE)
 _MARKER = "__sf_p"
@@ -272,11 +309,18 @@ class SqlHook:
         self.rewritten = 0        # queries whose optimized text differs (lint_only: would differ)
         self.findings_seen = 0
         self.internal_errors = 0
+        self.passed_through: collections.Counter[str] = collections.Counter()  # by reason
         self.on_query = on_query
         self.history: collections.deque[QueryRecord] = collections.deque(maxlen=max(history, 0))
         self._recent: collections.OrderedDict = collections.OrderedDict()
         self._recent_lock = threading.Lock()
         self._callback_failed = False
+
+    def summary(self) -> str:
+        """One line of what the hook did: queries, rewritten, passed through (by reason),
+        findings (and how many of them were repeats, not logged again)."""
+        return summary_line(self.queries, self.rewritten, self.passed_through, self.findings_seen,
+                            self.internal_errors, REPORTED.repeats, self.lint_only)
 
     # what the last query did
     @property
@@ -410,9 +454,7 @@ class SqlHook:
         again = self._recent_result(sql, catalog)
         if again is not None:  # the same text just sent, over the same schemas and settings
             out, result = again
-            self.last = result
-            if out != sql:
-                self.rewritten += 1
+            self._count(sql, out, result)
             return out
         try:
             out, result = rewrite(sql, catalog, exclude=self.exclude)
@@ -423,6 +465,7 @@ class SqlHook:
                 self._failed(e)
             else:  # not a query sparkfold can read: Spark will say what is wrong, if anything
                 self.last_error = e
+                self.passed_through[_reason(e.message)] += 1
                 log.info("query passed through unchanged: %s", e.message)
             return sql
         except Exception as e:  # a bug: fail open
@@ -430,15 +473,23 @@ class SqlHook:
                 raise InternalError(f"{type(e).__name__}: {e}") from e
             self._failed(e)
             return sql
+        self._count(sql, out, result)
+        if result is not None:
+            self._remember(sql, out, result)
+        return out
+
+    def _count(self, sql: str, out: str, result: OptimizeResult | None) -> None:
+        """What one query did, for the counts and the report (a repeated text too: its
+        findings are counted again, and logged only the first time)."""
         self.last = result
         if out != sql:
             self.rewritten += 1
         if result is not None:
             self.findings_seen += len(result.findings)
+            if result.passthrough is not None:
+                self.passed_through[_reason(result.passthrough)] += 1
             if self.report:
                 self._report(sql, out, result)
-            self._remember(sql, out, result)
-        return out
 
     # Clients send one text twice in a row (ibis's `con.sql()`: once for the schema, once
     # to run it).  The last few results are reused for the same text when every table it
@@ -478,10 +529,15 @@ class SqlHook:
 
     def _report(self, sql: str, out: str, result: OptimizeResult) -> None:
         shown = shown_statement(sql)
+        where = None
         for f in result.findings:
-            log.warning("%s:%s: %s: %s [%s] in: %s", f.line, f.column, f.severity, f.message, f.code,
-                        shown)
-        if out != sql:
+            level = LEVELS.get(f.severity, logging.WARNING)
+            if not log.isEnabledFor(level) or not REPORTED.first((hash(sql), f.code, f.line, f.column)):
+                continue
+            where = where or caller() or "<query>"
+            log.log(level, "%s: %s: %s [%s] (query line %s, column %s: %s)", where, f.severity, f.message,
+                    f.code, f.line, f.column, shown)
+        if out != sql and log.isEnabledFor(logging.INFO) and REPORTED.first((hash(sql), "rewrote")):
             rules = sorted({step.rule for step in result.trace.rewrites})
             log.info("rewrote (%s%s): %s", ", ".join(rules), "; sent as written" if self.lint_only else "",
                      shown)
@@ -518,17 +574,43 @@ def first_line(e: BaseException) -> str:
     return text.strip().splitlines()[0] if text.strip() else type(e).__name__
 
 
+def summary_line(queries: int, rewritten: int, passed_through: collections.Counter, findings: int,
+                 errors: int, repeats: int, lint_only: bool = False, where: str = "") -> str:
+    """`sparkfold: N queries: R rewritten, P passed through (by reason), F findings`."""
+    through = sum(passed_through.values())
+    reasons = "; ".join(f"{k}: {why}" for why, k in passed_through.most_common(5))
+    return (f"sparkfold: {queries} quer{'y' if queries == 1 else 'ies'}{where}: {rewritten} "
+            f"{'could be rewritten (sent as written)' if lint_only else 'rewritten'}, {through} passed through"
+            f"{f' ({reasons})' if reasons else ''}, {findings} finding{'' if findings == 1 else 's'}"
+            + (f" ({repeats} repeats not logged again)" if repeats else "")
+            + (f", {errors} internal errors (the original SQL ran)" if errors else ""))
+
+
 def install(spark: Any, catalog: Any = None, strict: bool = False, *,
             exclude: Iterable[str] = (), on_query: Callable[[QueryRecord], Any] | None = None,
-            history: int = 100) -> SqlHook:
+            history: int = 100, report: bool = True) -> SqlHook:
     """Optimize every query of `spark.sql` on this session before Spark sees it.
 
     `catalog`: the schemas to optimize against (a `plans.Catalog`, a mapping, a JSON
     path); by default they are read from the session for each query.  `strict`: raise
     instead of failing open.  `exclude`: rule names not to run.  `on_query`: called with a
     `QueryRecord` after each query is sent; `history`: how many records the handle keeps
-    (`.history`).  Returns the handle."""
-    return SqlHook(spark, catalog, strict, exclude, on_query=on_query, history=history).install()
+    (`.history`).  `report`: log each finding on the `sparkfold` logger at its severity's
+    level, once per query text, with the Python file and line that sent the query (as
+    `sparkfold run` and `SPARKFOLD=on` do), and log a summary at exit at INFO; False
+    keeps optimizing and says nothing (`.history` and `on_query` still see every finding).
+    Returns the handle."""
+    hook = SqlHook(spark, catalog, strict, exclude, on_query=on_query, history=history, report=report)
+    if report:
+        import atexit
+
+        atexit.register(_log_summary, hook)
+    return hook.install()
+
+
+def _log_summary(hook: SqlHook) -> None:
+    if hook.queries:
+        log.info("%s", hook.summary())
 
 
 # -- sqlglot and plain-string hooks ----------------------------------------------------

@@ -421,3 +421,34 @@ def test_warnings_name_sparkfold_once(configured, expected):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.strip().splitlines() == [expected]
+
+
+def test_install_reports_each_finding_once_at_its_level_with_the_python_line(spark, tables, caplog):
+    """install() logs findings as `sparkfold run` and SPARKFOLD=on do: each at its own
+    severity's level, once per query text (a statement sent again is counted, not logged
+    again), naming the Python file and line that called spark.sql; report=False keeps
+    optimizing and says nothing."""
+    token = os.urandom(4).hex()  # texts no other test sent (findings are said once per process)
+    warning_sql = f"SELECT num AS n_{token} FROM t WHERE num > 8 OR s = NULL"  # a null comparison: warning
+    info_sql = f"SELECT count(num) AS c_{token} FROM t"                        # count of a NOT NULL column: info
+    before = hooks.REPORTED.repeats
+    with caplog.at_level(logging.INFO, logger="sparkfold"), hooks.install(spark) as hook:
+        for _ in range(3):
+            spark.sql(warning_sql).collect(); line = sys._getframe().f_lineno  # noqa: E702
+        spark.sql(info_sql).collect()
+    records = [r for r in caplog.records if r.name == "sparkfold" and "[" in r.getMessage()]
+    by_code = {r.getMessage().split("[")[1].split("]")[0]: r for r in records}
+    assert by_code["null-comparison"].levelno == logging.WARNING
+    assert by_code["count-never-null"].levelno == logging.INFO
+    assert sum("[null-comparison]" in r.getMessage() for r in records) == 1  # not three times
+    assert by_code["null-comparison"].getMessage().startswith(f"tests/test_hooks.py:{line}: warning: ")
+    assert hook.queries == 4 and hooks.REPORTED.repeats - before >= 2
+    assert f"{hooks.REPORTED.repeats} repeats not logged again" in hook.summary()
+
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="sparkfold"), hooks.install(spark, report=False) as quiet:
+        df = spark.sql("SELECT num FROM t WHERE num < 3 OR x = NULL")
+    assert quiet.rewritten == 1 and quiet.last_sql != "SELECT num FROM t WHERE num < 3 OR x = NULL"
+    assert [r for r in caplog.records if r.name == "sparkfold"] == []
+    assert run(spark, "SELECT num FROM t WHERE num < 3")[1] == sorted(map(tuple, df.collect())) or \
+        sorted(run(spark, "SELECT num FROM t WHERE num < 3")[1]) == sorted(map(tuple, df.collect()))

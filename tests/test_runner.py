@@ -77,7 +77,8 @@ def test_run_optimizes_every_session_of_the_command(plain, tmp_path):
     assert result["records"] == [[True, 1], [True, 1]]  # autohook.on_query saw both queries
     lines = proc.stderr.splitlines()
     assert any("v = NULL" in line and "warning" in line for line in lines), proc.stderr  # the finding, logged
-    assert lines[-1] == "sparkfold: 2 queries in 1 process: 2 rewritten, 2 findings", proc.stderr
+    assert lines[-1] == "sparkfold: 2 queries in 1 process: 2 rewritten, 0 passed through, 2 findings", \
+        proc.stderr
 
 
 def test_lint_mode_reports_and_sends_queries_as_written(plain, tmp_path):
