@@ -475,7 +475,8 @@ Examples:
 
 \b
 Reads dbt's target folder: manifest.json (the compiled models, their not_null tests and
-contracts) and catalog.json (the column types, from `dbt docs generate`). A column is NOT
+contracts; without it, `dbt compile` runs first, in this process) and catalog.json (the
+column types, from `dbt docs generate`). A column is NOT
 NULL where a not_null test (that fails the build, and passed in the last run recorded in
 run_results.json) or an enforced contract says so. Models are optimized for ANSI off, as
 dbt-spark runs its sessions; --conf spark.sql.ansi.enabled=true for another adapter.

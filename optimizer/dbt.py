@@ -38,11 +38,21 @@ class Project:
     skipped: list[str]  # columns whose type sparkfold cannot read (the relation is left out)
 
 
-def load_project(root: Path, target: Path | None = None) -> Project:
+def load_project(root: Path, target: Path | None = None, compile: bool = True) -> Project:
+    """The project's models and schemas from its target folder (`target`: the project's
+    own `target/`, or a --target-path, taken relative to the project when it is not a
+    folder from here).  Without a manifest.json, dbt's own `compile` runs first, in this
+    process (when dbt-core is installed: a dbt project's tools are), as sqlfluff's dbt
+    templater does; the column types still need the catalog.json of `dbt docs generate`,
+    which reads the warehouse."""
     root = Path(root)
-    target = Path(target) if target is not None else root / "target"
-    if not target.is_absolute() and not target.exists():
+    if target is None:
+        target = root / "target"
+    elif not Path(target).is_absolute() and not Path(target).exists():
         target = root / target
+    target = Path(target)
+    if compile and not (target / "manifest.json").exists():
+        _compile(root, target)
     manifest = _read(target / "manifest.json", "run `dbt compile` (or `dbt build`) in the project first")
     catalog_json = _read(target / "catalog.json", "run `dbt docs generate` in the project first: its "
                                                   "catalog.json has the column types")
@@ -86,6 +96,31 @@ def load_project(root: Path, target: Path | None = None) -> Project:
         raise InputError(f"{target / 'manifest.json'}: no compiled SQL model; run `dbt compile` "
                          f"(or `dbt build`) in the project first")
     return Project(root, models, Catalog(tables, ansi=False), facts, skipped)
+
+
+def _compile(root: Path, target: Path) -> None:
+    """`dbt compile` with dbt's programmatic runner, here; says so on stderr first (dbt
+    may open the warehouse's connection, which can take a while)."""
+    import sys
+
+    try:
+        from dbt.cli.main import dbtRunner
+    except ImportError:
+        return  # no dbt here: the message about manifest.json says what to run
+    sys.stderr.write(f"sparkfold: no {target / 'manifest.json'}: running `dbt compile` (dbt-core, in this "
+                     f"process)\n")
+    import os
+
+    args = ["compile", "--project-dir", str(root), "--target-path", str(target.resolve()), "--quiet"]
+    if (root / "profiles.yml").exists() and "DBT_PROFILES_DIR" not in os.environ:
+        args += ["--profiles-dir", str(root)]  # a project that carries its profile (as dbt's docs show)
+    try:
+        result = dbtRunner().invoke(args)
+    except Exception as e:  # noqa: BLE001 - dbt's own failure is the user's to see, not a sparkfold bug
+        raise InputError(f"`dbt compile` failed in {root}: {type(e).__name__}: {e}") from None
+    if not result.success:
+        why = " ".join(str(result.exception).split()) if result.exception else "see dbt's output above"
+        raise InputError(f"`dbt compile` failed in {root}: {why}")
 
 
 def _read(path: Path, hint: str) -> dict:

@@ -106,8 +106,27 @@ def test_optimized_models_return_what_the_compiled_ones_return(project, tmp_path
         spark.sql(f"DROP DATABASE IF EXISTS {SCHEMA} CASCADE")
 
 
-def test_missing_artifacts_are_an_input_error(tmp_path):
+def test_a_missing_manifest_is_compiled_by_dbt_in_process(project, tmp_path):
+    """Without manifest.json, `sparkfold dbt` runs dbt's own compile (dbt-core's runner, in
+    its process) and lints what it wrote: the same records as after `dbt build`."""
+    built = sparkfold("dbt", project, "--fail-on", "never", "-q")
+    copy = tmp_path / "project"
+    shutil.copytree(project, copy, ignore=shutil.ignore_patterns("logs", "run_results.json", "manifest.json"))
+    env = {"SPARKFOLD_DBT_WAREHOUSE": str(tmp_path / "warehouse"), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+           "PYSPARK_PYTHON": sys.executable}
+    proc = subprocess.run([sys.executable, "-m", "sparkfold.optimizer.cli", "dbt", str(copy), "--fail-on", "never",
+                           "-q"], capture_output=True, text=True, timeout=600,
+                          env={k: v for k, v in os.environ.items() if not k.startswith("DBT_")} | env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "running `dbt compile`" in proc.stderr and (copy / "target" / "manifest.json").exists()
+    assert proc.stdout.replace(f"{copy}/", "") == built.stdout and proc.stdout  # (paths from the project)
+
+
+def test_missing_artifacts_are_an_input_error_named_once(tmp_path, monkeypatch):
+    """A project with no target/ (dbt cannot compile it here: no warehouse set): the
+    error names the project's own path once (it doubled a relative one)."""
     shutil.copytree(PROJECT, tmp_path / "project")
-    proc = sparkfold("dbt", tmp_path / "project")
-    assert proc.returncode == 2 and "manifest.json: not found; run `dbt compile`" in proc.stderr, proc.stderr
-    assert len(proc.stderr.strip().splitlines()) == 1
+    proc = sparkfold("dbt", "project", cwd=tmp_path, env={"SPARKFOLD_DBT_WAREHOUSE": ""})
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert "project/project" not in proc.stderr
+    assert proc.stderr.strip().splitlines()[-1].startswith("sparkfold: error: ")
