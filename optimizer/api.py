@@ -23,6 +23,7 @@ from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
 from ..plans.ir.dialect import DIALECT, deep_stack, forget_spans
 from ..plans.ir.errors import InternalError, SparkfoldError
+from ..plans.ir.naming import UnknownName
 from ..plans.ir.expressions import id_scope
 from ..plans.ir.records import record, replace
 from ..plans.sql_in.analyzer import Analyzer
@@ -367,6 +368,13 @@ def _optimize_tree(sql, tree: exp.Expression, timings: dict[str, float], cat: Ca
                 regenerated = regenerated()  # the output: written now, errors and all
         except _NoPlaceForHint:
             regenerated = None  # the original text, hints and all
+        except UnknownName as e:
+            # an output column only Spark can name could not be written for Spark to name
+            # it again: the original text
+            regenerated = as_edited = None
+            trace.warnings.append(f"Spark names the column {e} with a name sparkfold does not know, and the "
+                                  f"optimized query could not be written with that column as written: "
+                                  f"it is kept as written")
         except SparkfoldError:
             raise
         except Exception as e:  # a bug in the generator

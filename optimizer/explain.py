@@ -69,7 +69,7 @@ from sqlglot import exp
 
 from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
-from ..plans.ir.dialect import deep_stack, to_sql
+from ..plans.ir.dialect import deep_stack, is_aggregate_call, to_sql
 from ..plans.ir.errors import SparkfoldError, UnsupportedError
 from ..plans.ir.printer import expr_str, node_line, plan_str
 from ..plans.ir.records import record
@@ -401,7 +401,7 @@ def _parsed_select(sel: exp.Select):
 
 def _has_aggregate(e: exp.Expression) -> bool:
     """An aggregate call outside window functions (`count(x)`, not `count(x) OVER ()`)."""
-    return any(f.find_ancestor(exp.Window) is None for f in e.find_all(exp.AggFunc))
+    return any(f.find_ancestor(exp.Window) is None for f in e.walk() if is_aggregate_call(f))
 
 
 def _sql(node: exp.Expression) -> str:

@@ -43,7 +43,7 @@ from sqlglot import exp
 from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
 from ..plans.ir import types as T
-from ..plans.ir.dialect import node_span
+from ..plans.ir.dialect import is_aggregate_call, node_span
 from ..plans.ir.records import as_dict, record
 from ..plans.ir.tree import transform_up
 from ..rules.base import RuleContext
@@ -592,7 +592,7 @@ def _consequence(clause: exp.Expression) -> str:
         return "no row passes it"
     root = sel.parent is None
     aggregate = sel.args.get("group") is None and any(
-        f.find_ancestor(exp.Window) is None for p in sel.expressions for f in p.find_all(exp.AggFunc))
+        f.find_ancestor(exp.Window) is None for p in sel.expressions for f in p.walk() if is_aggregate_call(f))
     if isinstance(clause, exp.Where) and aggregate:
         return "no row reaches the aggregate, which returns one row over an empty input"
     return "the query returns no rows" if root else "this SELECT returns no rows"

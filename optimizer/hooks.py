@@ -503,7 +503,7 @@ class SqlHook:
         if hit is None:
             return None
         out, result, settings, schemas = hit
-        if settings != (catalog.ansi, catalog.legacy_setops_precedence):
+        if settings != catalog.settings:
             return None
         try:
             if any(catalog.lookup(name) != schema for name, schema in schemas):
@@ -522,7 +522,7 @@ class SqlHook:
         except SparkfoldError:
             return
         with self._recent_lock:
-            self._recent[sql] = (out, result, (cat.ansi, cat.legacy_setops_precedence), schemas)
+            self._recent[sql] = (out, result, cat.settings, schemas)
             self._recent.move_to_end(sql)
             while len(self._recent) > self._RECENT:
                 self._recent.popitem(last=False)

@@ -177,7 +177,8 @@ def load_catalog(schemas: tuple[Path, ...] | Path | None, conf: tuple[tuple[str,
     catalog = catalogs[0] if len(catalogs) == 1 else Catalog.merged(catalogs)
     given = dict(conf)
     if remote is not None:  # the session's settings, unless --conf says otherwise
-        defaults = {"ansi": remote.ansi, "legacy_setops_precedence": remote.legacy_setops_precedence}
+        defaults = {"ansi": remote.ansi, "legacy_setops_precedence": remote.legacy_setops_precedence,
+                    "escaped_string_literals": remote.escaped_string_literals}
         settings = settings_from(given.get)
         return catalog.with_settings(**{k: (settings[k] if _conf_key(k) in given else defaults[k])
                                         for k in settings})

@@ -465,7 +465,7 @@ def _needs_parens(node: exp.Expression, replacement: exp.Expression) -> bool | N
     elif isinstance(parent, _COMPARISONS):
         floor, strict = 4, True
     elif isinstance(parent, (exp.Neg, exp.BitwiseNot)):
-        floor, strict = 10, True
+        floor, strict = _prec(parent), True
     elif isinstance(parent, exp.Binary) and type(parent) in _PRECEDENCE_KNOWN:
         floor, strict = _prec(parent), node.arg_key == "expression"
     elif isinstance(parent, (exp.Tuple, exp.Distinct, exp.Bracket)):

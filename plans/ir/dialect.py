@@ -27,7 +27,7 @@ from sqlglot import exp, parse_one
 from sqlglot.dialects.spark import Spark
 from sqlglot.tokens import TokenType
 
-from .functions import AGGREGATE_FUNCTIONS, KNOWN_AGGREGATE_NAMES, SCALAR_FUNCTIONS, WINDOW_ONLY_NAMES
+from .functions import AGGREGATE_FUNCTIONS, KNOWN_AGGREGATE_NAMES, SCALAR_FUNCTIONS
 
 ARG_PREFIX = "__sf_arg_"
 
@@ -48,6 +48,8 @@ def _typed_literal_sql(self, e: exp.Anonymous) -> str:
             return f"{self.sql(e.expressions[0])}{suffix}"
         if kind in _KEYWORD_LITERALS:
             return f"{_KEYWORD_LITERALS[kind]} {self.sql(e.expressions[0])}"
+        if kind == "interval" and isinstance(e.expressions[0], exp.Literal):
+            return f"INTERVAL {e.expressions[0].this}"  # a multi-unit interval, as written
     return self.anonymous_sql(e)
 
 
@@ -221,66 +223,87 @@ def _spanning(method):
 
 
 # Functions whose sqlglot node the analyzer models (by class or by name, with Spark's
-# name for the column), aggregates and window functions: parsed by sqlglot's builders.
+# name for the column): parsed by sqlglot's builders, when called with a number of
+# arguments sparkfold models.  Every other call is kept as written (`exp.Anonymous`),
+# printed back as it came and judged by Spark: sqlglot's builders rewrite calls into
+# other functions, which changes values (`max_by(x, y, 2)` lost its third argument,
+# `listagg(DISTINCT c)` gained a delimiter, `to_char(d, '999')` became `CAST(d AS
+# STRING)`), validity (`max(c, c)` and `int(1, 1)` became valid, `timestampadd(DAY, 1,
+# ts)` `DATE_ADD(DAY, 1, ts)`) or Spark's column names (`date_sub(dt, 1)` became
+# `DATE_ADD(dt, 1 * -1)`).
 # Of the modelled ones, these are kept as written, since sqlglot's node spells them
 # differently (`ltrim` is a TRIM(LEADING ...), `year(d)` is `year(TO_DATE(d))`).
-# (`corr(DISTINCT x, y)`: sqlglot's two-argument aggregate builders cannot take DISTINCT)
-# (`percentile_cont(p) WITHIN GROUP (...)`: sqlglot's Spark printer makes it percentile_approx)
-_MODELLED_AS_WRITTEN = frozenset({"LTRIM", "RTRIM", "DATE_SUB", "DATEDIFF", "YEAR", "MONTH", "DAYOFMONTH", "CORR",
-                                  "COVAR_POP", "COVAR_SAMP", "PERCENTILE_CONT", "PERCENTILE_DISC", "REGR_AVGX", "REGR_AVGY",
-                                  "REGR_COUNT", "REGR_INTERCEPT", "REGR_R2", "REGR_SLOPE", "REGR_SXX", "REGR_SXY", "REGR_SYY"})
+_MODELLED_AS_WRITTEN = frozenset({"LTRIM", "RTRIM", "DATE_SUB", "DATEDIFF", "YEAR", "MONTH", "DAYOFMONTH"})
 # `first_value(v, true)` is sqlglot's `FIRST_VALUE(v) IGNORE NULLS`, which Spark names
 # `first(v)`: the two-argument form stays as written (the one-argument form and the
 # IGNORE NULLS syntax keep sqlglot's nodes)
 _IGNORE_NULLS_ARGUMENT = frozenset({"FIRST", "LAST", "FIRST_VALUE", "LAST_VALUE", "ANY_VALUE"})
 
+# modelled by their sqlglot class, with the numbers of arguments Spark takes: coalesce /
+# nvl / ifnull, if, count, the calls sqlglot builds with IGNORE NULLS, and the casts
+# `double(x)` (Spark's CAST(x AS DOUBLE), named like one; sqlglot has no builder for
+# bigint(x) and the like: the analyzer makes those casts)
+_TYPED_EXTRA: dict[str, tuple[int, int | None]] = {
+    "COALESCE": (1, None), "NVL": (2, 2), "IFNULL": (2, 2), "IF": (3, 3), "IIF": (3, 3), "COUNT": (1, None),
+    "FIRST": (1, 1), "LAST": (1, 1), "FIRST_VALUE": (1, 1), "LAST_VALUE": (1, 1), "ANY_VALUE": (1, 1),
+    "COLLECT_LIST": (1, 1), "NULLIF": (2, 2), "NANVL": (2, 2), "ROUND": (1, 2), "GREATEST": (2, None),
+    "LEAST": (2, None), "CONCAT": (0, None), "DATE_ADD": (2, 2), "ISNAN": (1, 1), "ISNULL": (1, 1),
+    "ISNOTNULL": (1, 1), **{t: (1, 1) for t in ("BOOLEAN", "INT", "FLOAT", "DOUBLE", "STRING", "DATE",
+                                                  "TIMESTAMP")}}
 
-def _as_written_with_two_arguments(name: str, build):
-    def parse(args, *rest):
-        if len(args) == 2:
+
+def modelled_arity(name: str) -> tuple[int, int | None] | None:
+    """The numbers of arguments sparkfold builds a call of `name` (upper case) with, or
+    None: kept as written."""
+    if name in _MODELLED_AS_WRITTEN:
+        return None
+    if name in _TYPED_EXTRA:
+        return _TYPED_EXTRA[name]
+    spec = SCALAR_FUNCTIONS.get(name.lower()) or AGGREGATE_FUNCTIONS.get(name.lower())
+    return None if spec is None else (spec.min_args, spec.max_args)
+
+
+def _within(arity: tuple[int, int | None], n: int) -> bool:
+    return arity[0] <= n and (arity[1] is None or n <= arity[1])
+
+
+def _guarded(name: str, build, arity: tuple[int, int | None]):
+    """sqlglot's builder for calls with a modelled number of arguments; any other call
+    kept as written (Spark raises its own error for it, or takes it as another overload)."""
+    def parse(args, *rest, **kwargs):
+        if not _within(arity, len(args)) or (name in _IGNORE_NULLS_ARGUMENT and len(args) == 2):
             return exp.Anonymous(this=name.lower(), expressions=args)
-        return build(args, *rest)
+        return build(args, *rest, **kwargs)
 
     return parse
 
 
-# Special-syntax parsers for calls that have none in Spark (`initcap(s)` became `initcap(s, ' ')`)
-_AS_WRITTEN_SYNTAX = frozenset({"INITCAP", "CEIL", "FLOOR", "CHAR", "CHR", "DECODE"})
+def call_kept_as_written(name: str, n_args: int) -> bool:
+    """Is a call of `name` (upper case) with n arguments kept as written, although
+    sqlglot's stock parser has a builder for it?"""
+    arity = modelled_arity(name)
+    return arity is None or not _within(arity, n_args) or (name in _IGNORE_NULLS_ARGUMENT and n_args == 2)
 
 
-def _typed_call(name: str, build) -> bool:
-    low = name.lower()
-    if name in _MODELLED_AS_WRITTEN:
-        return False
-    if low in SCALAR_FUNCTIONS or low in AGGREGATE_FUNCTIONS or low in KNOWN_AGGREGATE_NAMES \
-            or low in WINDOW_ONLY_NAMES or name in _TYPED_EXTRA:
-        return True
-    cls = getattr(build, "__self__", None)
-    return isinstance(cls, type) and issubclass(cls, exp.AggFunc)
-
-
-# modelled by their sqlglot class: coalesce / nvl / ifnull, if, count, and the window
-# functions sqlglot builds with IGNORE NULLS
-_TYPED_EXTRA = frozenset({"COALESCE", "NVL", "IFNULL", "IF", "IIF", "COUNT", "FIRST", "LAST", "FIRST_VALUE",
-                          "LAST_VALUE", "COLLECT_LIST", "ANY_VALUE", "NULLIF", "NANVL", "ROUND", "GREATEST",
-                          "LEAST", "CONCAT", "DATE_ADD", "ISNAN", "ISNULL", "ISNOTNULL",
-                          # `double(x)` is Spark's CAST(x AS DOUBLE), named like one (sqlglot has no
-                          # builder for bigint(x) and the like: the analyzer makes those casts)
-                          "BOOLEAN", "INT", "FLOAT", "DOUBLE", "STRING", "DATE", "TIMESTAMP"})
+# Special-syntax parsers for calls that have that syntax in Spark (`CAST(x AS INT)`,
+# `TRIM(BOTH ' ' FROM s)`, `EXTRACT(YEAR FROM d)`, `POSITION(a IN b)`, `OVERLAY(s PLACING r
+# FROM 1)`, `SUBSTRING(s FROM 1 FOR 2)`) and for hints; sqlglot's others read plain calls
+# their own way (`listagg(c)` became `LISTAGG(c, ',')`, `max_by(x, y, 2)` `MAX_BY(x, y)`,
+# `initcap(s)` `initcap(s, ' ')`)
+_SPARK_SYNTAX = frozenset({"CAST", "TRY_CAST", "EXTRACT", "POSITION", "OVERLAY", "SUBSTR", "SUBSTRING", "TRIM",
+                           "BROADCAST", "BROADCASTJOIN", "MAPJOIN", "MERGE", "MERGEJOIN", "SHUFFLE_HASH",
+                           "SHUFFLEMERGE", "SHUFFLE_REPLICATE_NL"})
 
 
 # sqlglot's Spark parser as it comes (with sqlglotc, a compiled class)
 _STOCK: Any = Spark.parser_class
 
-# The calls sparkfold builds with sqlglot's builders, by upper-case name (the others stay
-# exp.Anonymous, printed back as written: sqlglot's builders rewrite them into other
-# functions, which changes values (`to_char(d, '999')` became `CAST(d AS STRING)`),
-# validity (`timestampadd(DAY, 1, ts)` became `DATE_ADD(DAY, 1, ts)`) or Spark's column
-# names (`date_sub(dt, 1)` became `DATE_ADD(dt, 1 * -1)`)).
-FUNCTIONS = {name: (_as_written_with_two_arguments(name, build) if name in _IGNORE_NULLS_ARGUMENT else build)
-             for name, build in _STOCK.FUNCTIONS.items() if _typed_call(name, build)}
+# The calls sparkfold builds with sqlglot's builders, by upper-case name, each guarded by
+# the numbers of arguments it is modelled with.
+FUNCTIONS = {name: _guarded(name, build, arity) for name, build in _STOCK.FUNCTIONS.items()
+             if (arity := modelled_arity(name)) is not None}
 # Calls whose special syntax sparkfold keeps (`CAST(x AS INT)`, `TRIM(BOTH ...)`)
-SYNTAX_CALLS = frozenset(name for name in _STOCK.FUNCTION_PARSERS if name not in _AS_WRITTEN_SYNTAX)
+SYNTAX_CALLS = frozenset(name for name in _STOCK.FUNCTION_PARSERS if name in _SPARK_SYNTAX)
 # The names whose calls sqlglot's stock parser reads otherwise than sparkfold: those
 # kept as written, and those sparkfold builds its own way (`first(v, true)`).  Not the
 # ones sqlglot parses without parentheses (CASE, IF), which never reach a builder.
@@ -391,6 +414,45 @@ def _anys_in_scope(select: exp.Expr) -> list:
     return found
 
 
+# meta: a CAST the parser made of a typed literal (`TIME '10:00'`, `TIMESTAMP_LTZ '...'`),
+# printed as that literal (Spark names `TIME '10:00:00'` so, `CAST(...)` otherwise)
+TYPED_LITERAL = "sparkfold_typed_literal"
+# meta: a `>>>` (sqlglot has one node for both right shifts)
+UNSIGNED_SHIFT = "sparkfold_unsigned_shift"
+
+
+def _data_type_sql(stock):
+    """Spark 4's TIME type as TIME (sqlglot's Spark printer writes TIMESTAMP, Spark 3's)."""
+    def sql(self, e: exp.DataType) -> str:
+        if e.this == exp.DataType.Type.TIME:
+            return "TIME" + (f"({self.expressions(e, flat=True)})" if e.expressions else "")
+        return stock(self, e)
+
+    return sql
+
+
+def _typed_literal_cast_sql(stock):
+    def sql(self, e: exp.Cast) -> str:
+        meta = e._meta
+        if meta and meta.get(TYPED_LITERAL):
+            return f"{self.sql(e, 'to')} {self.sql(e, 'this')}"
+        return stock(self, e)
+
+    return sql
+
+
+def _shift_sql(op: str):
+    """`a << b`, `a >> b`, `a >>> b` as operators (sqlglot's Spark printer writes the
+    functions SHIFTLEFT(a, b)..., which Spark names otherwise, and has no `>>>`)."""
+    def sql(self, e: exp.Binary) -> str:
+        # (not sqlglot's `binary`, which prints a chain of one node class with one operator)
+        meta = e._meta
+        shown = ">>>" if meta and meta.get(UNSIGNED_SHIFT) else op
+        return f"{self.sql(e, 'this')} {shown} {self.sql(e, 'expression')}"
+
+    return sql
+
+
 @functools.lru_cache(maxsize=None)
 def _dispatch(generator_class: type) -> dict:
     """sqlglot's Spark generator's table of node printers, with sparkfold's: the
@@ -401,6 +463,10 @@ def _dispatch(generator_class: type) -> dict:
 
     table = dict(generator_class(dialect="spark")._dispatch)
     table[exp.WithinGroup] = getattr(generator_class, "withingroup_sql")
+    table[exp.DataType] = _data_type_sql(table[exp.DataType])
+    table[exp.Cast] = _typed_literal_cast_sql(table[exp.Cast])
+    table[exp.BitwiseLeftShift] = _shift_sql("<<")
+    table[exp.BitwiseRightShift] = _shift_sql(">>")
     table[exp.Select] = transforms.preprocess([transforms.eliminate_qualify, transforms.eliminate_distinct_on,
                                                transforms.unnest_to_explode, _any_to_exists_in_scope])
     table.update({exp.Anonymous: _typed_literal_sql, exp.Not: _not_sql, exp.NullSafeEQ: _null_safe_eq_sql})
@@ -580,6 +646,16 @@ def function_name(node: exp.Expr) -> str:
     if name:
         return str(name).lower()
     return node.sql_name().lower() if isinstance(node, exp.Func) else type(node).__name__.lower()
+
+
+_AGGREGATE_NAMES = frozenset(AGGREGATE_FUNCTIONS) | KNOWN_AGGREGATE_NAMES
+
+
+def is_aggregate_call(node: exp.Expr) -> bool:
+    """Is the node a call of an aggregate function: one sqlglot built (an AggFunc), or one
+    kept as written whose name Spark registers as an aggregate (`max_by(x, y)`)?"""
+    return isinstance(node, exp.AggFunc) or (isinstance(node, exp.Anonymous)
+                                             and str(node.this).lower() in _AGGREGATE_NAMES)
 
 
 def to_sql(tree: exp.Expression, pretty: bool = False) -> str:

@@ -793,7 +793,9 @@ class Opaque(Expr):
     non-deterministic and possibly raising, and nothing rewrites it.
 
     `kind` is "scalar", "aggregate" (an unknown aggregate function) or "window";
-    `function` is a window's function name, lower case (`row_number`)."""
+    `function` is a window's function name, lower case (`row_number`).  `sql_text` is
+    its column name as Spark generates it, when `name_known`; else sparkfold's best
+    guess, which names nothing Spark shows (see `naming.name_known`)."""
 
     template: Any
     args: tuple[Expr, ...]
@@ -801,6 +803,7 @@ class Opaque(Expr):
     kind: str = "scalar"
     sql_text: str = ""
     function: str = ""
+    name_known: bool = True
 
     def _self_deterministic(self) -> bool:
         return False

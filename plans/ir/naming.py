@@ -184,6 +184,25 @@ _DEFAULT_ARGS = {  # name: (number of arguments written, the defaults Spark appe
 _RENAMED = {"dateadd": "date_add"}
 
 
+def call_key(name: str, args) -> tuple[str, tuple[str, ...]] | None:
+    """A call's function (lower case) and its arguments' types, or None when a type is
+    not known: what `plain_call` decides on."""
+    types = []
+    for a in args:
+        if a.data_type == T.UNKNOWN:
+            return None
+        types.append(a.data_type.simple_string())
+    return name.lower(), tuple(types)
+
+
+def plain_call(key: tuple[str, tuple[str, ...]] | None) -> bool:
+    """Was Spark seen to name calls of this function with arguments of these types as
+    `call_name` does?  (Read off Spark's function documentation: `plans.ir.call_names`.)"""
+    from .call_names import PLAIN_CALLS
+
+    return key is not None and key in PLAIN_CALLS
+
+
 def call_name(name: str, args: list[str]) -> str:
     """Spark's name for the call `name(args)`, given its arguments' names."""
     low = name.lower()
@@ -216,6 +235,40 @@ def _outer_names(plan) -> list[str]:
     return names
 
 
+class UnknownName(Exception):
+    """A column of the query's output, named by Spark with a name sparkfold does not know,
+    cannot be written so that Spark names it again (the writers' callers then keep the
+    query as written)."""
+
+
+def unnamed_output(plan) -> set[int]:
+    """Ids of the plan's output columns named by Spark with names sparkfold does not know:
+    the select items written unaliased, for Spark to name."""
+    from . import logical as L
+
+    out = {a.expr_id for a in plan.output}
+    found: set[int] = set()
+    stack = [plan]
+    while stack:
+        p = stack.pop()
+        stack.extend(p.children)
+        if isinstance(p, (L.Project, L.Aggregate)):
+            for e in p.expressions:
+                if isinstance(e, E.Alias) and e.auto and e.expr_id in out and not name_known(e.child):
+                    found.add(e.expr_id)
+    return found
+
+
+def name_known(e: E.Expr) -> bool:
+    """Is `spark_name(e)` the name Spark gives e, as far as sparkfold knows?  Not when e
+    holds an unmodelled call whose naming was never read off Spark (the name of
+    `aes_encrypt(s, k)` is `aes_encrypt(s, k, GCM, DEFAULT, , )`): such a name must come
+    from Spark itself, the expression written as the input wrote it and not aliased."""
+    if not e.deep_mask & E.Opaque.bit:
+        return True
+    return all(n.name_known for n in e.walk() if isinstance(n, E.Opaque))
+
+
 def spark_name(e: E.Expr) -> str:
     """The column name Spark gives `SELECT <e>` when e has no alias."""
     # ResolveAliases: a cast of a named expression keeps the name (`CAST(a AS BIGINT)` is `a`)
@@ -245,6 +298,33 @@ def field_of_column(template) -> bool:
 # ---------------------------------------------------------------------------
 
 _UPPER_WINDOW_FUNCTIONS = {"rank": "RANK", "dense_rank": "DENSE_RANK", "percent_rank": "PERCENT_RANK"}
+_ORDER_ONLY_FUNCTIONS = frozenset(_UPPER_WINDOW_FUNCTIONS)
+
+
+def wrapped_name_known(template, args) -> bool:
+    """Are the names `wrapped_call_name` and `window_name` give for this call Spark's, as
+    read off Spark (window functions, the modelled aggregates and those Spark names
+    plainly (`plain_call`) with FILTER or IGNORE NULLS, percentile_cont / percentile_disc
+    WITHIN GROUP)?  Not for other calls (`listagg(c) WITHIN GROUP (...)` is `listagg(c,
+    NULL) WITHIN GROUP (... NULLS LAST)`, `mode() WITHIN GROUP (ORDER BY x)` is `...
+    ORDER BY x DESC`).  `template` has placeholder columns for `args`."""
+    from sqlglot import exp
+
+    from .dialect import ARG_PREFIX, function_name
+    from .functions import AGGREGATE_FUNCTIONS, WINDOW_ONLY_NAMES
+
+    fn, wrappers = _unwrapped(template.this if isinstance(template, exp.Window) else template)
+    if not isinstance(fn, exp.Func):
+        return False
+    name = function_name(fn)
+    if any(isinstance(w, exp.WithinGroup) for w in wrappers):
+        return name in ("percentile_cont", "percentile_disc")
+    if name in WINDOW_ONLY_NAMES or name in AGGREGATE_FUNCTIONS or name in _IGNORE_NULLS_FLAG:
+        return True
+    own = list(fn.expressions) if isinstance(fn, exp.Anonymous) else []
+    if not own or not all(isinstance(a, exp.Column) and a.name.startswith(ARG_PREFIX) for a in own):
+        return False
+    return plain_call(call_key(name, [args[int(a.name[len(ARG_PREFIX):])] for a in own]))
 _ROW_FRAME_FUNCTIONS = {"rank", "dense_rank", "percent_rank", "row_number", "ntile"}
 _UNBOUNDED_TO_CURRENT = "BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
 
@@ -281,6 +361,10 @@ def _wrapped_call_text(fn, wrappers, text, window: bool) -> str | None:
     texts = [text(a) for a in raw]
     if None in texts:
         return None
+    if window and name in _ORDER_ONLY_FUNCTIONS:
+        texts = []  # their arguments are the window's order (`rank(b)` is `RANK()`)
+    elif window and name == "ntile" and not texts:
+        texts = ["1"]
     nulls = [w for w in wrappers if isinstance(w, (exp.IgnoreNulls, exp.RespectNulls))]
     if name in _IGNORE_NULLS_FLAG and len(texts) == 2 and texts[1] in ("true", "false") and not nulls:
         texts = texts[:1]
@@ -380,7 +464,7 @@ def window_name(template, args) -> str | None:
             return None
         raw = [fn.this, fn.args.get("offset"), fn.args.get("default")]
         if isinstance(fn, exp.Anonymous):
-            raw = (list(fn.expressions) + [None, None])[:3]
+            raw = (list(fn.expressions) + [None, None, None])[:3]
         offset_text = text(raw[1]) if raw[1] is not None else "1"
         parts = [text(raw[0]), offset_text, text(raw[2]) if raw[2] is not None else "NULL"]
         if None in parts:

@@ -10,8 +10,9 @@ from ..ir import expressions as E
 from ..ir import logical as L
 from ..ir.dialect import DIALECT
 from ..ir.errors import InternalError
-from ..ir.naming import field_of_column
+from ..ir.naming import UnknownName, field_of_column, spark_name
 from ..ir.tree import fold, transform_down
+from ..sql_out.expressions import _faithful, _names_kept
 from ..sql_out.to_sql import ExprWriter, SqlGenerator
 from .frames import _MAX_DEPTH, Scope, _lazy_safe, _nested_reach
 from .values import _lit, _plain_literal, col, py_str
@@ -121,13 +122,42 @@ def expr_node_code(low, e: E.Expr, args: list[tuple[str, bool]], scope: Scope) -
 
 
 def sql_expr_code(low, e: E.Expr, scope: Scope) -> str:
+    return f"F.expr({py_str(_sql_text(e, _refs(scope)))})"
+
+
+def _refs(scope: Scope) -> dict[int, exp.Expression]:
     refs: dict[int, exp.Expression] = {}
     for frame in (scope.outer, scope.frame):
         if frame is not None:
             for i, n in frame.ids.items():
                 refs[i] = exp.column(n, quoted=True)
-    text = ExprWriter(SqlGenerator(), refs)(e).sql(dialect=DIALECT, normalize_functions=False)
-    return f"F.expr({py_str(text)})"
+    return refs
+
+
+def _sql_text(e: E.Expr, refs) -> str:
+    return ExprWriter(SqlGenerator(whole_query=False), refs)(e).sql(dialect=DIALECT, normalize_functions=False)
+
+
+# the frame name of a column Spark names (never a column name: `\0` and its id)
+_UNNAMED = "\0"
+
+
+def unnamed(a: E.Alias) -> str:
+    return f"{_UNNAMED}{a.expr_id}"
+
+
+def is_unnamed(name: str) -> bool:
+    return name.startswith(_UNNAMED)
+
+
+def named_by_spark(a: E.Alias, scope: Scope) -> str:
+    """An output column Spark names with a name sparkfold does not know
+    (`naming.unnamed_output`): its SQL text as the input wrote it, unaliased, for Spark to
+    name (raises UnknownName when it cannot be so written)."""
+    refs = _refs(scope)
+    if not (_faithful(a.child) and _names_kept(a.child, refs) and spark_name(a.child) == a.name):
+        raise UnknownName(a.name)
+    return f"F.expr({py_str(_sql_text(a.child, refs))})"
 
 
 def subquery_expr_code(low, e: E.SubqueryExpr, args: list[str], scope: Scope) -> str:

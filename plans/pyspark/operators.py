@@ -3,11 +3,14 @@ its SQL text: `Lowering.via_sql`).  Each takes the `Lowering` first."""
 
 from __future__ import annotations
 
+from typing import cast
+
 from ..ir import expressions as E
 from ..ir import logical as L
 from ..ir import types as T
 from ..ir.errors import InternalError
-from .expressions import _SUBQUERY_MASK, lower_expr
+from ..ir.naming import UnknownName
+from .expressions import _SUBQUERY_MASK, is_unnamed, lower_expr, named_by_spark, unnamed
 from .frames import Frame, Scope, _nested_reach
 from .values import (
     _SIMPLE_TYPES,
@@ -64,16 +67,33 @@ def lower_subquery_alias(low, p: L.SubqueryAlias, outer) -> Frame:
 
 def lower_project(low, p: L.Project, outer) -> Frame:
     child = low.lower(p.child, outer)
+    if any(is_unnamed(n) for n in child.names):
+        return _dropped(low, p, child)
     scope = Scope(child, outer)
     names = low.column_names(p.output)
     items = []
-    for e, n in zip(p.projections, names):
+    for i, (e, n) in enumerate(zip(p.projections, names)):
         if isinstance(e, E.Attribute) and child.ids.get(e.expr_id) == n:
             items.append(col(n))
+        elif isinstance(e, E.Alias) and e.expr_id in low.unnamed:
+            items.append(named_by_spark(e, scope))
+            names[i] = unnamed(e)
         else:
             body = e.child if isinstance(e, E.Alias) else e
             items.append(f"{lower_expr(low, body, scope, True)}.alias({py_str(n)})")
     return low.frame(f"{child.var}.select({', '.join(items)})", p.output, names)
+
+
+def _dropped(low, p: L.Project, child: Frame) -> Frame:
+    """A projection over columns Spark named (`named_by_spark`), which cannot be selected
+    by name: the columns it leaves out dropped, when it keeps the others in order."""
+    ids = [e.expr_id if isinstance(e, E.Attribute) else None for e in p.projections]
+    kept = [child.ids.get(i) if i is not None else None for i in ids]
+    if None in kept or kept != [n for n in child.names if n in kept]:
+        raise UnknownName(", ".join(a.name for a in p.output))
+    gone = [n for n in child.names if n not in kept]
+    frame = low.chain(child, f".drop({', '.join(py_str(n) for n in gone)})") if gone else child
+    return Frame.of(frame.var, p.output, cast("list[str]", kept))
 
 
 def lower_filter(low, p: L.Filter, outer) -> Frame:
@@ -117,8 +137,12 @@ def lower_aggregate(low, p: L.Aggregate, outer) -> Frame:
         if isinstance(e, E.Attribute) and grouped_ids.get(e.expr_id) == n:
             out_names.append(n)  # the grouping column groupBy keeps
             continue
-        body = e.child if isinstance(e, E.Alias) else e
-        aggs.append(f"{lower_expr(low, body, scope, True)}.alias({py_str(n)})")
+        if isinstance(e, E.Alias) and e.expr_id in low.unnamed:
+            aggs.append(named_by_spark(e, scope))
+            n = unnamed(e)
+        else:
+            body = e.child if isinstance(e, E.Alias) else e
+            aggs.append(f"{lower_expr(low, body, scope, True)}.alias({py_str(n)})")
         agg_names.append(n)
         out_names.append(n)
     if not aggs:
@@ -134,7 +158,13 @@ def lower_aggregate(low, p: L.Aggregate, outer) -> Frame:
         code = f"{child.var}.groupBy({', '.join(gcode)}).agg({', '.join(aggs)})"
     produced = (gnames if p.grouping else []) + agg_names
     if produced != out_names:
-        code += f".select({', '.join(col(n) for n in out_names)})"
+        if any(is_unnamed(n) for n in out_names):
+            # (columns Spark named are not selected by name: the grouping ones dropped)
+            if [n for n in produced if n not in gnames or n in out_names] != out_names:
+                raise UnknownName(", ".join(a.name for a in p.output))
+            code += f".drop({', '.join(py_str(n) for n in gnames if n not in out_names)})"
+        else:
+            code += f".select({', '.join(col(n) for n in out_names)})"
     return low.frame(code, p.output, out_names)
 
 

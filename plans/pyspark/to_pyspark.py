@@ -30,7 +30,9 @@ from typing import Any, Callable
 
 from ..ir import logical as L
 from ..ir.dialect import deep_stack
+from ..ir.naming import UnknownName, unnamed_output
 from ..sql_out.to_sql import plan_to_sql
+from .expressions import is_unnamed
 from .frames import Frame, Names
 from .operators import (
     lower_aggregate,
@@ -66,6 +68,8 @@ class Lowering:
         self.imports: set[str] = set()
         self.vars: set[str] = {"F", "spark", spark_var, "result", "Decimal", "datetime"}
         self.n_expr = 0
+        # output columns only Spark can name (`naming.unnamed_output`), selected unaliased
+        self.unnamed = unnamed_output(plan)
 
     def emit(self, code: str, base: str = "df") -> str:
         var = self.fresh_var(base)
@@ -115,8 +119,13 @@ class Lowering:
     def program(self, result_var: str = "result", header: str = "") -> str:
         top = self.lower(self.plan, None)
         out_names = [a.name for a in self.plan.output]
-        if top.names == out_names or top.names == ["*"]:
+        renamed = {n: o for n, o in zip(top.names, out_names) if n != o and not is_unnamed(n)}
+        if not renamed or top.names == ["*"]:
             self.lines.append(f"{result_var} = {top.var}")
+        elif len(renamed) < len(out_names) and any(is_unnamed(n) for n in top.names):
+            # (columns Spark named are not selected by name: the others renamed)
+            pairs = ", ".join(f"{py_str(n)}: {py_str(o)}" for n, o in renamed.items())
+            self.lines.append(f"{result_var} = {top.var}.withColumnsRenamed({{{pairs}}})")
         else:
             items = [col(n) if n == o else f"{col(n)}.alias({py_str(o)})"
                      for n, o in zip(top.names, out_names)]
@@ -133,7 +142,7 @@ class Lowering:
 
     def via_sql(self, p: L.Plan) -> Frame:
         """Any (uncorrelated) subtree through its SQL text; columns renamed by position."""
-        text = plan_to_sql(p)
+        text = plan_to_sql(p, whole_query=False)
         if any(a.name == "*" for a in p.output):  # a schema only Spark knows (PIVOT...)
             return Frame(self.emit(f"{self.spark}.sql({py_str(text)})"), ["*"], {})
         names = self.column_names(p.output)
@@ -187,7 +196,13 @@ def to_pyspark_code(result, result_var: str = "result", spark_var: str = "spark"
             if result.passthrough else ""
         body = f"{why}{result_var} = {spark_var}.sql({py_str(result.query_original_sql)})\n"
         return (head + "\n" if head else "") + body
-    return plan_to_pyspark_code(result.optimized, result_var, spark_var, head)
+    try:
+        return plan_to_pyspark_code(result.optimized, result_var, spark_var, head)
+    except UnknownName as e:
+        why = (f"# Spark names the column {e} with a name sparkfold does not know, which a DataFrame "
+               f"program cannot give it here: the optimized query runs as SQL\n")
+        body = f"{why}{result_var} = {spark_var}.sql({py_str(result.query_sql)})\n"
+        return (head + "\n" if head else "") + body
 
 
 def run_code(code: str, spark, result_var: str = "result"):

@@ -47,11 +47,18 @@ class Analyzer:
         # (source node, expression) for every node analyzed, when a caller records them
         # (`optimizer.findings.SourceMap`): a CTE's later references add their copies
         self.recorded: list | None = None
+        # ids of the select items Spark names with names sparkfold does not know
+        # (`naming.name_known`): nothing may refer to them (`expr_context.refuse_unnamed`)
+        self.unnamed: set[int] = set()
 
     def analyze(self, tree: exp.Expression) -> L.Plan:
         if not isinstance(tree, (exp.Query, exp.Subquery)):
             raise NotModelled(f"{type(tree).__name__} statement (only queries are optimized)")
         self.root = tree
+        if self.catalog.escaped_string_literals and "\\" in self.sql:
+            # Spark then reads a backslash in a string literal as itself, where sparkfold's
+            # parser (Spark's default) reads an escape
+            raise NotModelled("a backslash under spark.sql.parser.escapedStringLiterals")
         if self.catalog.legacy_setops_precedence and tree.find(exp.Intersect) is not None \
                 and tree.find(exp.Union, exp.Except) is not None:
             # Spark then reads a chain of set operations left to right, INTERSECT with no
@@ -60,7 +67,10 @@ class Analyzer:
             raise NotModelled("INTERSECT with UNION or EXCEPT under "
                               "spark.sql.legacy.setopsPrecedence.enabled (read left to right)")
         with E.id_scope(join=True):  # the caller's run's ids, or the analysis's own
-            return self.query(tree, None, {})
+            plan = self.query(tree, None, {})
+        if self.unnamed:
+            _only_shown(plan, self.unnamed)
+        return plan
 
     def subquery(self, node: exp.Expression, ctx: Ctx) -> L.Plan:
         """A subquery inside an expression: correlated with ctx's scope."""
@@ -200,3 +210,21 @@ class Analyzer:
 
 __all__ = ["Analyzer", "NotModelled", "UnsupportedError", "Entry", "replace"]
 
+
+def _only_shown(plan: L.Plan, unnamed: set[int]) -> None:
+    """Columns named by Spark with names sparkfold does not know may be the query's output
+    only as items of its top SELECT that nothing above refers to: written there unaliased
+    they are named by Spark again (`plans.sql_out`, `plans.pyspark`)."""
+    top = plan
+    while isinstance(top, (L.Limit, L.Offset, L.Distinct, L.Sort, L.Filter)) or (
+            isinstance(top, L.Project) and all(isinstance(p, E.Attribute) for p in top.projections)):
+        if not isinstance(top, L.Project) and any(
+                n.expr_id in unnamed for e in top.expressions for n in e.walk() if isinstance(n, E.Attribute)):
+            raise NotModelled("an ORDER BY or HAVING of a column Spark names with a name sparkfold does not know")
+        top = top.child
+    items = top.projections if isinstance(top, L.Project) else top.aggregates if isinstance(top, L.Aggregate) else ()
+    shown = {E.to_attribute(p).expr_id for p in items}
+    for a in plan.output:
+        if a.expr_id in unnamed and a.expr_id not in shown:
+            raise NotModelled(f"the column {a.name}, named by Spark with a name sparkfold does not know, "
+                              f"outside the query's top SELECT")

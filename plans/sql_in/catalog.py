@@ -72,7 +72,8 @@ def _parse_column_type(text: str) -> tuple[T.DataType, bool]:
 # The session settings that change what a query means, by Spark's key: the Catalog's
 # keyword for each, and Spark's default
 SETTINGS = {"spark.sql.ansi.enabled": ("ansi", "true"),
-            "spark.sql.legacy.setopsPrecedence.enabled": ("legacy_setops_precedence", "false")}
+            "spark.sql.legacy.setopsPrecedence.enabled": ("legacy_setops_precedence", "false"),
+            "spark.sql.parser.escapedStringLiterals": ("escaped_string_literals", "false")}
 
 
 def session_settings(spark: Any) -> dict[str, bool]:
@@ -96,7 +97,7 @@ class Catalog:
 
     def __init__(self, tables: Mapping[str, TableSchema] | None = None, *, ansi: bool = True,
                  loader: Callable[[str], TableSchema | None] | None = None,
-                 legacy_setops_precedence: bool = False):
+                 legacy_setops_precedence: bool = False, escaped_string_literals: bool = False):
         self._tables: dict[str, TableSchema] = {_normalize(k): v for k, v in (tables or {}).items()}
         self._loader = loader
         self._lock = threading.Lock()
@@ -104,6 +105,9 @@ class Catalog:
         # Spark's legacy option: set operations evaluated left to right, with no
         # precedence for INTERSECT (such chains pass through, see the analyzer)
         self.legacy_setops_precedence = legacy_setops_precedence
+        # Spark's legacy option: a backslash in a string literal is itself, no escape
+        # (such literals pass through, see the analyzer)
+        self.escaped_string_literals = escaped_string_literals
 
     # -- construction ------------------------------------------------------
     @classmethod
@@ -266,17 +270,25 @@ class Catalog:
         schema = self.lookup(table)
         cols = tuple(Column(c.name, c.data_type, True) if c.name.lower() == column.lower() else c
                      for c in schema.columns)
-        out = Catalog(loader=self._loader, ansi=self.ansi, legacy_setops_precedence=self.legacy_setops_precedence)
+        out = Catalog(loader=self._loader, ansi=self.ansi, legacy_setops_precedence=self.legacy_setops_precedence,
+                      escaped_string_literals=self.escaped_string_literals)
         out._tables = {**self._tables, _normalize(table): TableSchema(schema.name, cols, schema.source)}
         return out
 
-    def with_settings(self, *, ansi: bool, legacy_setops_precedence: bool) -> "Catalog":
+    def with_settings(self, *, ansi: bool, legacy_setops_precedence: bool,
+                      escaped_string_literals: bool = False) -> "Catalog":
         """The same schemas under a session's settings (see `session_settings`)."""
-        if (ansi, legacy_setops_precedence) == (self.ansi, self.legacy_setops_precedence):
+        if (ansi, legacy_setops_precedence, escaped_string_literals) == self.settings:
             return self
-        out = Catalog(loader=self._loader, ansi=ansi, legacy_setops_precedence=legacy_setops_precedence)
+        out = Catalog(loader=self._loader, ansi=ansi, legacy_setops_precedence=legacy_setops_precedence,
+                      escaped_string_literals=escaped_string_literals)
         out._tables = self._tables
         return out
+
+    @property
+    def settings(self) -> tuple[bool, bool, bool]:
+        """The session settings the catalog holds, in `SETTINGS` order."""
+        return self.ansi, self.legacy_setops_precedence, self.escaped_string_literals
 
     @classmethod
     def coerce(cls, catalog: Any) -> "Catalog":

@@ -12,7 +12,7 @@ from sqlglot import exp
 from ..ir import expressions as E
 from ..ir import functions as F
 from ..ir import types as T
-from ..ir.dialect import ARG_PREFIX, TYPED_LITERAL_PREFIX, function_name
+from ..ir.dialect import ARG_PREFIX, TYPED_LITERAL_PREFIX, UNSIGNED_SHIFT, function_name
 from ..ir.errors import AnalysisError
 from ..ir.records import replace
 from .expr_context import Ctx, NotModelled, calls_nondeterministic
@@ -95,14 +95,16 @@ def analyze_window(ea, node, ctx):
         fn = fn.this
     name = function_name(fn) if isinstance(fn, exp.Expression) else ""
     out = ea.opaque(node, ctx, kind="window", root_is_structure=True)
-    from ..ir.naming import window_name
+    from ..ir.naming import window_name, wrapped_name_known
 
     spark_text = window_name(out.template, out.args)
+    known = spark_text is not None and wrapped_name_known(out.template, out.args)
     if spark_text is None:
         if isinstance(node.this, CALL_WRAPPERS) or _ignore_nulls_flag(fn):
             raise NotModelled(f"Spark's column name for {node.sql(dialect='spark')[:60]}")
         spark_text = out.sql_text
-    return out.copy(data_type_=window_type(ea, name, out, fn, ctx), sql_text=spark_text, function=name)
+    return out.copy(data_type_=window_type(ea, name, out, fn, ctx), sql_text=spark_text, function=name,
+                    name_known=known)
 
 
 def window_type(ea, name, opaque: E.Opaque, fn, ctx) -> T.DataType:
@@ -110,11 +112,13 @@ def window_type(ea, name, opaque: E.Opaque, fn, ctx) -> T.DataType:
         return T.INT
     if name in ("percent_rank", "cume_dist"):
         return T.DOUBLE
-    if name in ("lag", "lead", "first_value", "last_value", "nth_value") and opaque.args:
+    own = [a for a in fn.args.values() if isinstance(a, exp.Expression)] if isinstance(fn, exp.Func) else []
+    if isinstance(fn, exp.Anonymous):
+        own = list(fn.expressions)
+    if name in ("lag", "lead", "first_value", "last_value", "nth_value") and opaque.args and own:
         # the type of the value argument (the first placeholder: the function's own
         # arguments come before the window's PARTITION BY and ORDER BY values)
         t = opaque.args[0].data_type
-        own = [a for a in fn.args.values() if isinstance(a, exp.Expression)] if isinstance(fn, exp.Func) else []
         if name in ("lag", "lead") and len(own) > 2 and opaque.args[2].data_type not in (t, T.NULL):
             return T.UNKNOWN  # the default widens the type: not modelled
         return t
@@ -253,7 +257,12 @@ def opaque_call(ea, node: exp.Expression, ctx: Ctx, kind: str = "scalar",
                     new_items.append(v)
                     changed = True
                     continue
-                if not isinstance(v, exp.Expression):
+                if not isinstance(v, exp.Expression) or (isinstance(n, exp.Interval) and key == "this"):
+                    # (an interval's value is its literal, `INTERVAL -'1-1' YEAR TO MONTH`)
+                    new_items.append(v)
+                elif isinstance(n, exp.Escape) and key == "this":
+                    # `a LIKE b ESCAPE c`: the LIKE is the syntax, its operands the values
+                    visit(v, False)
                     new_items.append(v)
                 elif is_value(v) and not (this_is_structure and key == "this"):
                     args.append(ea.analyze(v, sub_ctx))
@@ -273,18 +282,20 @@ def opaque_call(ea, node: exp.Expression, ctx: Ctx, kind: str = "scalar",
 
     visit(template, root_is_structure)
     name = None
+    known = False
     if kind == "aggregate" and (isinstance(node, CALL_WRAPPERS) or _ignore_nulls_flag(node)):
-        from ..ir.naming import wrapped_call_name
+        from ..ir.naming import wrapped_call_name, wrapped_name_known
 
         name = wrapped_call_name(template, args)
         if name is None:
             raise NotModelled(f"Spark's column name for {node.sql(dialect='spark')[:60]}")
+        known = wrapped_name_known(template, args)
     if name is None:
-        name = _opaque_name(node, args)
+        name, known = _opaque_name(node, args)
     data_type: T.DataType = T.UNKNOWN
     if kind == "scalar":  # (a window's type is window_type's)
         data_type = F.opaque_result_type(function_name(node), [a.data_type for a in args])
-    return E.Opaque(template, tuple(args), data_type, kind, name)
+    return E.Opaque(template, tuple(args), data_type, kind, name, name_known=known)
 
 
 # sqlglot node -> (spark name, how to read its arguments) for modelled scalar functions
@@ -364,34 +375,41 @@ def _positional_args(node: exp.Expression):
 # unmodelled operators and Spark's names for them (checked on Spark 4.3)
 _OPERATOR_NAMES: dict[type[exp.Expr], str] = {
     exp.BitwiseAnd: "({} & {})", exp.BitwiseOr: "({} | {})", exp.BitwiseXor: "({} ^ {})",
+    exp.BitwiseLeftShift: "({} << {})", exp.BitwiseRightShift: "({} >> {})",
     exp.RegexpLike: "RLIKE({}, {})", exp.ILike: "ilike({}, {})"}
 
 
-def _opaque_name(node: exp.Expression, args) -> str:
-    """Best-effort Spark name for an unmodelled expression: `name(arg, ...)` with the
-    argument names, or its SQL text."""
-    from ..ir.naming import call_name, spark_name
+def _opaque_name(node: exp.Expression, args) -> tuple[str, bool]:
+    """Spark's name for an unmodelled expression, and whether it is known to be Spark's
+    (see `naming.name_known`): operators and TRIM's forms are; a call `name(arg, ...)` is
+    when Spark was seen to name calls of that function with arguments of those types so
+    (`naming.plain_call`); anything else is sparkfold's best guess, its SQL text."""
+    from ..ir.naming import call_key, call_name, plain_call, spark_name
 
     if _unit_argument(node) is not None:
         # `datediff(DAY, a, b)` is Spark's timestampdiff, `dateadd(DAY, n, d)` its timestampadd
         name = "timestampdiff" if "diff" in function_name(node) else "timestampadd"
         unit = node.expressions[0].name  # as written
-        return f"{name}({unit}, {', '.join(spark_name(a) for a in args)})"
+        return f"{name}({unit}, {', '.join(spark_name(a) for a in args)})", False
     if isinstance(node, exp.Extract) and len(args) == 1 and isinstance(node.this, (exp.Var, exp.Column)):
-        return f"extract({node.this.name} FROM {spark_name(args[0])})"
+        return f"extract({node.this.name} FROM {spark_name(args[0])})", False
     if isinstance(node, exp.Trim) and 1 <= len(args) <= 2 and not node.args.get("collation"):
         position = str(node.args.get("position") or "BOTH").upper()
         names = [spark_name(a) for a in args]
         if len(args) == 1:
-            return {"LEADING": "ltrim", "TRAILING": "rtrim"}.get(position, "trim") + f"({names[0]})"
-        return f"TRIM({position} {names[1]} FROM {names[0]})"
+            return {"LEADING": "ltrim", "TRAILING": "rtrim"}.get(position, "trim") + f"({names[0]})", True
+        return f"TRIM({position} {names[1]} FROM {names[0]})", True
     if len(args) == 2 and type(node) in _OPERATOR_NAMES:
-        text = _OPERATOR_NAMES[type(node)].format(*(spark_name(a) for a in args))
-        return f"(NOT {text})" if node.args.get("negate") else text
+        form = _OPERATOR_NAMES[type(node)]
+        if node.meta.get(UNSIGNED_SHIFT):
+            form = "({} >>> {})"
+        text = form.format(*(spark_name(a) for a in args))
+        return (f"(NOT {text})" if node.args.get("negate") else text), True
     if isinstance(node, (exp.Anonymous, exp.Func)) and not isinstance(node, exp.Window):
         positional = _positional_args(node)
         if positional is not None and len(positional) == len(args):
-            return call_name(function_name(node), [spark_name(a) for a in args])
+            key = call_key(function_name(node), args)
+            return call_name(function_name(node), [spark_name(a) for a in args]), plain_call(key)
     from ..ir.dialect import DIALECT
 
     # Spark's generated names show string literals without quotes: map('a', m)['a'] is
@@ -400,4 +418,18 @@ def _opaque_name(node: exp.Expression, args) -> str:
     for lit in list(unquoted.find_all(exp.Literal)):
         if lit.is_string:
             lit.replace(exp.var(lit.this))
-    return unquoted.sql(dialect=DIALECT, normalize_functions=False, copy=False)  # (a copy of its own)
+    return unquoted.sql(dialect=DIALECT, normalize_functions=False, copy=False), False  # (a copy of its own)
+
+
+def opaque_call_key(o: E.Opaque):
+    """`naming.call_key` of an unmodelled call `name(arg, ...)` (None for anything else)."""
+    from ..ir.naming import call_key
+
+    node: exp.Expression = o.template
+    if not isinstance(node, (exp.Anonymous, exp.Func)) or isinstance(node, (exp.Window, *CALL_WRAPPERS)) \
+            or isinstance(node, (exp.Extract, exp.Trim)) or type(node) in _OPERATOR_NAMES:
+        return None
+    positional = _positional_args(o.template)
+    if _unit_argument(o.template) is not None or positional is None or len(positional) != len(o.args):
+        return None
+    return call_key(function_name(node), o.args)

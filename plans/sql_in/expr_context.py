@@ -92,3 +92,12 @@ def legacy_widening(types: list[T.DataType], what: str) -> None:
     kinds = set(types) - {T.NULL}
     if T.STRING in kinds and len(kinds) > 1:
         raise NotModelled(f"{what} of a string and other types outside ANSI mode")
+
+
+def refuse_unnamed(an, columns) -> None:
+    """Columns named by Spark with a name sparkfold does not know (`naming.name_known`)
+    cannot be referred to: Spark's own name for them would be needed."""
+    for c in columns:
+        if isinstance(c, (E.Attribute, E.Alias)) and c.expr_id in an.unnamed:
+            raise NotModelled(f"a reference to the column Spark names after {c.name}, a name sparkfold "
+                              f"does not know")

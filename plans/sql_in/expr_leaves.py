@@ -15,7 +15,7 @@ from ..ir import types as T
 from ..ir.dialect import ARG_PREFIX, TYPED_LITERAL_PREFIX, function_name
 from ..ir.errors import AnalysisError
 from .data_types import TypeParseError, from_sqlglot
-from .expr_context import Ctx, NotModelled, _expr_name, _position
+from .expr_context import Ctx, NotModelled, _expr_name, _position, refuse_unnamed
 
 
 def analyze_paren(ea, node, ctx):
@@ -33,20 +33,31 @@ def analyze_column(ea, node: exp.Column, ctx: Ctx) -> E.Expr:
             # count(t.*), struct(t.*): Spark expands the star into the arguments
             raise NotModelled(f"`{display}` as a function argument")
         raise AnalysisError(f"`{display}` is not allowed here")
+    unnamed = ea.analyzer.unnamed
     if len(parts) == 1:
         key = parts[0].lower()
         if key in ctx.preferred and not from_column_first(ea, parts, ctx, node):
-            return ctx.preferred[key]
+            found = ctx.preferred[key]
+            refuse_unnamed(ea.analyzer, [found])
+            return found
     try:
         found, rest, _depth = ctx.scope.resolve(parts, display, _position(ea.sql, node))
     except AnalysisError:
         if len(parts) == 1 and parts[0].lower() in ctx.lateral:
-            return ctx.lateral[parts[0].lower()]
+            found = ctx.lateral[parts[0].lower()]
+            refuse_unnamed(ea.analyzer, [found])
+            return found
         if len(parts) == 1 and not node.this.quoted and parts[0].lower() in _NILADIC_TIME:
             # Spark 4.1's `current_time` / `localtime` without parentheses, when no
             # column has the name: current_time(6), of the TIME type sparkfold does not model
             raise NotModelled(f"`{parts[0]}` (current_time of Spark's TIME type)") from None
+        if unnamed:
+            # the name may be one of those Spark gives the columns sparkfold cannot name
+            raise NotModelled(f"`{display}`, where columns are named by Spark with names sparkfold "
+                              f"does not know") from None
         raise
+    if unnamed:
+        refuse_unnamed(ea.analyzer, [found])
     if rest:
         return field_access(ea, found, rest, node)
     if isinstance(found, E.Attribute) and found.name != parts[-1] and found.name.lower() == parts[-1].lower():

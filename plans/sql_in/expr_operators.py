@@ -3,11 +3,13 @@ IF, COALESCE, casts, and subquery expressions.  Each takes the `ExprAnalyzer` fi
 
 from __future__ import annotations
 
+import re
+
 from sqlglot import exp
 
 from ..ir import expressions as E
 from ..ir import types as T
-from ..ir.dialect import function_name
+from ..ir.dialect import TYPED_LITERAL, function_name
 from ..ir.errors import AnalysisError
 from .expr_context import NotModelled, require_boolean
 from .expr_leaves import _data_type, integral_decimal_literal, typed_literal
@@ -210,10 +212,18 @@ def analyze_cast(ea, node: exp.Cast, ctx):
     fname = node.meta.get("name") if node.meta else None
     to = _data_type(node.args["to"])
     value = node.this
-    if fname is None and isinstance(value, exp.Literal) and value.is_string and to is not None:
-        lit = typed_literal(value.this, to)
+    if fname is None and isinstance(value, exp.Literal) and value.is_string:
+        # a typed literal, `DATE '2020-01-01'`, `TIME '10:00'`: a literal when its text is
+        # a clean value of a modelled type, else kept as written (Spark names and reads
+        # `TIMESTAMP '2020-01-01 10:00:00.5'` as a literal, not as a CAST; with more than
+        # six digits of a second its type depends on spark.sql.timestampNanosTypes.enabled)
+        lit = typed_literal(value.this, to) if to is not None else None
         if lit is not None:
             return lit
+        node.meta[TYPED_LITERAL] = True
+        out = ea.opaque(node, ctx)
+        nanos = re.search(r"\.\d{7}", value.this) is not None
+        return out.copy(data_type_=to) if to is not None and not nanos else out
     if fname is not None and str(fname).lower() not in ("cast", "try_cast"):
         # double(x), int(x), ...: a cast Spark does not show in column names
         return cast_expression(ea, node, ctx, try_=False, user=False)

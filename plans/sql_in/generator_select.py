@@ -22,7 +22,7 @@ from sqlglot import exp
 from ..ir import expressions as E
 from ..ir import logical as L
 from ..ir import types as T
-from ..ir.dialect import function_name
+from ..ir.dialect import function_name, is_aggregate_call
 from ..ir.errors import AnalysisError
 from ..ir.naming import spark_name
 from .expr_context import Ctx, NotModelled
@@ -55,7 +55,7 @@ def generator_select(an, sel: exp.Select) -> L.Plan | None:
     columns: list[tuple[str, T.DataType, bool]] = []
     for item in sel.expressions:
         body = _body(item)
-        if any(isinstance(n, (exp.Column, exp.Query, exp.Lambda, exp.Star, exp.Window, exp.AggFunc))
+        if any(isinstance(n, (exp.Column, exp.Query, exp.Lambda, exp.Star, exp.Window)) or is_aggregate_call(n)
                for n in body.walk()):
             raise NotModelled("a generator's SELECT reading columns or queries")
         if item is not generators[0]:

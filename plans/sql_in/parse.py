@@ -22,7 +22,7 @@ from sqlglot.tokens import Token, TokenType
 
 from ..ir.dialect import DIALECT, SUFFIX_TYPES, TYPED_LITERAL_PREFIX, compiled_sqlglot, spans_later, unplaced_parser
 from ..ir.errors import ParseError, UnsupportedError
-from . import grammar, spans
+from . import bitwise, grammar, spans
 from .grammar import ends_operand as _ends_operand
 
 # ---------------------------------------------------------------------------
@@ -30,13 +30,33 @@ from .grammar import ends_operand as _ends_operand
 # ---------------------------------------------------------------------------
 
 
-def _fix_tokens(tokens: list[Token], sql: str) -> list[Token]:
+def _fix_tokens(tokens: list[Token], sql: str, bitwise_levels: set[int] | None = None,
+                fixes: "_Fixes | None" = None) -> list[Token]:
+    """The corrected tokens; `bitwise_levels` gets the levels of the bitwise operators
+    seen (`plans.sql_in.bitwise`; -1 for a `>>>`), `fixes` what the trees need after."""
+    if bitwise_levels is None:
+        bitwise_levels = set()
+    if fixes is None:
+        fixes = _Fixes()
     out: list[Token] = []
     i = 0
     n = len(tokens)
     while i < n:
         t = tokens[i]
         if t.token_type not in _FIXED:  # (most tokens: this runs once per token of every parse)
+            out.append(t)
+            i += 1
+            continue
+        if t.token_type in bitwise.TOKENS or t.token_type == TokenType.LT:
+            bitwise.refuse_coalesce_operator(t)
+            level = bitwise.level_of(tokens, i)
+            if level is not None:
+                bitwise_levels.add(level)
+            shift = bitwise.unsigned_shift(tokens, i) if t.token_type == TokenType.GT else None
+            if shift is not None:
+                out.append(shift)
+                i += 3
+                continue
             out.append(t)
             i += 1
             continue
@@ -65,6 +85,41 @@ def _fix_tokens(tokens: list[Token], sql: str) -> list[Token]:
                         mk(TokenType.L_PAREN, "("), t, mk(TokenType.R_PAREN, ")")])
             i += 3
             continue
+        if t.token_type == TokenType.INTERVAL:
+            end = _multi_unit_interval(tokens, i)
+            if end is not None:
+                # `INTERVAL 5 HOURS 30 SECONDS`: one literal of Spark's (named `INTERVAL
+                # '05:00:30' HOUR TO SECOND`), which sqlglot reads as a sum: kept as written
+                stop = tokens[end].end
+                raw = sql[tokens[i + 1].start:stop + 1]
+                mk = lambda tt, text: Token(tt, text, t.line, t.col, t.start, stop)  # noqa: E731
+                out.extend([mk(TokenType.VAR, TYPED_LITERAL_PREFIX + "interval"), mk(TokenType.L_PAREN, "("),
+                            mk(TokenType.STRING, raw), mk(TokenType.R_PAREN, ")")])
+                i = end + 1
+                continue
+        if t.token_type == TokenType.VAR and t.text.lower() == "extract" and i + 3 < n \
+                and tokens[i + 1].token_type == TokenType.L_PAREN and tokens[i + 3].token_type == TokenType.FROM:
+            fixes.extract_fields.append(tokens[i + 2].text)  # (sqlglot upper-cases it; Spark names it as written)
+        if t.token_type == TokenType.VAR and t.text.lower() == "position" and i + 1 < n \
+                and tokens[i + 1].token_type == TokenType.L_PAREN and not _keyword_form(tokens, i, TokenType.IN):
+            # `position(a, b)`: a call as written (sqlglot's POSITION parser, for `position(a IN
+            # b)`, writes it as `LOCATE(...)`, named so by Spark, and drops a fourth argument)
+            out.append(Token(TokenType.VAR, AS_WRITTEN + t.text, t.line, t.col, t.start, t.end, t.comments))
+            fixes.as_written = True
+            i += 1
+            continue
+        if t.token_type == TokenType.VAR and t.text.lower() == "substr" and _keyword_form(tokens, i, TokenType.FROM):
+            # `substr(s FROM 2)` is Spark's SUBSTRING syntax, named `substring(...)`
+            out.append(Token(TokenType.VAR, "substring", t.line, t.col, t.start, t.end, t.comments))
+            i += 1
+            continue
+        if t.token_type == TokenType.VAR and t.text in ("X", "x") and i + 1 < n \
+                and tokens[i + 1].token_type == TokenType.STRING and not _ends_operand(out):
+            # `X 'F0'`: a binary literal, as `X'F0'` (Spark's typed literal of type X)
+            nxt = tokens[i + 1]
+            out.append(Token(TokenType.HEX_STRING, nxt.text, t.line, t.col, t.start, nxt.end, t.comments))
+            i += 2
+            continue
         if t.token_type == TokenType.BETWEEN and i + 1 < n and tokens[i + 1].token_type == TokenType.L_PAREN \
                 and not _ends_operand(out):
             # `between(v, lo, hi)`, Spark's function form of BETWEEN: an ordinary call
@@ -91,8 +146,77 @@ def _fix_tokens(tokens: list[Token], sql: str) -> list[Token]:
     return out
 
 
+def _keyword_form(tokens: list[Token], i: int, keyword) -> bool:
+    """Is tokens[i] the name of a call written with the keyword among its arguments
+    (`substr(s FROM 2)`, `position(a IN b)`)?"""
+    if i + 1 >= len(tokens) or tokens[i + 1].token_type != TokenType.L_PAREN:
+        return False
+    depth = 0
+    for t in tokens[i + 1:]:
+        if t.token_type == TokenType.L_PAREN:
+            depth += 1
+        elif t.token_type == TokenType.R_PAREN:
+            depth -= 1
+            if depth == 0:
+                return False
+        elif t.token_type == keyword and depth == 1:
+            return True
+    return False
+
+
+_INTERVAL_UNITS = frozenset(u + s for u in ("YEAR", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND",
+                                             "MILLISECOND", "MICROSECOND") for s in ("", "S"))
+
+
+def _multi_unit_interval(tokens: list[Token], i: int) -> int | None:
+    """The index of the last token of `INTERVAL <value> <unit> <value> <unit> ...` (two
+    units or more) starting at tokens[i], or None."""
+    k, units, end = i + 1, 0, None
+    n = len(tokens)
+    while k < n:
+        j = k + 1 if tokens[k].token_type in (TokenType.DASH, TokenType.PLUS) else k
+        if j + 1 < n and tokens[j].token_type in (TokenType.NUMBER, TokenType.STRING) \
+                and tokens[j + 1].text.upper() in _INTERVAL_UNITS \
+                and not (j + 2 < n and tokens[j + 2].text.upper() == "TO"):
+            units += 1
+            end = j + 1
+            k = j + 2
+            continue
+        break
+    return end if units >= 2 else None
+
+
+class _Fixes:
+    """What `_fix_tokens` leaves for the trees: the EXTRACT fields as written, whether a
+    call was renamed to stay as written."""
+
+    def __init__(self) -> None:
+        self.extract_fields: list[str] = []
+        self.as_written = False
+
+
+# the name prefix of a call `_fix_tokens` keeps from sqlglot's parsers (`restored` takes it off)
+AS_WRITTEN = "__sf_as_written_"
+
+
+def _restored(trees: list, fixes: _Fixes) -> None:
+    """The trees with what `_fix_tokens` left for them (in place)."""
+    extracts = [n for tree in trees for n in tree.walk(bfs=False) if isinstance(n, exp.Extract)] \
+        if fixes.extract_fields else []
+    if len(extracts) == len(fixes.extract_fields):
+        for node, field in zip(extracts, fixes.extract_fields):
+            if isinstance(node.this, exp.Var) and node.this.name.upper() == field.upper():
+                node.set("this", exp.var(field))
+    if fixes.as_written:
+        for tree in trees:
+            for node in tree.walk():
+                if isinstance(node, exp.Anonymous) and str(node.this).startswith(AS_WRITTEN):
+                    node.set("this", str(node.this)[len(AS_WRITTEN):])
+
+
 # the tokens `_fix_tokens` may change (each case below starts at one of these)
-_FIXED = frozenset({TokenType.DOT, TokenType.ANY, TokenType.NUMBER, TokenType.BETWEEN, TokenType.STRING})
+_FIXED = frozenset({TokenType.DOT, TokenType.ANY, TokenType.NUMBER, TokenType.BETWEEN, TokenType.STRING,
+                    TokenType.VAR, TokenType.LT, TokenType.INTERVAL, *bitwise.TOKENS})
 _COMPARISON_TOKENS = frozenset({TokenType.EQ, TokenType.NEQ, TokenType.LT, TokenType.LTE, TokenType.GT,
                                 TokenType.GTE, TokenType.NULLSAFE_EQ})
 
@@ -170,7 +294,9 @@ def parse_statements(sql: str, placed: bool = True) -> list[exp.Expression]:
             line, col = _line_col(sql, off)
             raise ParseError("unterminated quoted text or comment", line, col) from None
         raise ParseError("cannot read the SQL text") from None
-    tokens = _fix_tokens(tokens, sql)
+    levels: set[int] = set()
+    fixes = _Fixes()
+    tokens = _fix_tokens(tokens, sql, levels, fixes)
     parser = DIALECT.parser() if placed else unplaced_parser()
     try:
         with _quiet_command_fallback():
@@ -191,6 +317,10 @@ def parse_statements(sql: str, placed: bool = True) -> list[exp.Expression]:
                 desc.replace("but got", "but found").rstrip() + f" {highlight!r}"
         raise ParseError(grammar.as_written(desc, highlight), line, col) from None
     trees = [t for t in trees if t is not None]
+    if len(levels) > 1 or -1 in levels:
+        trees = bitwise.restore(trees)
+    if fixes.extract_fields or fixes.as_written:
+        _restored(trees, fixes)
     if placed and compiled_sqlglot() and trees:
         spans_later(trees, spans.Recorder(trees, tokens))
     return trees

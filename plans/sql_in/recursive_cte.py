@@ -26,7 +26,7 @@ from sqlglot import exp
 from ..ir import expressions as E
 from ..ir import logical as L
 from ..ir import types as T
-from ..ir.dialect import function_name, nested_with_kept
+from ..ir.dialect import function_name, is_aggregate_call, nested_with_kept
 from ..ir.errors import AnalysisError
 from .expr_context import NotModelled
 from .from_clause import CTEDef
@@ -125,7 +125,8 @@ def _plain_position(ref: exp.Table, top: exp.Expression) -> None:
                     or node.arg_key not in ("from_", "joins") \
                     or any(j.side or (j.kind or "").upper() not in ("", "INNER", "CROSS")
                            for j in parent.args.get("joins") or []) \
-                    or any(f.find(exp.AggFunc, exp.Window) for f in parent.expressions):
+                    or any(isinstance(n, exp.Window) or is_aggregate_call(n) for f in parent.expressions
+                            for n in f.walk()):
                 raise NotModelled("recursive CTE read under an aggregate, a sort, an outer join "
                                   "or in a subquery expression")
         elif isinstance(parent, exp.Subquery):

@@ -12,16 +12,20 @@ from sqlglot import exp
 
 from ..ir import expressions as E
 from ..ir import logical as L
+from ..ir.dialect import is_aggregate_call
 from ..ir.errors import AnalysisError
-from ..ir.naming import spark_name
+from ..ir.naming import name_known, spark_name
 from ..ir.printer import expr_str, plan_str
 from ..ir.records import replace
 from ..ir.tree import transform_down
-from .expr_context import Ctx, NotModelled, require_boolean
+from .expr_context import Ctx, NotModelled, refuse_unnamed, require_boolean
 from .from_clause import from_items
 from .generator_select import generator_select
 from .opaque_select import opaque_reason, opaque_select
 from .scope import Entry, Scope
+
+
+_TIME_WINDOWS = frozenset({"window", "session_window"})
 
 
 def select_block(an, sel: exp.Select, outer: Scope | None, ctes: dict) -> L.Plan:
@@ -32,6 +36,10 @@ def select_block(an, sel: exp.Select, outer: Scope | None, ctes: dict) -> L.Plan
         # the outermost SELECT's hints go back on the rewritten query (optimizer.api);
         # a hint inside stays where it is written only in the kept-layout output
         an.inner_hints = True
+    if any(isinstance(n, exp.Anonymous) and str(n.this).lower() in _TIME_WINDOWS
+           for part in (sel.args.get("group"), *sel.expressions) if part is not None for n in part.walk()):
+        # Spark adds a struct column `window` (`session_window`) its select list reads
+        raise NotModelled("a time window (window / session_window)")
     generated = generator_select(an, sel)
     if generated is not None:
         return generated
@@ -116,6 +124,7 @@ def select_items(an, sel: exp.Select, scope: Scope) -> list[tuple[E.Expr, str | 
             if star.args.get("replace") or star.args.get("rename"):
                 raise NotModelled("SELECT * REPLACE/RENAME")
             columns = scope.expand_star(qual)
+            refuse_unnamed(an, columns)
             if star.args.get("except_"):
                 columns = star_except(columns, star.args["except_"], scope)
             out.extend((c, None) for c in columns)
@@ -149,7 +158,10 @@ def named_items(an, items) -> list[E.Expr]:
                 name = name[len(LATERAL_PREFIX):-1]
             out.append(E.Alias(e.child, name, E.new_id()))
         else:
-            out.append(E.Alias(e, spark_name(e), E.new_id(), auto=True))
+            alias = E.Alias(e, spark_name(e), E.new_id(), auto=True)
+            if not name_known(e):
+                an.unnamed.add(alias.expr_id)
+            out.append(alias)
     return out
 
 
@@ -249,7 +261,7 @@ def aggregate_query(an, sel, plan, scope, items, group, having) -> L.Plan:
     orders: list[E.SortOrder] | None = None
     order = sel.args.get("order")
     if having is not None and order is not None and any(
-            isinstance(n, exp.AggFunc) for o in order.expressions for n in o.walk()):
+            is_aggregate_call(n) for o in order.expressions for n in o.walk()):
         # Spark resolves aggregates in ORDER BY past a HAVING only in some cases
         # (UNRESOLVED_COLUMN otherwise); let Spark decide on the original text.
         raise NotModelled("ORDER BY with aggregate functions after HAVING")

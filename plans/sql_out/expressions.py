@@ -21,10 +21,13 @@ _PRECEDENCE: dict[type[exp.Expr], int] = {
     exp.EQ: 4, exp.NullSafeEQ: 4, exp.NEQ: 4, exp.LT: 4, exp.LTE: 4, exp.GT: 4, exp.GTE: 4,
     exp.Is: 4, exp.In: 4, exp.Between: 4, exp.Like: 4,
     exp.BitwiseOr: 5, exp.BitwiseXor: 6, exp.BitwiseAnd: 7,
-    exp.Add: 8, exp.Sub: 8, exp.DPipe: 8,
-    exp.Mul: 9, exp.Div: 9, exp.IntDiv: 9, exp.Mod: 9,
-    exp.Neg: 10, exp.BitwiseNot: 10,
+    exp.BitwiseLeftShift: 8, exp.BitwiseRightShift: 8,
+    exp.Add: 9, exp.Sub: 9, exp.DPipe: 9,
+    exp.Mul: 10, exp.Div: 10, exp.IntDiv: 10, exp.Mod: 10,
+    exp.Neg: 11, exp.BitwiseNot: 11,
 }
+# binds tighter than any operator
+ATOMIC = 12
 
 
 def _prec(node: exp.Expr) -> int:
@@ -144,7 +147,7 @@ class ExprWriter:
                 # by its digits: d + -0 is decimal(11,2), d + -(0) decimal(13,2))
                 return exp.Neg(this=exp.Paren(this=args[0]))
             case E.Negate():
-                return exp.Neg(this=_wrap(args[0], 10, strict=True))
+                return exp.Neg(this=_wrap(args[0], _PRECEDENCE[exp.Neg], strict=True))
             case E.And() | E.Or() | E.Comparison() | E.Arithmetic():
                 cls = _BINARY[type(e)]
                 prec = _PRECEDENCE[cls]
@@ -204,7 +207,7 @@ class ExprWriter:
             name = col.name
             if name.startswith(ARG_PREFIX) and not col.table:
                 i = int(name[len(ARG_PREFIX):])
-                arg: exp.Expr = _wrap(args[i].copy(), 11)
+                arg: exp.Expr = _wrap(args[i].copy(), ATOMIC)
                 written = col.meta.get("written_name")
                 if written is not None and arg.name != written and _struct_field(col):
                     # struct(c) names its field after the column as written: keep that

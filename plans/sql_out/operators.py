@@ -11,7 +11,7 @@ from sqlglot import exp
 from ..ir import expressions as E
 from ..ir import logical as L
 from ..ir import types as T
-from ..ir.naming import spark_name
+from ..ir.naming import UnknownName, name_known, spark_name
 from .blocks import Block
 from .expressions import ExprWriter, _faithful, _names_kept, _wrap
 from .literals import data_type_sql
@@ -79,7 +79,13 @@ def select_item(gen, p: E.Expr, refs) -> exp.Expr:
         return exp.alias_(ref, p.name, quoted=_needs_quotes(p.name), copy=False)
     assert isinstance(p, E.Alias)
     body = gen.expr(p.child, refs)
-    if p.auto and _faithful(p.child) and _names_kept(p.child, refs) and spark_name(p.child) == p.name:
+    same_name = p.auto and _faithful(p.child) and _names_kept(p.child, refs) and spark_name(p.child) == p.name
+    if p.expr_id in gen.unnamed:
+        # an output column only Spark can name: written as the input wrote it, unaliased
+        if not same_name:
+            raise UnknownName(p.name)
+        return body
+    if same_name and name_known(p.child):
         return body
     if isinstance(body, exp.Column) and body.name == p.name and not isinstance(p.child, E.Opaque):
         return body

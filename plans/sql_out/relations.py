@@ -10,7 +10,7 @@ from ..ir import expressions as E
 from ..ir import logical as L
 from ..ir.dialect import ARG_PREFIX
 from .blocks import Block
-from .expressions import ExprWriter, _wrap
+from .expressions import ATOMIC, ExprWriter, _wrap
 from .literals import literal_sql
 from .names import _needs_quotes, _unique_names
 
@@ -119,7 +119,7 @@ def write_opaque_relation(gen, plan: L.OpaqueRelation, outer) -> Block:
                 arg = plan.args[int(name[len(ARG_PREFIX):])]
                 if isinstance(arg, E.Attribute) and value.name != arg.name:
                     value = exp.alias_(value, arg.name, quoted=_needs_quotes(arg.name), copy=False)
-            col.replace(_wrap(value, 11))
+            col.replace(_wrap(value, ATOMIC))
     return Block(list(plan.output), dict(outer), setop=template)
 
 

@@ -22,6 +22,7 @@ from ..ir import expressions as E
 from ..ir import logical as L
 from ..ir import types as T
 from ..ir.dialect import DIALECT, deep_stack
+from ..ir.naming import UnknownName, unnamed_output
 from .blocks import Block
 from .expressions import ExprWriter
 from .literals import literal_sql
@@ -52,17 +53,28 @@ from .relations import (
 
 class SqlGenerator:
 
-    def __init__(self) -> None:
+    def __init__(self, whole_query: bool = True) -> None:
         self.aliases: set[str] = set()
         self.counter = 0
         # when a list: the plan expressions written, each node marked with its index in
         # `meta[WRITTEN_FROM]` (kept by copies)
         self.written: list | None = None
+        # the output columns Spark names with names sparkfold does not know (of the
+        # query, not of a subquery in it, nor of a part written for a DataFrame program,
+        # which renames its columns): written unaliased in its top SELECT
+        self.unnamed: set[int] = set()
+        self._top = whole_query
 
     # -- entry points ------------------------------------------------------
     def query(self, plan: L.Plan, outer: dict[int, exp.Expression] | None = None) -> exp.Expression:
+        top, self._top = self._top, False
+        if top:
+            self.unnamed = unnamed_output(plan)
         block = self.block(plan, outer or {})
-        return self.finish(block, exact_names=True)[0]
+        out = self.finish(block, exact_names=True)[0]
+        if top and self.unnamed:
+            _named_by_spark(out, plan, self.unnamed)
+        return out
 
     def fresh_alias(self, base: str) -> str:
         base = base or "_q"
@@ -178,15 +190,25 @@ _BLOCK_WRITERS: dict[type, Callable[..., Block]] = {
 }
 
 
-def plan_to_ast(plan: L.Plan) -> exp.Expression:
-    return SqlGenerator().query(plan)
+def plan_to_ast(plan: L.Plan, whole_query: bool = True) -> exp.Expression:
+    return SqlGenerator(whole_query).query(plan)
 
 
-def plan_to_sql(plan: L.Plan, pretty: bool = False) -> str:
-    """Spark SQL text for a plan (runs on a deep stack: sqlglot's printer recurses)."""
+def plan_to_sql(plan: L.Plan, pretty: bool = False, whole_query: bool = True) -> str:
+    """Spark SQL text for a plan (runs on a deep stack: sqlglot's printer recurses).
+    `whole_query=False`: a part whose columns the caller names."""
 
     def run():
-        ast = plan_to_ast(plan)
+        ast = plan_to_ast(plan, whole_query)
         return ast.sql(dialect=DIALECT, pretty=pretty, normalize_functions=False)
 
     return deep_stack(run)
+
+
+def _named_by_spark(query: exp.Expression, plan: L.Plan, unnamed: set[int]) -> None:
+    """Raise UnknownName unless each output column only Spark can name is an unaliased
+    item of the query's top SELECT (not a reference to a derived table's column)."""
+    items = query.expressions if isinstance(query, exp.Select) else []
+    for i, a in enumerate(plan.output):
+        if a.expr_id in unnamed and (i >= len(items) or isinstance(items[i], (exp.Alias, exp.Column))):
+            raise UnknownName(a.name)
