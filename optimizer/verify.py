@@ -710,11 +710,14 @@ CLOCK_NAMES = frozenset("""current_date curdate current_time current_timestamp l
 
 
 def reads_clock(sql: str) -> bool:
-    """Does SQL text name a clock function (`now()`, bare `current_time`...)?  A word
-    check: a column named so only costs the comparison a note."""
+    """Does SQL text name a clock function (`now()`, bare `current_time`,
+    `unix_timestamp()` of no argument...)?  A word check: a column named so only costs the
+    comparison a note."""
     import re
 
-    return bool(set(re.findall(r"[a-z_][a-z0-9_]*", sql.lower())) & CLOCK_NAMES)
+    lower = sql.lower()
+    return bool(set(re.findall(r"[a-z_][a-z0-9_]*", lower)) & CLOCK_NAMES) \
+        or re.search(r"\bunix_timestamp\s*\(\s*\)", lower) is not None
 
 
 def _nondeterministic(plan: L.Plan) -> bool:
@@ -841,12 +844,15 @@ def verify(result, spark, tables: Mapping[str, Any] | None = None, *,
 
 def verify_many(results: Sequence[Any], spark, tables: Mapping[str, Any] | None = None, *,
                 candidates: Sequence[str] = CANDIDATES, exclude_rules: Sequence[str] | None = None,
-                collect_limit: int = 10_000, sample: int = 10, parallel: int = 1) -> list[VerifyReport]:
+                collect_limit: int = 10_000, sample: int = 10, parallel: int = 1,
+                timed: bool = True) -> list[VerifyReport]:
     """`verify` for many results.  A reference shared by several results (the same
     original SQL) runs once, and so does a candidate they share (the same optimized SQL
     or the same DataFrame program), e.g. when no rule changed a query.  With `parallel`
     > 1 that many Spark jobs run at a time (all references first, under the excluded
-    rules, then the candidates); a side's time is then not its time alone."""
+    rules, then the candidates); a side's time is then not its time alone.  Without
+    `timed`, all references run as one Spark job and all candidates as another (a side
+    that raises is found by halving): fastest for many small queries, and untimed."""
     register_tables(spark, tables)
     exclude = list(exclude_rules) if exclude_rules is not None else catalyst_rule_classes()
     references: dict[str, Side] = {}
@@ -854,7 +860,10 @@ def verify_many(results: Sequence[Any], spark, tables: Mapping[str, Any] | None 
     jobs = [_prepare(r, spark, candidates, exclude, references, known) for r in results]
     refs = [(s, None) for s in references.values() if s.error is None]
     with excluded_rules(spark, exclude):
-        _run_all(spark, refs, parallel)
+        if timed:
+            _run_all(spark, refs, parallel)
+        else:
+            run_fingerprints(spark, [s for s, _ in refs], [None] * len(refs))
     _retry_references(spark, list(references.values()), {id(r): sql for sql, r in references.items()})
     seen: set[int] = set()
     sides = []
@@ -863,7 +872,10 @@ def verify_many(results: Sequence[Any], spark, tables: Mapping[str, Any] | None 
             if id(s) not in seen and s.error is None and s.df is not None:
                 seen.add(id(s))
                 sides.append((s, job.order))
-    _run_all(spark, sides, parallel)
+    if timed:
+        _run_all(spark, sides, parallel)
+    else:
+        run_fingerprints(spark, [s for s, _ in sides], [o for _, o in sides])
     return [_finish(job, spark, exclude, collect_limit, sample) for job in jobs]
 
 
