@@ -58,11 +58,12 @@ def _string_result(args):
 
 
 def _concat_type(args):
-    """concat of binaries is a binary, of arrays an array (not modelled), else a string."""
-    kinds = {a.data_type for a in args} - {T.NULL}
-    if T.UNKNOWN in kinds or any(isinstance(t, T.ArrayType) for t in kinds):
+    """concat of binaries only is a binary, of arrays an array (not modelled), else a string
+    (a NULL among binaries makes it a string: checked by tests/test_oracle_expr_types.py)."""
+    types = [a.data_type for a in args]
+    if T.UNKNOWN in types or any(isinstance(t, T.ArrayType) for t in types):
         return None
-    return T.BINARY if kinds == {T.BINARY} else T.STRING
+    return T.BINARY if types and all(t == T.BINARY for t in types) else T.STRING
 
 
 def _substring_type(args):
