@@ -477,7 +477,16 @@ class Arithmetic(BinaryExpr):
         return t if t is not None else T.UNKNOWN
 
     def _type_and_nullability(self):
-        return self._result_type(), self.left.nullable or self.right.nullable
+        t = self._result_type()
+        nullable = self.left.nullable or self.right.nullable
+        if not nullable and isinstance(t, T.DecimalType):
+            # against a decimal, Spark casts an integral literal to its own digits' decimal
+            # (`1 + 3.2`: CAST(1 AS DECIMAL(1,0))), a cast it types nullable
+            for x, other in ((self.left, self.right), (self.right, self.left)):
+                d = _literal_decimal(x)
+                if d is not None and isinstance(other.data_type, T.DecimalType) and cast_may_be_null(x.data_type, d):
+                    nullable = True
+        return t, nullable
 
     def _self_may_raise(self) -> bool:
         t = self.data_type
@@ -614,14 +623,23 @@ def cast_may_raise(src: T.DataType, dst: T.DataType) -> bool:
 
 
 def cast_may_be_null(src: T.DataType, dst: T.DataType) -> bool:
-    """Spark's Cast.forceNullable, conservatively: can a non-NULL input give NULL?"""
+    """Spark's Cast.forceNullable: can a non-NULL input give NULL?  Exact between
+    numbers and booleans (checked on Spark 4.3, both modes): NOT NULL into a number, a
+    boolean or a float, and into a decimal with as many integral digits as the value can
+    have (one more when its scale is rounded: 9.5 rounds to 10); conservatively True
+    where it does not know."""
     if src == dst or dst == T.STRING:
         return False
-    if T.is_integral(src) and (T.is_integral(dst) or T.is_fractional(dst)):
-        return False
-    if src == T.FLOAT and dst == T.DOUBLE:
-        return False
-    if src == T.BOOLEAN and T.is_numeric(dst):
+    if (T.is_numeric(src) or src == T.BOOLEAN) and (T.is_numeric(dst) or dst == T.BOOLEAN):
+        if isinstance(dst, T.DecimalType):
+            d = T.decimal_for(src)  # (a float or double may be NaN or infinite; a boolean is 0 or 1)
+            d = T.DecimalType(1, 0) if src == T.BOOLEAN else d
+            if d is None:
+                return True
+            room = (dst.precision - dst.scale) - (d.precision - d.scale)
+            return room < 0 or (room == 0 and dst.scale < d.scale)  # (9.5 rounds to 10)
+        if T.is_integral(dst):
+            return not (T.is_integral(src) or src == T.BOOLEAN)  # (a fraction may not fit)
         return False
     return True
 
@@ -680,7 +698,13 @@ class CaseWhen(Expr):
         values = [v for _, v in self.branches]
         if self.otherwise is not None:
             values.append(self.otherwise)
-        nullable = self.otherwise is None or _any_nullable(values)
+        # Spark's CaseWhen.nullable: a branch whose condition is the literal TRUE ends the
+        # CASE (the values up to it count, the ELSE does not)
+        first_true = next((i for i, (c, _) in enumerate(self.branches) if c == TRUE), None)
+        if first_true is not None:
+            nullable = _any_nullable(values[:first_true + 1])
+        else:
+            nullable = self.otherwise is None or _any_nullable(values)
         return _common_type(values), nullable
 
 

@@ -137,7 +137,8 @@ _register(
     FunctionSpec("ltrim", _string_result, min_args=1, max_args=1),
     FunctionSpec("rtrim", _string_result, min_args=1, max_args=1),
     FunctionSpec("concat", _concat_type, min_args=1),
-    FunctionSpec("round", _round_type, min_args=1, max_args=2,
+    # (Spark types round nullable whatever its arguments: RoundBase.nullable)
+    FunctionSpec("round", _round_type, nullable=_true, min_args=1, max_args=2,
                  may_raise=lambda args: not T.is_fractional(args[0].data_type)),
     FunctionSpec("like", _const(T.BOOLEAN), min_args=2, max_args=2,
                  may_raise=_true),
