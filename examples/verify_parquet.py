@@ -23,6 +23,8 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 from sparkfold.optimizer import optimize
+from sparkfold.optimizer.verify import declare_not_null
+from sparkfold.plans.sql_in.catalog import Catalog
 
 HERE = Path(__file__).parent
 SCHEMA = json.loads((HERE / "schema.json").read_text())
@@ -50,6 +52,9 @@ def main(argv: list[str]) -> int:
         path = data / f"{name}.parquet"
         spark.createDataFrame(rows, ddl(name)).write.mode("overwrite").parquet(str(path))
         spark.read.parquet(str(path)).createOrReplaceTempView(name)
+    # Spark types every column of a file nullable; the schema's NOT NULLs (which the
+    # optimizer rests on, and types the optimized query by) are given to the views
+    declare_not_null(spark, Catalog.from_mapping(SCHEMA), SCHEMA)
     print(f"data: {data}\n")
 
     differences = 0

@@ -34,6 +34,8 @@ from ..plans.sql_out.to_sql import SqlGenerator
 from ..rules.base import Rule, RuleContext
 from .engine import Batch, Trace, execute
 from .findings import SourceMap, find_all
+from .output_nullability import NAME as KEEP_NULLABILITY
+from .output_nullability import keep_output_nullability
 from .splice import spliced
 from .statements import wrapped_query
 
@@ -136,21 +138,25 @@ _MOVES = ("PushDownPredicates", "InferFiltersFromConstraints")
 
 
 def _for_review(analyzed: L.Plan, optimized: L.Plan, trace: Trace, batches, ctx: RuleContext,
-                exclude) -> list[L.Plan]:
+                exclude, rewritten: bool) -> list[L.Plan]:
     """The plans to show the rewrites on, best first: the same rewrites without the filters
     moved or inferred only for Spark's sake (Spark moves and infers them itself), when a
-    run without those rules makes exactly the same rewrites; then the optimized plan."""
+    run without those rules makes exactly the same rewrites (and keeps the output's
+    nullability as the optimized plan does); then the optimized plan."""
     from collections import Counter
 
     moved = {s.rule for s in trace.rewrites if s.rule in _MOVES}
     if not moved:
         return [optimized]
-    preparing = {r.name for b in batches for r in b.rules if not r.rewrites}
+    preparing = {r.name for b in batches for r in b.rules if not r.rewrites} | {KEEP_NULLABILITY}
     # (the run's facts are shared: what the rules derived about the plans, and the
     # subtrees each rule left unchanged, hold for this run too)
     quiet, again = execute(analyzed, batches, ctx, (*exclude, *moved))
     if Counter(s.rule for s in again.rewrites if s.rule not in preparing) != \
             Counter(s.rule for s in trace.rewrites if s.rule not in preparing):
+        return [optimized]
+    quiet = keep_output_nullability(analyzed, quiet, again, exclude)
+    if rewritten and quiet is analyzed:
         return [optimized]
     return [quiet, optimized]
 
@@ -332,11 +338,12 @@ def _optimize_tree(sql, tree: exp.Expression, timings: dict[str, float], cat: Ca
         t0 = time.perf_counter()
         ctx = RuleContext(ansi=cat.ansi)
         optimized, trace = execute(analyzed, batch_list, ctx, exclude)
+        rewritten = _rewritten(trace, batch_list)
+        optimized = keep_output_nullability(analyzed, optimized, trace, exclude)
         timings["optimize"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         try:
-            changed = optimized is not analyzed and _rewritten(trace, batch_list) \
-                and not _same_but_nullability(analyzed, optimized)
+            changed = optimized is not analyzed and rewritten and not _same_but_nullability(analyzed, optimized)
             hint = tree.args.get("hint") if isinstance(tree, exp.Select) else None
             regenerated: str | Callable[[], str] | None
             regenerated = as_edited = None
@@ -358,7 +365,7 @@ def _optimize_tree(sql, tree: exp.Expression, timings: dict[str, float], cat: Ca
             if changed or always_regenerate:
                 regenerated = _printed(target, pretty)
             if changed and keep_layout and not always_regenerate:
-                for plan in _for_review(analyzed, optimized, trace, batch_list, ctx, exclude):
+                for plan in _for_review(analyzed, optimized, trace, batch_list, ctx, exclude, rewritten):
                     shown = target if plan is optimized else _ast_of(plan, hint)
                     as_edited = spliced(sql, tree, sources, cat, before, cast(list, gen.written), shown,
                                         regenerated if shown is target and not pretty else None, plan)

@@ -677,9 +677,11 @@ def verify(args, files, schema, exclude, conf, tables, master, remote, fmt):
             for name, path, kind in specs:
                 register_table(spark, name, path, kind)
             if file_catalog is not None:  # the schema's NOT NULLs, checked against the data first
-                from .verify import broken_not_null
+                from .verify import broken_not_null, declare_not_null
 
                 facts = broken_not_null(spark, file_catalog)
+                if not facts:  # the files' tables typed as the schema types them
+                    declare_not_null(spark, file_catalog, [name for name, _, _ in specs])
             catalog = file_catalog or Catalog.from_spark(spark)
             for st, done in todo:
                 try:

@@ -217,8 +217,10 @@ def parse_conf(ctx, param, values) -> tuple[tuple[str, str], ...]:
 
 
 def check_rules(names: Iterable[str], option: str) -> tuple[str, ...]:
-    from .batches import RULES as known
+    from .batches import RULES
+    from .output_nullability import NAME as KEEP_NULLABILITY
 
+    known = [*RULES, KEEP_NULLABILITY]  # (the last step, after the batches: output_nullability.py)
     lowered = {n.lower(): n for n in known}
     out = []
     for n in names:

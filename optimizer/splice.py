@@ -172,6 +172,12 @@ def _input_node(node: exp.Expression, written: list, inputs: dict) -> list:
     found = _candidates(node, written, inputs)
     if len(found) <= 1:
         return found
+    if _select_item(node):
+        # a bare column in a select list (`SELECT u.y ... WHERE u.y > 0`): the input's
+        # column at the same place in a select list, when only one is
+        items = [n for n in found if _select_item(n) and n.index == node.index]
+        if len(items) == 1:
+            return items
     up = node.parent
     while up is not None:
         above = _candidates(up, written, inputs)
@@ -190,6 +196,10 @@ def _input_node(node: exp.Expression, written: list, inputs: dict) -> list:
             return [x for p, x in zip(peers, inside) if p is node]
         up = up.parent
     return found
+
+
+def _select_item(node: exp.Expr) -> bool:
+    return isinstance(node.parent, exp.Select) and node.arg_key == "expressions"
 
 
 def _candidates(node: exp.Expr, written: list, inputs: dict) -> list:

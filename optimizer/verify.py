@@ -9,7 +9,9 @@ implements excluded (`spark.sql.optimizer.excludedRules`, set for the reference'
 and restored after), so the check is not Catalyst checking itself.  The candidates are
 the optimized SQL and the lowered DataFrame (`plans.pyspark`).
 
-Schemas (names, types) are compared first, then rows, inside Spark: each side runs once
+Schemas are compared first, column by column: names, types and nullability as Spark's
+`df.schema` has them (a column's, and inside nested types an array element's, a map
+value's and a struct field's; `schema_of`), then rows, inside Spark: each side runs once
 as an order-independent fingerprint (count and sums of 64- and 32-bit hashes of the
 normalized rows: NaN canonical, -0.0 as 0.0, doubles rounded to 9 significant digits,
 NULL flags hashed), so in the common equal case nothing but one row per side reaches
@@ -63,7 +65,7 @@ class Side:
 
     name: str
     text: str = ""                                  # SQL text or Python code
-    schema: list[tuple[str, str]] | None = None     # (name, simple type) per column
+    schema: list[tuple[str, str]] | None = None     # (name, type and nullability) per column: schema_of
     rows: int | None = None
     seconds: float | None = None
     method: str = ""                                # "fingerprint" or "collect"
@@ -93,10 +95,14 @@ class Comparison:
     only_in_reference: list = field(default_factory=list)
     only_in_candidate: list = field(default_factory=list)
     detail: str = ""
+    schema_differences: list[str] = field(default_factory=list)  # one line per column that differs
+    nullability_only: bool = False  # the schemas differ, in nullability only (names and types the same)
 
     def to_dict(self) -> dict:
         return {"candidate": self.candidate, "equal": self.equal, "schema_equal": self.schema_equal,
-                "rows_equal": self.rows_equal, "method": self.method,
+                "schema_differences": self.schema_differences, "nullability_only": self.nullability_only,
+                "rows_equal": self.rows_equal,
+                "method": self.method,
                 "only_in_reference": [list(map(_json_value, r)) for r in self.only_in_reference],
                 "only_in_candidate": [list(map(_json_value, r)) for r in self.only_in_candidate],
                 "detail": self.detail}
@@ -150,6 +156,7 @@ class VerifyReport:
             if comp.detail:
                 out.append(f"    {comp.detail}")
             if comp.schema_equal is False:
+                out.extend(f"    {d}" for d in comp.schema_differences)
                 out.append(f"    reference schema: {_schema_text(self.reference.schema)}")
                 out.append(f"    candidate schema: {_schema_text(side.schema)}")
             for label, rows in (("only in reference", comp.only_in_reference),
@@ -247,6 +254,43 @@ def broken_not_null(spark, catalog) -> list[str]:
     return out
 
 
+def declare_not_null(spark, catalog, names: Iterable[str]) -> list[str]:
+    """Give the session's views `names` the NOT NULLs the schema declares: Spark types
+    every column of a file read as a table nullable, while the optimizer typed the
+    query as the schema says (and a rewritten query that no longer reads such a column,
+    an empty relation's, is NOT NULL where the original read it as nullable).  Each
+    view is registered again with the column as `coalesce(c, v)` (v a NOT NULL value
+    of its type), which is c: run `broken_not_null` first.  Returns the columns so
+    declared, as `table.column`."""
+    from ..plans.ir.dialect import DIALECT
+    from ..plans.sql_out.literals import non_null_value
+    from ..plans.sql_out.to_sql import ExprWriter, SqlGenerator
+
+    out = []
+    for name in names:
+        try:
+            table = catalog.lookup(name)
+            df = spark.table(name)
+        except Exception:  # noqa: BLE001 - not a table of both: nothing to declare
+            continue
+        declared = {c.name.lower(): c for c in table.columns if not c.nullable}
+        items, changed = [], False
+        for field in df.schema.fields:
+            column = declared.get(field.name.lower())
+            value = non_null_value(column.data_type) if column is not None and field.nullable else None
+            quoted = f"`{field.name.replace('`', '``')}`"
+            if value is not None:
+                text = ExprWriter(SqlGenerator(), {})(value).sql(dialect=DIALECT)
+                items.append(f"coalesce({quoted}, {text}) AS {quoted}")
+                out.append(f"{name}.{field.name}")
+                changed = True
+            else:
+                items.append(quoted)
+        if changed:
+            df.selectExpr(*items).createOrReplaceTempView(name)
+    return out
+
+
 @contextmanager
 def excluded_rules(spark, classes: Sequence[str]):
     """Set `spark.sql.optimizer.excludedRules` for the block; restore the old value."""
@@ -293,7 +337,7 @@ def _normalized(c: str, data_type, rounded: bool = False) -> str:
 
 
 def _has_floats(schema) -> bool:
-    return any(t in ("double", "float") for _, t in schema or ())
+    return any(base_type(t) in ("double", "float") for _, t in schema or ())
 
 
 def positional(df):
@@ -475,8 +519,64 @@ def spark_internal_failure(error: str | None) -> bool:
                            or error in _UNCLASSIFIED))
 
 
-def _schema(df) -> list[tuple[str, str]]:
-    return [(f.name, f.dataType.simpleString()) for f in df.schema.fields]
+def schema_of(df) -> list[tuple[str, str]]:
+    """(name, type) per column of `df.schema`, nullability included: the type is Spark's
+    `simpleString` with ` not null` after whatever is never NULL, the column itself or,
+    inside it, an array's elements, a map's values or a struct's fields (`bigint not null`,
+    `array<int not null>`, `map<string,int not null> not null`, `struct<a:int not null,b:string>`).
+    Two schemas are the same result when these lists are equal."""
+    return [(f.name, type_text(f.dataType, f.nullable)) for f in df.schema.fields]
+
+
+def type_text(data_type, nullable: bool = True) -> str:
+    """A PySpark data type as `schema_of` writes it (nullability included)."""
+    from pyspark.sql import types as ST
+
+    if isinstance(data_type, ST.ArrayType):
+        text = f"array<{type_text(data_type.elementType, data_type.containsNull)}>"
+    elif isinstance(data_type, ST.MapType):
+        text = f"map<{type_text(data_type.keyType)},{type_text(data_type.valueType, data_type.valueContainsNull)}>"
+    elif isinstance(data_type, ST.StructType):
+        text = "struct<" + ",".join(f"{f.name}:{type_text(f.dataType, f.nullable)}" for f in data_type.fields) + ">"
+    else:
+        text = data_type.simpleString()
+    return text if nullable else text + " not null"
+
+
+_NOT_NULL = re.compile(r" not null(?=[,>]|$)")
+
+
+def base_type(text: str) -> str:
+    """A `schema_of` type without its nullability: Spark's `simpleString`."""
+    return _NOT_NULL.sub("", text)
+
+
+def schema_differences(reference, candidate) -> list[str]:
+    """What differs between two `schema_of` lists, one line per column (none: equal)."""
+    if reference is None or candidate is None:
+        return []
+    if len(reference) != len(candidate):
+        return [f"{len(reference)} columns in the reference, {len(candidate)} in the candidate"]
+    out = []
+    for i, ((n1, t1), (n2, t2)) in enumerate(zip(reference, candidate), 1):
+        if n1 != n2:
+            out.append(f"column {i}: named `{n1}` in the reference, `{n2}` in the candidate")
+        if base_type(t1) != base_type(t2):
+            out.append(f"column {i} `{n1}`: type {base_type(t1)} in the reference, {base_type(t2)} in the "
+                       f"candidate")
+        elif t1 != t2:
+            top1, top2 = t1.endswith(" not null"), t2.endswith(" not null")
+            if _strip_top(t1) == _strip_top(t2):
+                out.append(f"column {i} `{n1}`: {'NOT NULL' if top1 else 'nullable'} in the reference, "
+                           f"{'NOT NULL' if top2 else 'nullable'} in the candidate")
+            else:
+                out.append(f"column {i} `{n1}`: nullability differs inside the type: {t1} in the reference, "
+                           f"{t2} in the candidate")
+    return out
+
+
+def _strip_top(text: str) -> str:
+    return text[:-len(" not null")] if text.endswith(" not null") else text
 
 
 def _internal_error(side: Side) -> bool:
@@ -499,7 +599,7 @@ def _retry_references(spark, refs: list[Side], sql_of: dict[int, str]) -> None:
 def _build(side: Side, make) -> None:
     try:
         side.df = make()
-        side.schema = _schema(side.df)
+        side.schema = schema_of(side.df)
     except Exception as e:  # the query's error is its result
         side.error, side.error_message = _error_of(e)
 
@@ -587,6 +687,9 @@ def _compare(ref: Side, cand: Side, order: Ordering, spark, exclude: Sequence[st
                             f"bug rather than an error of the query)")
         return comp
     comp.schema_equal = ref.schema == cand.schema
+    comp.schema_differences = schema_differences(ref.schema, cand.schema)
+    comp.nullability_only = not comp.schema_equal and ref.schema is not None and cand.schema is not None \
+        and [(n, base_type(t)) for n, t in ref.schema] == [(n, base_type(t)) for n, t in cand.schema]
     if ref.schema is None or cand.schema is None or len(ref.schema) != len(cand.schema):
         comp.detail = "different numbers of columns"
         return comp
@@ -601,7 +704,7 @@ def _compare(ref: Side, cand: Side, order: Ordering, spark, exclude: Sequence[st
     comp.only_in_candidate = [tuple(r) for r in diff.only_right]
     comp.equal = bool(comp.schema_equal and diff.equal)
     if not comp.schema_equal and not comp.detail:
-        comp.detail = "schemas differ"
+        comp.detail = "schemas differ" + (" in nullability only" if comp.nullability_only else "")
     if not diff.equal and not comp.detail:
         comp.detail = f"rows differ ({diff.left_count} in the reference, {diff.right_count} in the candidate)"
     return comp
@@ -650,7 +753,7 @@ def _diff_in_spark(ref: Side, cand: Side, spark, exclude, collect_limit, sample)
     """Rows of one side missing from the other (Spark's equality: NULL, NaN, -0.0),
     then a tolerant match of the leftovers when few."""
     left, right = positional(ref.df), positional(cand.df)
-    if _schema(left) != _schema(right):
+    if schema_of(left) != schema_of(right):
         types = [f.dataType for f in left.schema.fields]
         right = right.select(*[right[c].cast(t) for c, t in zip(right.columns, types)])
     with excluded_rules(spark, ref.exclude):

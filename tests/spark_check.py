@@ -3,22 +3,28 @@
 from __future__ import annotations
 
 from sparkfold.optimizer.compare import compare_rows
+from sparkfold.optimizer.verify import base_type, schema_of
 from sparkfold.plans.ir import logical as L
 
+__all__ = ["schema_of", "names_and_types", "run", "run_or_error", "error_class", "is_ordered",
+           "assert_same_result"]
 
-def schema_of(df) -> list[tuple[str, str]]:
-    return [(f.name, f.dataType.simpleString()) for f in df.schema.fields]
+
+def names_and_types(df) -> list[tuple[str, str]]:
+    """(name, simple type) per column, nullability left out: for comparing with a plan's
+    inferred types, where nullability is compared on its own."""
+    return [(n, base_type(t)) for n, t in schema_of(df)]
 
 
-def run(spark, sql: str):
+def run(spark, sql: str, nullability: bool = True):
     df = spark.sql(sql)
-    return schema_of(df), [tuple(r) for r in df.collect()]
+    return (schema_of(df) if nullability else names_and_types(df)), [tuple(r) for r in df.collect()]
 
 
-def run_or_error(spark, sql: str):
+def run_or_error(spark, sql: str, nullability: bool = True):
     """(schema, rows) or ("error", condition) when Spark raises."""
     try:
-        return run(spark, sql)
+        return run(spark, sql, nullability)
     except Exception as e:  # Spark's error is the result
         return "error", error_class(e)
 
@@ -44,9 +50,12 @@ def is_ordered(plan: L.Plan | None) -> bool:
     return False
 
 
-def assert_same_result(spark, original: str, candidate: str, ordered: bool = False, context: str = ""):
-    a = run_or_error(spark, original)
-    b = run_or_error(spark, candidate)
+def assert_same_result(spark, original: str, candidate: str, ordered: bool = False, context: str = "",
+                       nullability: bool = True):
+    """Spark gives both texts the same result: rows, names, types and (unless told
+    otherwise, for a rule's own output, which the optimizer's last step retypes) nullability."""
+    a = run_or_error(spark, original, nullability)
+    b = run_or_error(spark, candidate, nullability)
     msg = f"{context}\noriginal:  {original}\ncandidate: {candidate}"
     if a[0] == "error" or b[0] == "error":
         assert a == b, f"errors differ: {a[1] if a[0] == 'error' else 'rows'} vs " \

@@ -61,7 +61,7 @@ def test_generator_is_seeded_and_covers_the_features():
     assert any("WHERE t" in q and ".k = t" in q for q in qs)
     # TLP covers its four variants
     joined = "\n".join(c.combine for c in tlp)
-    assert "SELECT DISTINCT * FROM" in joined and "SELECT max(c0)" in joined and "SELECT sum(c0)" in joined
+    assert "SELECT DISTINCT * FROM" in joined and "SELECT max(c0)" in joined and "coalesce(sum(c0), 0L)" in joined
     assert any(" HAVING " in c.parts[0] for c in tlp) and any(c.combine == "{}" for c in tlp)
     assert all(len(c.parts) == 3 and "IS NULL" in c.parts[2] for c in tlp)
     # worlds: every type, nullable and not, and an empty table

@@ -19,7 +19,7 @@ from sparkfold.optimizer.hooks import install
 from sparkfold.plans.ir import types as T
 from sparkfold.plans.sql_in.catalog import Catalog
 
-from tests.spark_check import run_or_error, schema_of
+from tests.spark_check import names_and_types, run_or_error
 from tests.test_ansi_errors import literal_spark, same_outcome
 
 COLUMNS = {"s": "string", "i": "int", "d": "double", "z": "string", "w": "string", "b": "boolean",
@@ -64,7 +64,7 @@ def test_string_coercion_outside_ansi_is_optimized_and_agrees(spark, legacy, e):
         with literal_spark(spark):
             same_outcome(spark, r)
         names_types = [(a.name, a.data_type.simple_string()) for a in r.optimized.output]
-        assert names_types == schema_of(spark.sql(sql))
+        assert names_types == names_and_types(spark.sql(sql))
 
 
 @pytest.mark.parametrize("e,t", [("s + i", T.DOUBLE), ("-s", T.DOUBLE), ("s + z", T.DOUBLE),
@@ -72,7 +72,7 @@ def test_string_coercion_outside_ansi_is_optimized_and_agrees(spark, legacy, e):
 def test_legacy_result_types_are_sparks(spark, legacy, e, t):
     r = optimize(f"SELECT {e} FROM lt", legacy)
     assert r.analyzed.output[0].data_type == t
-    assert schema_of(spark.sql(f"SELECT {e} FROM lt"))[0][1] == t.simple_string()
+    assert names_and_types(spark.sql(f"SELECT {e} FROM lt"))[0][1] == t.simple_string()
 
 
 def test_boolean_equal_to_a_number_keeps_sparks_names(spark, legacy):
@@ -83,7 +83,7 @@ def test_boolean_equal_to_a_number_keeps_sparks_names(spark, legacy):
     r = optimize(sql, legacy)
     assert r.passthrough is None and r.sql != sql
     same_outcome(spark, r)
-    assert [(a.name, a.data_type.simple_string()) for a in r.optimized.output] == schema_of(spark.sql(sql))
+    assert [(a.name, a.data_type.simple_string()) for a in r.optimized.output] == names_and_types(spark.sql(sql))
 
 
 @pytest.mark.parametrize("sql", ["SELECT b = m FROM lt WHERE 1 = 1", "SELECT b = 0.5 FROM lt WHERE 1 = 1"])

@@ -161,7 +161,7 @@ def test_values_and_empty_relations_have_exact_schema(spark, tables):
     empty = L.LocalRelation((E.Attribute("a", T.INT, False, 1), E.Attribute("b", T.DecimalType(5, 2), True, 2),
                              E.Attribute("c", T.STRING, True, 3)), ())
     df = plan_to_dataframe(empty, spark)
-    assert schema_of(df) == [("a", "int"), ("b", "decimal(5,2)"), ("c", "string")]
+    assert schema_of(df) == [("a", "int not null"), ("b", "decimal(5,2)"), ("c", "string")]
     assert df.count() == 0
 
 

@@ -13,7 +13,7 @@ from sparkfold.plans.ir import expressions as E
 from sparkfold.plans.ir import types as T
 from sparkfold.plans.ir.functions import OPAQUE_RESULT_TYPES
 
-from tests.spark_check import schema_of
+from tests.spark_check import names_and_types
 
 COLUMNS = {"s": "string", "d": "date", "ts": "timestamp", "i": "int", "x": "double", "a": "array<int>"}
 CALLS = {
@@ -49,5 +49,5 @@ def test_opaque_call_has_sparks_type(spark, view, call):
     r = optimize(sql, view)
     out = r.analyzed.output[0]
     assert out.data_type != T.UNKNOWN
-    assert out.data_type.simple_string() == schema_of(spark.sql(sql))[0][1]
+    assert out.data_type.simple_string() == names_and_types(spark.sql(sql))[0][1]
     assert any(isinstance(n, E.Opaque) for n in r.analyzed.expressions[0].walk()) or "OVER" in call

@@ -4,7 +4,9 @@ A file starts with `-- rules: A, B` (the rules its cases run with, to a fixed po
 each case is a comment naming the identity, the query, and the query as the rules leave
 it (the same text for a guard, a case that must not be rewritten), each ending in `;`.
 Every case checks the rewrite, that the expected text is a fixed point, and, on Spark,
-that the query and the expected one agree (names, types, rows, or the error raised).
+that the query and the expected one agree (names, types, rows, or the error raised), and
+that the optimizer's output (the rules' with the original's nullability kept) has the
+query's schema, nullability included.
 
     python -m tests.test_rule_fixtures        # print what the rules make of every case
 """
@@ -17,9 +19,10 @@ from pathlib import Path
 import pytest
 from sparkfold import optimize
 from sparkfold.optimizer.batches import RULES
+from sparkfold.optimizer.output_nullability import NAME as KEEP_NULLABILITY
 
 from tests.data import STANDARD_SCHEMA
-from tests.spark_check import assert_same_result
+from tests.spark_check import assert_same_result, schema_of
 
 FIXTURES = Path(__file__).parent / "fixtures" / "rules"
 
@@ -50,8 +53,11 @@ CASES = [(f"{p.stem}:{line}", rules, doc, query, expected)
          for doc, query, expected, line in cases]
 
 
-def _optimize(sql: str, rules: list[str]):
-    return optimize(sql, STANDARD_SCHEMA, rules=[RULES[n] for n in rules])
+def _optimize(sql: str, rules: list[str], keep_nullability: bool = False):
+    """The rules' own output (the optimizer's last step, which gives the output columns
+    the original's nullability back, left out: optimizer/output_nullability.py)."""
+    return optimize(sql, STANDARD_SCHEMA, rules=[RULES[n] for n in rules],
+                    exclude=() if keep_nullability else (KEEP_NULLABILITY,))
 
 
 @pytest.mark.parametrize("case, rules, doc, query, expected", CASES, ids=[c[0] for c in CASES])
@@ -60,7 +66,11 @@ def test_rule_fixture(spark, tables, case, rules, doc, query, expected):
     assert _normal(result.sql) == _normal(expected), f"{case} ({doc}): got {result.sql}"
     again = _optimize(expected, rules)
     assert _normal(again.sql) == _normal(expected), f"{case}: the expected text is not a fixed point"
-    assert_same_result(spark, query, expected, context=f"{case}: {doc}")
+    # the rule's identity keeps values, names and types (a fold may make a column NOT NULL) ...
+    assert_same_result(spark, query, expected, context=f"{case}: {doc}", nullability=False)
+    # ... and what the optimizer returns keeps the nullability too
+    kept = _optimize(query, rules, keep_nullability=True)
+    assert schema_of(spark.sql(kept.sql)) == schema_of(spark.sql(query)), f"{case}: {kept.sql}"
 
 
 def test_every_family_has_cases_and_guards():

@@ -15,6 +15,7 @@ from sparkfold.optimizer.verify import (
     catalyst_rule_classes,
     compare_dataframes,
     excluded_rules,
+    schema_of,
     verify,
     verify_many,
 )
@@ -101,7 +102,7 @@ def test_equal_query_gives_a_complete_report(spark, tables):
                       always_regenerate=True).verify(spark)
     assert report.equal
     assert [s.name for s in report.candidates] == ["optimized SQL", "DataFrame"]
-    assert report.reference.schema == [("s", "string"), ("c", "bigint"), ("sx", "double")]
+    assert report.reference.schema == [("s", "string"), ("c", "bigint not null"), ("sx", "double")]
     assert all(s.schema == report.reference.schema for s in report.candidates)
     assert report.reference.rows == 7 and all(s.rows == 7 for s in report.candidates)
     assert all(c.method == "fingerprint" for c in report.comparisons)
@@ -290,6 +291,45 @@ def test_decimals_and_duplicates(spark):
 def test_schema_difference_is_reported(spark):
     comp = compare_dataframes(spark.createDataFrame([(1,)], "a INT"), spark.createDataFrame([(1,)], "a BIGINT"), spark)
     assert not comp.equal and comp.schema_equal is False and comp.rows_equal
+    assert comp.schema_differences == ["column 1 `a`: type int in the reference, bigint in the candidate"]
+    assert not comp.nullability_only
+
+
+def test_nullability_is_part_of_the_schema(spark):
+    """The same rows, names and types, but a column NOT NULL on one side only: different,
+    and the report says where, at the top of a column and inside a nested type."""
+    from pyspark.sql import types as ST
+
+    rows = [(1, [1, 2], {"k": 1.5}, (1, "a"))]
+
+    def frame(not_null: str):
+        schema = ST.StructType([
+            ST.StructField("a", ST.IntegerType(), not_null != "a"),
+            ST.StructField("arr", ST.ArrayType(ST.IntegerType(), not_null != "element"), True),
+            ST.StructField("m", ST.MapType(ST.StringType(), ST.DoubleType(), not_null != "value"), True),
+            ST.StructField("st", ST.StructType([ST.StructField("f", ST.IntegerType(), not_null != "field"),
+                                                ST.StructField("g", ST.StringType(), True)]), True)])
+        return spark.createDataFrame(rows, schema)
+
+    reference = frame("")
+    assert schema_of(reference) == [("a", "int"), ("arr", "array<int>"), ("m", "map<string,double>"),
+                                    ("st", "struct<f:int,g:string>")]
+    assert schema_of(frame("a"))[0] == ("a", "int not null")
+    expected = {
+        "a": "column 1 `a`: nullable in the reference, NOT NULL in the candidate",
+        "element": "column 2 `arr`: nullability differs inside the type: array<int> in the reference, "
+                   "array<int not null> in the candidate",
+        "value": "column 3 `m`: nullability differs inside the type: map<string,double> in the reference, "
+                 "map<string,double not null> in the candidate",
+        "field": "column 4 `st`: nullability differs inside the type: struct<f:int,g:string> in the reference, "
+                 "struct<f:int not null,g:string> in the candidate",
+    }
+    for where, line in expected.items():
+        comp = compare_dataframes(reference, frame(where), spark)
+        assert not comp.equal and comp.schema_equal is False and comp.rows_equal, where
+        assert comp.nullability_only and comp.schema_differences == [line], where
+        assert comp.detail == "schemas differ in nullability only"
+    assert compare_dataframes(reference, frame(""), spark).equal
 
 
 def test_ties_on_sort_keys_and_at_a_limit(spark):

@@ -138,6 +138,22 @@ INTEGRAL_RANGE: dict[DataType, tuple[int, int]] = {
 }
 
 
+def schema_text(t: DataType, nullable: bool = True) -> str:
+    """The type as `simple_string()` with ` not null` after whatever is never NULL: the
+    value itself, or inside it an array's elements, a map's values, a struct's fields
+    (`int not null`, `array<int not null>`, `struct<a:int not null,b:string>`).  The
+    verifier writes Spark's `df.schema` the same way (`optimizer.verify.schema_of`)."""
+    if isinstance(t, ArrayType):
+        text = f"array<{schema_text(t.element, t.contains_null)}>"
+    elif isinstance(t, MapType):
+        text = f"map<{schema_text(t.key)},{schema_text(t.value, t.value_contains_null)}>"
+    elif isinstance(t, StructType):
+        text = "struct<" + ",".join(f"{f.name}:{schema_text(f.data_type, f.nullable)}" for f in t.fields) + ">"
+    else:
+        text = t.simple_string()
+    return text if nullable else text + " not null"
+
+
 def is_integral(t: DataType) -> bool:
     return t in INTEGRAL
 

@@ -10,6 +10,7 @@ from ..ir import logical as L
 from ..ir import types as T
 from ..ir.errors import InternalError
 from ..ir.naming import UnknownName
+from ..sql_out.relations import local_relation_nullability
 from .expressions import _SUBQUERY_MASK, is_unnamed, lower_expr, named_by_spark, unnamed
 from .frames import Frame, Scope, _nested_reach
 from .values import (
@@ -46,7 +47,8 @@ def lower_local_relation(low, p: L.LocalRelation, outer) -> Frame:
     types = [a.data_type for a in p.output]
     rows = ", ".join(_py_tuple([py_value(_as_type(v, t), low.imports) for v, t in zip(r, types)])
                      for r in p.rows)
-    code = f"{low.spark}.createDataFrame([{rows}], {py_str(ddl(names, p.output))})"
+    nullable = local_relation_nullability(p)  # (as the SQL text types it)
+    code = f"{low.spark}.createDataFrame([{rows}], {py_str(ddl(names, p.output, nullable))})"
     return low.frame(code, p.output, names, "values" if p.rows else "empty")
 
 

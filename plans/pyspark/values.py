@@ -78,11 +78,14 @@ def _py_tuple(items: list[str]) -> str:
     return "(" + items[0] + ",)" if len(items) == 1 else "(" + ", ".join(items) + ")"
 
 
-def ddl(names: list[str], attrs) -> str:
+def ddl(names: list[str], attrs, nullable: list[bool] | None = None) -> str:
+    """The DDL of columns named `names`, typed as `attrs`, nullable as `nullable` says
+    (default: as the attributes are)."""
     parts = []
-    for n, a in zip(names, attrs):
+    for i, (n, a) in enumerate(zip(names, attrs)):
         t = a.data_type if a.data_type != T.UNKNOWN else T.NULL
-        parts.append(f"`{n.replace('`', '``')}` {t.sql()}{'' if a.nullable else ' NOT NULL'}")
+        null = a.nullable if nullable is None else nullable[i]
+        parts.append(f"`{n.replace('`', '``')}` {t.sql()}{'' if null else ' NOT NULL'}")
     return ", ".join(parts)
 
 
@@ -117,11 +120,10 @@ def _lit(value: Any, dt: T.DataType) -> str:
             return f"F.lit({int(value)!r})"
         if dt == T.STRING:
             return f"F.lit({py_str(value)})"
-        if dt == T.DOUBLE and isinstance(value, float):
-            if math.isnan(value):
-                return 'F.lit(float("nan"))'
-            if math.isinf(value):
-                return f'F.lit(float("{"inf" if value > 0 else "-inf"}"))'
+        if dt == T.DOUBLE and isinstance(value, float) and math.isfinite(value):
+            # (NaN and the infinities go as the SQL text writes them, a cast from a string:
+            # Spark types that nullable and F.lit(float("nan")) NOT NULL, and both paths
+            # must give the column the same nullability, `written_nullable`)
             return f"F.lit({value!r})"
     text = literal_sql(value, dt).sql(dialect=DIALECT)
     return f"F.expr({py_str(text)})"

@@ -102,6 +102,53 @@ def _decimal_literal(text: str) -> exp.Expression:
     return exp.Anonymous(this=TYPED_LITERAL_PREFIX + "decimal", expressions=[exp.Literal.number(text)])
 
 
+def written_nullable(value, t: T.DataType) -> bool:
+    """Does Spark type the text `literal_sql(value, t)` nullable?  A NULL; and a value
+    Spark SQL has no literal for, written as a cast from a string, which Spark types
+    nullable (the string could fail to parse): NaN and the infinities, every float, a
+    decimal of a type wider than its digits.  Every other literal is NOT NULL."""
+    if value is None:
+        return True
+    if t == T.DOUBLE:
+        return not math.isfinite(float(value))
+    if t == T.FLOAT:
+        return True
+    if isinstance(t, T.DecimalType):
+        return _natural_decimal(Decimal(value)) != t
+    return False
+
+
+_EPOCH = datetime(1970, 1, 1)
+
+
+def non_null_value(t: T.DataType) -> E.Expr | None:
+    """A value of type t that Spark types NOT NULL as written (None: no such text),
+    for a column that must be NOT NULL where no row is ever read (an empty relation's)
+    or never NULL (restoring a NOT NULL the written query lost)."""
+    if t == T.BOOLEAN:
+        return E.FALSE
+    if T.is_integral(t):
+        return E.Literal(0, t)
+    if t in (T.DOUBLE, T.STRING):
+        return E.Literal(0.0 if t == T.DOUBLE else "", t)
+    if t == T.FLOAT:
+        return E.Cast(E.Literal(0, T.INT), T.FLOAT)  # (a float literal is a cast from a string)
+    if isinstance(t, T.DecimalType):
+        # the value whose digits make exactly this type: 100.00 for decimal(5,2), 0.00 for (2,2)
+        whole = "1" + "0" * (t.precision - t.scale - 1) if t.precision > t.scale else "0"
+        value = Decimal(whole + ("." + "0" * t.scale if t.scale else ""))
+        return E.Literal(value, t) if _natural_decimal(value) == t else None
+    if t == T.BINARY:
+        return E.Literal(b"", t)
+    if t == T.DATE:
+        return E.Literal(_EPOCH.date(), t)
+    if t in (T.TIMESTAMP, T.TIMESTAMP_NTZ):
+        return E.Literal(_EPOCH, t)
+    if t in T.INTERVAL_UNITS:
+        return E.Literal((0, 0, 0), t)
+    return None
+
+
 def literal_is_plain(lit: E.Literal) -> bool:
     """Does the literal's SQL text make Spark name the column as spark_name(lit) does?"""
     v, t = lit.value, lit.data_type

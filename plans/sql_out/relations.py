@@ -11,7 +11,7 @@ from ..ir import logical as L
 from ..ir.dialect import ARG_PREFIX
 from .blocks import Block
 from .expressions import ATOMIC, ExprWriter, _wrap
-from .literals import literal_sql
+from .literals import literal_sql, non_null_value, written_nullable
 from .names import _needs_quotes, _unique_names
 
 
@@ -53,12 +53,31 @@ def write_subquery_alias(gen, plan: L.SubqueryAlias, outer) -> Block:
 def write_local_relation(gen, plan: L.LocalRelation, outer) -> Block:
     if plan.rows:
         return write_values(gen, plan, "_values", outer, list(plan.output))
-    # the empty relation: typed NULLs, no rows, no table read
-    select = [(a, exp.alias_(literal_sql(None, a.data_type), a.name, quoted=_needs_quotes(a.name), copy=False))
+    # the empty relation: no rows, no table read; each column a value Spark types as the
+    # column is, a typed NULL for a nullable one and a value of its type for a NOT NULL one
+    # (`SELECT CAST(NULL AS STRING) AS s, 0 AS num WHERE FALSE`), so that df.schema is the same
+    writer = ExprWriter(gen, {})
+    select = [(a, exp.alias_(_empty_column(a, writer), a.name, quoted=_needs_quotes(a.name), copy=False))
               for a in plan.output]
     block = Block(list(plan.output), dict(outer), where=[exp.false()])
     block.select = select
     return block
+
+
+def local_relation_nullability(rel: L.LocalRelation) -> list[bool]:
+    """Which columns of the relation, as written, Spark types nullable.  Spark types a
+    VALUES column nullable when a value's text is (`written_nullable`: a NULL, a NaN...),
+    whatever the plan says; an empty relation's column is what the plan says, unless
+    its type has no value Spark types NOT NULL (`non_null_value`).  The DataFrame
+    program declares the same (`plans.pyspark`), so both paths agree."""
+    if rel.rows:
+        return [any(written_nullable(row[i], a.data_type) for row in rel.rows) for i, a in enumerate(rel.output)]
+    return [a.nullable or non_null_value(a.data_type) is None for a in rel.output]
+
+
+def _empty_column(a: E.Attribute, writer: ExprWriter) -> exp.Expression:
+    value = None if a.nullable else non_null_value(a.data_type)
+    return literal_sql(None, a.data_type) if value is None else writer(value)
 
 
 def write_values(gen, rel: L.LocalRelation, alias: str, outer, output) -> Block:

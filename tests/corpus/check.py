@@ -5,7 +5,8 @@ corpus (Spark SQL only).  Else sparkfold must not reject it (a user error on SQL
 Spark accepts is a rejection), nor fail inside; a pass-through is counted.  Then the
 original runs on Spark (with the Catalyst rules sparkfold implements excluded) against
 the optimized SQL and the lowered DataFrame program (`optimizer.verify`): names, types,
-rows and errors must be the same.  Catalyst's own optimized plan of the original gives
+nullability, rows and errors must be the same (a result wrong in nullability only is
+counted apart too, `schema_only`).  Catalyst's own optimized plan of the original gives
 its reach: outer joins removed (outer joins of the analyzed plan less those of the
 optimized one, when positive) and queries folded to an empty relation; sparkfold's is
 read off its analyzed and optimized plans the same way.
@@ -37,6 +38,7 @@ class Outcome:
     sql_verdict: str = ""         # equal | wrong | nondeterministic | "" (not compared)
     df_verdict: str = ""          # equal | wrong | lowering-failed | nondeterministic | ""
     df_fallback: bool = False     # the DataFrame program runs part of the plan as SQL text
+    schema_only: str = ""         # "sql" / "dataframe" / "sql,dataframe": wrong in nullability only
     catalyst_outer_removed: int = 0
     sparkfold_outer_removed: int = 0
     catalyst_empty: bool = False
@@ -145,6 +147,7 @@ def check(spark, statements: list[Statement], *, compare: bool = True, dataframe
                 for (out, result), rep in zip(pending, reports):
                     sql_c = rep.comparison("optimized SQL")
                     out.sql_verdict = "equal" if sql_c.equal else "wrong"
+                    only = ["sql"] if sql_c.nullability_only and sql_c.rows_equal else []
                     if dataframe:
                         df_side = next(s for s in rep.candidates if s.name == "DataFrame")
                         df_c = rep.comparison("DataFrame")
@@ -154,7 +157,10 @@ def check(spark, statements: list[Statement], *, compare: bool = True, dataframe
                             out.df_verdict = "lowering-failed"
                         else:
                             out.df_verdict = "wrong"
+                            if df_c.nullability_only and df_c.rows_equal:
+                                only.append("dataframe")
                         out.df_fallback = "spark.sql(" in (df_side.text or "")
+                    out.schema_only = ",".join(only)
                     if not rep.equal:
                         out.report = rep.to_text()
             done += len(chunk)
@@ -181,9 +187,11 @@ def summary(outcomes: list[Outcome]) -> dict:
         "bugs": status["bug"],
         "compared": len(compared),
         "wrong_sql": sum(o.sql_verdict == "wrong" for o in accepted),
+        "wrong_sql_nullability_only": sum("sql" in o.schema_only.split(",") for o in accepted),
         "nondeterministic": sum(o.sql_verdict == "nondeterministic" for o in accepted),
         "dataframe_compared": len(lowered),
         "wrong_dataframe": sum(o.df_verdict == "wrong" for o in lowered),
+        "wrong_dataframe_nullability_only": sum("dataframe" in o.schema_only.split(",") for o in lowered),
         "lowering_failed": sum(o.df_verdict == "lowering-failed" for o in lowered),
         "dataframe_text_fallback": sum(o.df_fallback for o in lowered),
         "catalyst_outer_joins_removed": sum(o.catalyst_outer_removed for o in accepted),

@@ -72,9 +72,11 @@ def main(argv=None) -> int:
     print(f"  rewritten {s['rewritten']}, unchanged {s['unchanged']}, passed through {s['passthrough']} "
           f"({100 * s['passthrough_share']:.1f}%), rejected {s['rejected']}, internal failures {s['bugs']}")
     print(f"  optimized SQL: {s['compared']} compared on Spark, {s['wrong_sql']} wrong "
-          f"({s['nondeterministic']} non-deterministic, not compared)")
+          f"({s['wrong_sql_nullability_only']} in nullability only; "
+          f"{s['nondeterministic']} non-deterministic, not compared)")
     if not args.no_dataframe:
-        print(f"  DataFrame: {s['dataframe_compared']} compared, {s['wrong_dataframe']} wrong, "
+        print(f"  DataFrame: {s['dataframe_compared']} compared, {s['wrong_dataframe']} wrong "
+              f"({s['wrong_dataframe_nullability_only']} in nullability only), "
               f"{s['lowering_failed']} failed to lower, {s['dataframe_text_fallback']} with a SQL-text part")
     print(f"  reach: outer joins removed: Catalyst {s['catalyst_outer_joins_removed']}, sparkfold "
           f"{s['sparkfold_outer_joins_removed']}; folded to an empty relation: Catalyst {s['catalyst_empty']}, "

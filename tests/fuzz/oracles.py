@@ -181,8 +181,9 @@ def _spark_rejects(spark, sql: str) -> str | None:
 def idempotence_problem(result, catalog, stats: "Stats | None" = None) -> str | None:
     """None when optimizing again is stable, else what changed.
 
-    Checked: running the default batches again on the optimized plan reaches a fixed
-    point by the second run; the optimized SQL optimizes again without error; and the
+    Checked: running the default batches again on the optimized plan (and keeping the
+    original's output nullability, as `optimize` does) reaches a fixed point by the
+    second run; the optimized SQL optimizes again without error; and the
     SQL text reaches its fixed point by the second round, `optimize(optimize(s)) ==
     optimize(s)` for s = `optimize(q).sql`.  Whether the first round is already the
     fixed point is counted (`stats.plan_idempotent_once`, `stats.idempotent_once`) and
@@ -192,16 +193,21 @@ def idempotence_problem(result, catalog, stats: "Stats | None" = None) -> str | 
     (`CAST(0 AS DOUBLE)`, parenthesized ORDER BY keys)."""
     from sparkfold.optimizer import optimize
     from sparkfold.optimizer.batches import default_batches
-    from sparkfold.optimizer.engine import execute
+    from sparkfold.optimizer.engine import Trace, execute
+    from sparkfold.optimizer.output_nullability import keep_output_nullability
     from sparkfold.plans.ir.printer import plan_str
     from sparkfold.rules.base import RuleContext
 
     if result.analyzed is None:
         return None
     ctx = RuleContext(ansi=catalog.ansi)
-    plan, _ = execute(result.optimized, default_batches(), ctx, ())
+
+    def again(p):  # what optimize() does after analysis: the batches, then the output's nullability kept
+        return keep_output_nullability(result.analyzed, execute(p, default_batches(), ctx, ())[0], Trace())
+
+    plan = again(result.optimized)
     if plan is not result.optimized and plan_str(plan) != plan_str(result.optimized):
-        third, _ = execute(plan, default_batches(), ctx, ())
+        third = again(plan)
         if third is not plan and plan_str(third) != plan_str(plan):
             return (f"the batches do not reach a fixed point:\n{plan_str(result.optimized)}\n"
                     f"-- became --\n{plan_str(plan)}\n-- and then --\n{plan_str(third)}")

@@ -283,7 +283,9 @@ class QueryGen:
             fam = self.ch.pick(fams)
             arg = self.ex.expr(fam, Scope(refs), 0)
             items = f"{agg}({arg}) AS c0"
-            combine = "SELECT {f}(c0) AS c0 FROM ({{}})".format(f="sum" if agg == "count" else agg)
+            # (a sum of counts is nullable where a count is not: coalesce keeps Q's NOT NULL)
+            combine = "SELECT coalesce(sum(c0), 0L) AS c0 FROM ({})" if agg == "count" else \
+                "SELECT {f}(c0) AS c0 FROM ({{}})".format(f=agg)
             head = "SELECT "
         else:
             items, _ = self._items([(self.ex.expr(f, Scope(refs, subqueries=True), 0), f, True) for f in fams],
