@@ -190,9 +190,10 @@ def restored(plan: L.Plan, analyzed: L.Plan) -> L.Plan:
     plan itself when it is already).  A column whose nullability as written is not
     known (None) is made so (`IF(TRUE, e, NULL)`, `coalesce(e, v)`) when the analyzed
     plan's is known; when the analyzed plan's is not known, it must be not known in the
-    same way (the same unmodelled expression, unchanged by the rules)."""
-    if plan is analyzed:
-        return plan
+    same way (the same unmodelled expression, unchanged by the rules).  The analyzed plan
+    itself may need it: the writers have no NOT NULL text for some of the literals Spark
+    reads (`1.5F` is written `CAST('1.5' AS FLOAT)`), and a query written whole
+    (`always_regenerate`, the DataFrame program) is written from the plan."""
     target = written_nullability(analyzed, original=True)
     written, untyped = _written(plan)
     if untyped:
@@ -316,6 +317,8 @@ def keep_output_nullability(analyzed: L.Plan, optimized: L.Plan, trace: Trace,
     try:
         out = restored(optimized, analyzed)
     except CannotKeep as e:
+        if optimized is analyzed:  # (nothing rewritten: the text as written is kept anyway)
+            return analyzed
         trace.warnings.append(f"{NAME}: the optimized query cannot be written with the original's nullability "
                               f"({e}): the query is kept as written")
         return analyzed

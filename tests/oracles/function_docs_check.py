@@ -24,6 +24,8 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
+from sparkfold.optimizer.verify import base_type, schema_differences
+
 from .function_docs import EXAMPLE, MODES, case_id, catalog, load, settings_applied
 
 SPLICED, REGENERATED, WRITTEN = "spliced SQL", "regenerated SQL", "written SQL"
@@ -75,10 +77,6 @@ def optimize_three_ways(sql: str, catalog):
             optimize(sql, catalog, rules=[], always_regenerate=True))
 
 
-def _nullability(df) -> list[bool]:
-    return [f.nullable for f in df.schema.fields]
-
-
 def _error_class(error: str) -> str:
     """Spark's error class; a JVM exception without one (`IllegalArgumentException`, a
     task's `org.apache.spark.SparkException` around it) is one class: which wrapper it
@@ -105,12 +103,13 @@ def _verdict(ref, side, deterministic: bool, comparison) -> tuple[str, str]:
         return "rows", comparison.detail + "".join(
             f"; only in {w}: {rows[:3]}" for w, rows in (("Spark", comparison.only_in_reference),
                                                         ("the candidate", comparison.only_in_candidate)) if rows)
-    if [t for _, t in ref.schema] != [t for _, t in side.schema]:
+    # (a schema's types carry their nullability, `verify.schema_of`: compared last)
+    if [base_type(t) for _, t in ref.schema] != [base_type(t) for _, t in side.schema]:
         return "types", f"{ref.schema} against {side.schema}"
-    if ref.schema != side.schema:
+    if [n for n, _ in ref.schema] != [n for n, _ in side.schema]:
         return "names", f"{[n for n, _ in ref.schema]} against {[n for n, _ in side.schema]}"
-    if _nullability(ref.df) != _nullability(side.df):
-        return "nullability", f"{_nullability(ref.df)} against {_nullability(side.df)}"
+    if ref.schema != side.schema:
+        return "nullability", "; ".join(schema_differences(ref.schema, side.schema))
     return "equal", ""
 
 
