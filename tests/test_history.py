@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import pytest
 from sparkfold.optimizer import optimize
+from sparkfold.optimizer.output_nullability import NAME as KEEP_NULLABILITY
 from sparkfold.plans.ir import expressions as E
 from sparkfold.plans.ir import logical as L
 
@@ -45,8 +46,13 @@ def exprs(plan: L.Plan, cls) -> list:
 
 
 def project_values(r) -> list:
-    """The top projection's expressions, aliases peeled."""
+    """The top projection's expressions as the rules left them (before the optimizer's
+    last step gives the output the original's nullability: optimizer/output_nullability.py),
+    aliases peeled."""
     p = r.optimized
+    last = r.trace.rewrites[-1] if r.trace.rewrites else None
+    if last is not None and last.rule == KEEP_NULLABILITY:
+        p = last.before
     while not isinstance(p, L.Project):
         p = p.children[0]
     return [e.child if isinstance(e, E.Alias) else e for e in p.projections]

@@ -15,6 +15,7 @@ from collections import Counter
 
 import pytest
 from sparkfold.optimizer import optimize
+from sparkfold.optimizer.output_nullability import NAME as KEEP_NULLABILITY
 from sparkfold.optimizer.verify import excluded_rules
 from sparkfold.plans.ir import expressions as E
 from sparkfold.plans.ir import logical as L
@@ -179,11 +180,14 @@ EMPTY_INPUT = [
 
 @pytest.mark.parametrize("sql", EMPTY_INPUT)
 def test_operator_over_empty_input_may_drop_its_calls(spark, tables, sql):
-    r = optimize(sql, S)
-    assert r.changed
+    # the rules' own output (the optimizer's last step may keep the query as written, when
+    # the original's nullability rests on a call sparkfold does not model: `rand(7) > 0.5`)
+    rules = optimize(sql, S, exclude=[KEEP_NULLABILITY])
+    assert rules.changed
     # nothing is duplicated, and nothing new appears
-    after, before = calls(r.optimized), calls(r.analyzed)
+    after, before = calls(rules.optimized), calls(rules.analyzed)
     assert all(after[k] <= before[k] for k in after) and set(after) <= set(before)
+    r = optimize(sql, S)
     a, b = run_or_error(spark, r.original_sql), run_or_error(spark, r.sql)
     assert a[0] == b[0]
     if "uuid" not in sql:
