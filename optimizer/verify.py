@@ -850,17 +850,12 @@ def _nondeterministic(plan: L.Plan) -> bool:
 
 
 def _repeatable_text(template, nondeterministic_names) -> bool:
-    """Does an opaque relation's text surely give the same rows on each run?  Only a
-    recursive CTE's (`WITH RECURSIVE ... SELECT * FROM r`) and a SELECT reading no table
-    (`SELECT explode(array(1, 2))`), with no window, LIMIT, sample or non-deterministic
-    call; the others (windows over ties, LIMIT without an order...) may not."""
+    """Does an opaque relation's text surely give the same rows on each run?  Yes when it
+    has no window, LIMIT, sample or non-deterministic call (a recursive CTE, a GROUPING
+    SETS or PIVOT query, a generator): the others (windows over ties, LIMIT without an
+    order...) may not."""
     from sqlglot import exp
 
-    with_ = template.args.get("with_")
-    reads_nothing = isinstance(template, exp.Select) and not template.args.get("from_") \
-        and not template.args.get("joins") and template.find(exp.Query) is template
-    if not (with_ is not None and with_.args.get("recursive")) and not reads_nothing:
-        return False
     if template.find(exp.Window, exp.Limit, exp.Fetch, exp.TableSample) is not None:
         return False
     names = {n.lower() for n in re.findall(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(", template.sql(dialect="spark"))}

@@ -136,6 +136,22 @@ def test_not_in_rewritten_as_not_exists_is_caught(spark, tables):
     assert all(c.only_in_candidate and not c.only_in_reference for c in report.comparisons)
 
 
+def test_verify_many_untimed_agrees_with_one_job_per_side(spark, tables):
+    """timed=False fingerprints all references in one Spark job and all candidates in
+    another; a side that raises is found by halving and keeps its own error."""
+    sqls = ["SELECT num FROM t WHERE x > 1", "SELECT s, max(num) AS m FROM t GROUP BY s ORDER BY s",
+            "SELECT num FROM t WHERE s = 1", "SELECT t.num, u.y FROM t FULL JOIN u ON t.num = u.num"]
+    results = [optimize(q, tables, always_regenerate=True) for q in sqls] \
+        + [optimize(sqls[0], tables, rules=[FLIP_COMPARISON])]
+    batched = verify_many(results, spark, timed=False)
+    alone = verify_many(results, spark)
+    assert [r.equal for r in batched] == [r.equal for r in alone] == [True, True, True, True, False]
+    for a, b in zip(batched, alone):
+        assert (a.reference.fingerprint, a.reference.error) == (b.reference.fingerprint, b.reference.error)
+        assert [(s.fingerprint, s.error) for s in a.candidates] == [(s.fingerprint, s.error) for s in b.candidates]
+    assert batched[2].reference.error == "CAST_INVALID_INPUT"
+
+
 def test_an_error_is_a_result_both_ways(spark, tables):
     # under ANSI the cast of 'a' to a number raises
     sql = "SELECT num FROM t WHERE s = 1"
