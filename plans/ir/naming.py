@@ -18,16 +18,29 @@ from . import types as T
 from .tree import fold
 
 
-def java_double(v: float) -> str:
+def java_float(v: float) -> str:
+    """Java's Float.toString (a float literal's name, `3.4028235E38F` is `3.4028235E38`):
+    the fewest digits that read back as the same float, laid out as java_double does."""
+    import struct
+
+    if math.isnan(v) or math.isinf(v) or v == 0:
+        return java_double(v)
+    target = struct.pack("f", v)
+    digits = next((text for p in range(1, 10) if struct.pack("f", float(text := f"{v:.{p}g}")) == target), repr(v))
+    return java_double(v, digits)
+
+
+def java_double(v: float, shortest: str | None = None) -> str:
     """Java's Double.toString, which Spark uses for double literals in names:
-    positional between 1e-3 and 1e7, `d.dddE<n>` outside, always a digit after the point."""
+    positional between 1e-3 and 1e7, `d.dddE<n>` outside, always a digit after the point
+    (`shortest`: the value's shortest decimal text, when not repr's)."""
     if math.isnan(v):
         return "NaN"
     if math.isinf(v):
         return "Infinity" if v > 0 else "-Infinity"
     if v == 0:
         return "-0.0" if math.copysign(1.0, v) < 0 else "0.0"
-    d = Decimal(repr(v))
+    d = Decimal(shortest or repr(v))
     sign = "-" if v < 0 else ""
     if 1e-3 <= abs(v) < 1e7:
         text = format(abs(d), "f")
@@ -45,19 +58,26 @@ def literal_name(value, data_type: T.DataType) -> str:
         return "NULL"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if data_type in (T.DOUBLE, T.FLOAT) and isinstance(value, (float, int)):
+    if data_type == T.FLOAT and isinstance(value, (float, int)):
+        return java_float(float(value))
+    if data_type == T.DOUBLE and isinstance(value, (float, int)):
         return java_double(float(value))
     if isinstance(value, Decimal):
         if value == 0:
             value = abs(value)
+        if value != 0 and value.adjusted() < -6:
+            # Spark prints a decimal as Java's BigDecimal.toString does, which writes an
+            # exponent below 10^-6 (1.230E-26), as Python's str() does
+            return str(value)
         return format(value, "f")
     if isinstance(value, str):
         return value
     if isinstance(value, bytes):
         return "X'" + value.hex().upper() + "'"
     if isinstance(value, datetime):
-        return f"TIMESTAMP '{value.strftime('%Y-%m-%d %H:%M:%S')}'" if data_type == T.TIMESTAMP \
-            else f"TIMESTAMP_NTZ '{value.strftime('%Y-%m-%d %H:%M:%S')}'"
+        # Spark prints the fraction of a second without its trailing zeros
+        text = value.strftime('%Y-%m-%d %H:%M:%S') + f".{value.microsecond:06d}".rstrip("0").rstrip(".")
+        return f"TIMESTAMP '{text}'" if data_type == T.TIMESTAMP else f"TIMESTAMP_NTZ '{text}'"
     if isinstance(value, date):
         return f"DATE '{value.isoformat()}'"
     if isinstance(value, tuple):

@@ -177,11 +177,11 @@ def typed_literal_call(ea, node: exp.Anonymous, negate: bool = False):
                 raise AnalysisError(f"literal {text} out of range for {t.simple_string()}")
             return E.Literal(v, t)
         if type_name == "double":
-            return E.Literal(float(text), T.DOUBLE)
+            return E.Literal(float(_in_range(text, _DOUBLE_MAX, "double")), T.DOUBLE)
         if type_name == "float":
             import struct
 
-            v = struct.unpack("f", struct.pack("f", float(text)))[0]
+            v = struct.unpack("f", struct.pack("f", float(_in_range(text, _FLOAT_MAX, "float"))))[0]
             return E.Literal(v, T.FLOAT)
         if type_name == "decimal":
             d = Decimal(text)
@@ -221,11 +221,25 @@ def _data_type(node) -> T.DataType | None:
 
 
 _INT_RE = re.compile(r"^-?\d+$")
+# Double.MaxValue and Float.MaxValue as Spark's parser compares a literal with them (Scala's
+# BigDecimal of the value as a double: a float literal of 3.4028235E38 is out of range)
+_DOUBLE_MAX = Decimal("1.7976931348623157E308")
+_FLOAT_MAX = Decimal("3.4028234663852886E38")
+
+
+def _in_range(text: str, limit: Decimal, type_name: str) -> str:
+    """The literal's text, when Spark's parser takes it for a `type_name` (it compares the
+    exact value with the type's largest one: 1E309 is an error, 1E-400 is 0.0)."""
+    if abs(Decimal(text)) > limit:
+        raise AnalysisError(f"[INVALID_NUMERIC_LITERAL_RANGE] the numeric literal {text} is outside the "
+                            f"range of {type_name}")
+    return text
 
 
 def number_literal(text: str) -> E.Literal:
     """Spark's type for an unsuffixed numeric literal: int, bigint, decimal, or double
-    with an exponent."""
+    with an exponent.  A value Spark's parser rejects (a double past Double.MaxValue, a
+    decimal of more than 38 digits) is an error, as in Spark."""
     t = text.strip()
     if _INT_RE.match(t):
         v = int(t)
@@ -236,32 +250,47 @@ def number_literal(text: str) -> E.Literal:
         d = Decimal(v)
         precision = len(str(abs(v)))
         if precision > T.MAX_PRECISION:
-            raise AnalysisError(f"numeric literal {t} is out of range")
+            raise AnalysisError(f"[DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION] the numeric literal {t} has "
+                                f"precision {precision}, more than the maximum of {T.MAX_PRECISION}")
         return E.Literal(d, T.DecimalType(precision, 0))
     if "e" in t.lower():
-        return E.Literal(float(t), T.DOUBLE)
+        return E.Literal(float(_in_range(t, _DOUBLE_MAX, "double")), T.DOUBLE)
     d = Decimal(t)
     _, digits, exponent = d.as_tuple()
     scale = max(-cast(int, exponent), 0)
     precision = max(len(digits), scale, 1)
     if precision > T.MAX_PRECISION:
-        return E.Literal(float(t), T.DOUBLE)
+        raise AnalysisError(f"[DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION] the decimal literal {t} has precision "
+                            f"{precision}, more than the maximum of {T.MAX_PRECISION}")
     return E.Literal(d, T.DecimalType(precision, scale))
 
 
+# The forms of DATE and TIMESTAMP literals read here, as Spark reads them (stringToDate,
+# stringToTimestamp): a DATE ignores what follows its day after a space or a T; a time
+# may leave out its seconds; a fraction of a second is cut to microseconds
+_DATE_RE = re.compile(r"^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2})(?:[ T].*)?)?)?$", re.DOTALL | re.ASCII)
+_TIMESTAMP_RE = re.compile(r"^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2})"
+                           r"(?:[ T](\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,6}))?)?)?)?)?$", re.ASCII)
+_SPARK_TRIMMED = "".join(chr(c) for c in range(0x21))  # what Spark trims from a datetime string
+
+
 def typed_literal(text: str, to: T.DataType) -> E.Literal | None:
-    """DATE 'yyyy-mm-dd' and TIMESTAMP '...' literals; None if not a clean value."""
-    s = text.strip()
+    """DATE 'yyyy[-[m]m[-[d]d[( |T)...]]]' and TIMESTAMP 'yyyy[-[m]m[-[d]d[( |T)[h]h:[m]m[:[s]s
+    [.ffffff]]]]]' literals (and TIMESTAMP_NTZ), forms Spark reads the same way; None for
+    any other text (a time zone, a sign, a week date...), which Spark's own parser decides
+    on (Python's date.fromisoformat takes forms Spark rejects)."""
+    m = (_DATE_RE if to == T.DATE else _TIMESTAMP_RE).match(text.strip(_SPARK_TRIMMED)) \
+        if to in (T.DATE, T.TIMESTAMP, T.TIMESTAMP_NTZ) else None
+    if m is None:
+        return None
+    year, month, day, hour, minute, second, fraction = (m.groups() + (None,) * 4)[:7]
     try:
         if to == T.DATE:
-            return E.Literal(date.fromisoformat(s), T.DATE)
-        if to in (T.TIMESTAMP, T.TIMESTAMP_NTZ):
-            if re.match(r"^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2})?$", s):
-                return E.Literal(datetime.fromisoformat(s), to)
-            return None
-    except ValueError:
+            return E.Literal(date(int(year), int(month or 1), int(day or 1)), T.DATE)
+        return E.Literal(datetime(int(year), int(month or 1), int(day or 1), int(hour or 0), int(minute or 0),
+                                  int(second or 0), int((fraction or "")[:6].ljust(6, "0"))), to)
+    except ValueError:  # no such day or time: Spark's error, which it raises itself
         return None
-    return None
 
 
 _LONG_MIN, _LONG_MAX = -(2 ** 63), 2 ** 63 - 1

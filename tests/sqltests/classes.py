@@ -1,0 +1,56 @@
+"""The classes of failures the SQLQueryTestSuite files showed, each as a generated file of
+the suite's format: the space around the failing query, not the query alone.  The tests
+(tests/test_sqltests_classes.py) run them through the same harness as Spark's files, on
+every path.  `SPACES` lists the generators; each one's docstring says what its space holds.
+"""
+
+from __future__ import annotations
+
+from .source import Statement, TestFile
+
+
+def _file(name: str, statements: list[str], settings: list[tuple[str, str]] | None = None) -> TestFile:
+    from .source import _QUERY_START
+
+    return TestFile(name, [Statement(i, s, bool(_QUERY_START.match(s))) for i, s in enumerate(statements)],
+                    settings or [])
+
+
+_NUMBERS = [
+    # double: Spark compares the exact value with Double.MaxValue
+    "1.7976931348623157E308", "1.7976931348623158E308", "1.8E308", "-1.8E308", "1E309", "-1E309",
+    "1E-400", "1.5E300D", "1E309D", "-1E309D",
+    # float
+    "3.4028235E38F", "3.4028236E38F", "1E39F", "-1E39F",
+    # decimal(38): 38 digits read, 39 rejected, integral or fractional
+    "99999999999999999999999999999999999999", "999999999999999999999999999999999999999",
+    "9999999999999999999999999999999999999.9", "99999999999999999999999999999999999999.9",
+    "0.12345678901234567890123456789012345678", "0.123456789012345678901234567890123456789",
+    "1234567890123456789012345678901234567890.0", "9223372036854775808", "-9223372036854775809",
+    "90912830918230182310293801923652346786BD", "909128309182301823102938019236523467860BD",
+    "123.0E-28BD", "0.0000001BD", "0.000001BD",
+]
+
+_DATES = ["2016-03-11", "2016-3-1", " 2016-03-11 ", "2016-02-30", "mar 11 2016", "2016-W10-5", "20160311",
+          "2016", "2016-03", "2016-03-11T10:00", "2016-03-11 10:00:00", "+2016-03-11", "0001-01-01"]
+_TIMESTAMPS = ["2016-03-11 20:54:00", "2016-03-11 20:54:00.000", "2016-03-11T20:54:00.123456",
+               "2016-03-11 20:54:00.1234567", "2016-33-11 20:54:00", "2016-03-11 20:54", "2016-03-11 25:00:00",
+               "2016-03-11", "2016-3-1 1:2:3", "2016-03-11 20:54:00Z", "2016-03-11 20:54:00+01:00", "mar 11 2016"]
+
+
+def literal_files() -> list[TestFile]:
+    """Literals Spark's parser rejects or reads: numbers at the edges of double, float and
+    decimal(38), typed DATE / TIMESTAMP / TIMESTAMP_NTZ strings in the forms Spark reads
+    and in forms it rejects, in ANSI and non-ANSI mode (names, values and errors)."""
+    queries = [f"SELECT {n}" for n in _NUMBERS]
+    queries += [f"SELECT DATE '{d}'" for d in _DATES]
+    queries += [f"SELECT {kind} '{t}'" for kind in ("TIMESTAMP", "TIMESTAMP_NTZ") for t in _TIMESTAMPS]
+    queries += [f"SELECT tImEstAmp '{_TIMESTAMPS[1]}', DATE '{_DATES[1]}' AS d, -{_NUMBERS[0]}"]
+    return [_file("literals.sql", queries), _file("nonansi/literals.sql", queries)]
+
+
+SPACES = [literal_files]
+
+
+def all_files() -> list[TestFile]:
+    return [t for space in SPACES for t in space()]
