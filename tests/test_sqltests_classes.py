@@ -31,6 +31,12 @@ def test_literals_spark_rejects_stay_errors_and_the_ones_it_reads_keep_their_val
     assert {o.spark == "accepts" for o in outcomes} == {True, False}
 
 
+def test_duplicated_cte_names_stay_an_error(spark):
+    outcomes, failures = _check(spark, classes.cte_files())
+    assert failures == []
+    assert sum(o.spark == "DUPLICATED_CTE_NAMES" for o in outcomes) >= 1
+
+
 @pytest.mark.slow
 def test_every_class_over_its_whole_space(spark):
     assert _check(spark, classes.all_files(), every=1)[1] == []

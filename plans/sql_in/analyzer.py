@@ -113,6 +113,13 @@ class Analyzer:
     def _ctes(self, with_: exp.With, outer, ctes) -> dict:
         out = dict(ctes)
         names = [cte.alias.lower() for cte in with_.expressions]
+        written = [cte.alias for cte in with_.expressions]
+        twice = sorted({n for n in written if written.count(n) > 1})
+        if twice:  # Spark's parser rejects the WITH clause, even when nothing reads the name
+            raise AnalysisError(f"[DUPLICATED_CTE_NAMES] the WITH clause defines "
+                                f"{', '.join(f'`{n}`' for n in twice)} more than once")
+        if len(set(names)) < len(names):  # (Spark compares the names as written)
+            raise NotModelled("a WITH clause with two names that differ in case only")
         for i, cte in enumerate(with_.expressions):
             name = cte.alias
             if with_.args.get("recursive") and reads(cte.this, set(names[i + 1:])):

@@ -49,7 +49,19 @@ def literal_files() -> list[TestFile]:
     return [_file("literals.sql", queries), _file("nonansi/literals.sql", queries)]
 
 
-SPACES = [literal_files]
+def cte_files() -> list[TestFile]:
+    """WITH clauses that define a name twice (DUPLICATED_CTE_NAMES, even when nothing
+    reads it), in a subquery too, beside names that differ in case only or shadow."""
+    return [_file("cte-names.sql", [
+        "WITH t(x) AS (SELECT 1), t(x) AS (SELECT 2) SELECT * FROM t",
+        "WITH t AS (SELECT 1 AS x), u AS (SELECT 2 AS x), t AS (SELECT 3 AS x) SELECT * FROM u",
+        "WITH t AS (SELECT 1 AS x), T AS (SELECT 2 AS x) SELECT * FROM t",
+        "WITH t AS (SELECT 1 AS x) SELECT * FROM (WITH t AS (SELECT 2 AS x) SELECT * FROM t)",
+        "SELECT * FROM (WITH t AS (SELECT 1 AS x), t AS (SELECT 2 AS x) SELECT * FROM t)",
+    ])]
+
+
+SPACES = [literal_files, cte_files]
 
 
 def all_files() -> list[TestFile]:
