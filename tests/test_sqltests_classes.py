@@ -37,6 +37,12 @@ def test_duplicated_cte_names_stay_an_error(spark):
     assert sum(o.spark == "DUPLICATED_CTE_NAMES" for o in outcomes) >= 1
 
 
+def test_nested_set_operations_keep_their_precedence_when_written_whole(spark):
+    outcomes, failures = _check(spark, classes.setop_files(["UNION", "EXCEPT", "INTERSECT"]))
+    assert failures == []
+    assert sum(o.whole_verdict == "equal" for o in outcomes) >= 4
+
+
 @pytest.mark.slow
 def test_every_class_over_its_whole_space(spark):
     assert _check(spark, classes.all_files(), every=1)[1] == []

@@ -244,7 +244,7 @@ def write_union(gen, plan: L.Union, outer) -> Block:
         queries.append(_setop_operand(q))
     ast = queries[0]
     for q in queries[1:]:
-        ast = exp.Union(this=ast, expression=q, distinct=False)
+        ast = exp.Union(this=ast, expression=_right_operand(q), distinct=False)
     return Block(list(plan.output), dict(outer), setop=ast, union_all=len(queries) > 1)
 
 
@@ -259,8 +259,22 @@ def write_except(gen, plan, outer) -> Block:
 def write_binary_setop(gen, plan, outer, cls) -> Block:
     lq, _ = gen.finish(gen.block(plan.left, outer), exact_names=True)
     rq, _ = gen.finish(gen.block(plan.right, outer), exact_names=False)
-    ast = cls(this=_setop_operand(lq), expression=_setop_operand(rq), distinct=not plan.all)
+    left = _setop_operand(lq)
+    if isinstance(left, exp.SetOperation) and _PRECEDENCE[type(left)] < _PRECEDENCE[cls]:
+        left = exp.Subquery(this=left)  # (a UNION b) INTERSECT c
+    ast = cls(this=left, expression=_right_operand(_setop_operand(rq)), distinct=not plan.all)
     return Block(list(plan.output), dict(outer), setop=ast)
+
+
+# INTERSECT binds tighter than UNION and EXCEPT, which are read left to right
+_PRECEDENCE = {exp.Intersect: 2, exp.Union: 1, exp.Except: 1}
+
+
+def _right_operand(q: exp.Expression) -> exp.Expression:
+    """A set operation as the right operand of another is written in parentheses: `a
+    EXCEPT (b UNION c)`; so is an INTERSECT there, which the legacy left-to-right reading
+    (spark.sql.legacy.setopsPrecedence.enabled) would otherwise take apart."""
+    return exp.Subquery(this=q) if isinstance(q, exp.SetOperation) else q
 
 
 def _not_ordinal(node: exp.Expression, e: E.Expr) -> exp.Expression:

@@ -6,6 +6,8 @@ every path.  `SPACES` lists the generators; each one's docstring says what its s
 
 from __future__ import annotations
 
+import itertools
+
 from .source import Statement, TestFile
 
 
@@ -61,7 +63,26 @@ def cte_files() -> list[TestFile]:
     ])]
 
 
-SPACES = [literal_files, cte_files]
+_SETOPS = ["UNION", "UNION ALL", "EXCEPT", "EXCEPT ALL", "INTERSECT", "INTERSECT ALL"]
+
+
+def setop_files(ops: list[str] = _SETOPS) -> list[TestFile]:
+    """Set operations nested in parentheses, each pair of operators both ways: the query
+    written whole must keep the precedence the parentheses give (and under the legacy
+    left-to-right reading, spark.sql.legacy.setopsPrecedence.enabled)."""
+    views = ["CREATE TEMPORARY VIEW a AS SELECT * FROM VALUES (1), (1), (2), (3), (NULL) AS a(x)",
+             "CREATE TEMPORARY VIEW b AS SELECT * FROM VALUES (1), (3), (3), (4) AS b(x)",
+             "CREATE TEMPORARY VIEW c AS SELECT * FROM VALUES (3), (4), (5), (NULL) AS c(x)"]
+    queries = []
+    for op1, op2 in itertools.product(ops, ops):
+        queries.append(f"(SELECT x FROM a {op1} SELECT x FROM b) {op2} SELECT x FROM c")
+        queries.append(f"SELECT x FROM a {op1} (SELECT x FROM b {op2} SELECT x FROM c)")
+    queries.append("SELECT x FROM a EXCEPT SELECT x FROM b EXCEPT SELECT x FROM c INTERSECT ALL SELECT x FROM a")
+    return [_file("setops.sql", views + queries),
+            _file("setops-legacy.sql", views + queries[:8], [("spark.sql.legacy.setopsPrecedence.enabled", "true")])]
+
+
+SPACES = [literal_files, cte_files, setop_files]
 
 
 def all_files() -> list[TestFile]:
