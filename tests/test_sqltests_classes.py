@@ -43,6 +43,12 @@ def test_nested_set_operations_keep_their_precedence_when_written_whole(spark):
     assert sum(o.whole_verdict == "equal" for o in outcomes) >= 4
 
 
+def test_grouping_expressions_under_not_hidden_grouping_columns_and_count_distinct_star(spark):
+    outcomes, failures = _check(spark, classes.grouping_files(), every=3)
+    assert failures == []
+    assert all(o.df_verdict == "equal" for o in outcomes if o.spark == "accepts" and "SELECT s" in o.sql)
+
+
 @pytest.mark.slow
 def test_every_class_over_its_whole_space(spark):
     assert _check(spark, classes.all_files(), every=1)[1] == []

@@ -211,6 +211,10 @@ def aggregate_call(ea, node, name, ctx) -> E.Expr:
         distinct = True
         args = list(args[0].expressions)
     if name == "count" and args is not None and len(args) == 1 and isinstance(args[0], exp.Star):
+        if distinct:
+            # count(DISTINCT *) counts the distinct rows of all the columns, none of them
+            # NULL (Spark expands the star into the arguments): not count(DISTINCT 1)
+            raise NotModelled("`*` as the argument of count(DISTINCT ...)")
         args = [exp.Literal.number(1)]
     if spec is not None and args is not None and len(args) >= spec.min_args and \
             (spec.max_args is None or len(args) <= spec.max_args) and \

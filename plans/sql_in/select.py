@@ -270,6 +270,7 @@ def aggregate_query(an, sel, plan, scope, items, group, having) -> L.Plan:
         ctx = Ctx(scope, preferred=preferred, allow_aggregates=True, clause="ORDER BY")
         outputs = [E.to_attribute(e) for e in named]
         orders = [cast(E.SortOrder, rewrite(sort_order(an, o, ctx, outputs))) for o in order.expressions]
+    _carry_outer_grouping(grouping, agg_list + hidden, hidden, [having_cond] + list(orders or ()))
     agg = L.Aggregate(tuple(grouping), tuple(agg_list + hidden), plan)
     out: L.Plan = agg
     if having_cond is not None:
@@ -306,6 +307,24 @@ def aggregate_query(an, sel, plan, scope, items, group, having) -> L.Plan:
     if extra:
         out = L.Project(tuple(E.to_attribute(e) for e in final), out)
     return limit_offset(an, sel, out)
+
+
+def _carry_outer_grouping(grouping, outputs, hidden: list[E.Expr], above) -> None:
+    """A subquery in HAVING or ORDER BY may read a grouping column the select list does
+    not show (`GROUP BY a, c HAVING max(b) <= (SELECT ... WHERE t2.c = c)`): the Aggregate
+    then outputs it as a hidden column, so that the operators above it can read it (the
+    DataFrame program reads the Aggregate's columns only)."""
+    shown = {E.to_attribute(e).expr_id for e in outputs}
+    by_id = {g.expr_id: g for g in grouping if isinstance(g, E.Attribute)}
+    for e in above:
+        if e is None:
+            continue
+        for n in e.walk():
+            if isinstance(n, E.SubqueryExpr):
+                for i in sorted(n.outer_references):
+                    if i in by_id and i not in shown:
+                        hidden.append(by_id[i])
+                        shown.add(i)
 
 
 def _contains_window(e: E.Expr) -> bool:

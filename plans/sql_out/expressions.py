@@ -134,7 +134,10 @@ class ExprWriter:
                 return self._ref(e)
             case E.Alias():
                 return args[0]
-            case E.Not(child) if isinstance(child, E.In):
+            case E.Not(child) if isinstance(child, (E.In, E.IsNull)):
+                # NOT (a IS NULL) is not written `a IS NOT NULL` (sqlglot prints NOT over IS
+                # so): that is Spark's IsNotNull, which no longer holds a grouping
+                # expression `a IS NULL` (MISSING_AGGREGATION)
                 return exp.Not(this=exp.Paren(this=args[0]))
             case E.Not():
                 return exp.Not(this=_wrap(args[0], 4))

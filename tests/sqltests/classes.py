@@ -82,7 +82,36 @@ def setop_files(ops: list[str] = _SETOPS) -> list[TestFile]:
             _file("setops-legacy.sql", views + queries[:8], [("spark.sql.legacy.setopsPrecedence.enabled", "true")])]
 
 
-SPACES = [literal_files, cte_files, setop_files]
+def grouping_files() -> list[TestFile]:
+    """NOT over a predicate that is a grouping expression (`NOT (a IS NULL)` is not `a IS
+    NOT NULL` to Spark's GROUP BY check); a subquery in HAVING or ORDER BY that reads a
+    grouping column the select list does not show (the DataFrame program reads the
+    Aggregate's columns); count(DISTINCT *) and count(t.*)."""
+    view = ["CREATE TEMPORARY VIEW g AS SELECT * FROM VALUES (1, 'a'), (NULL, 'b'), (2, NULL), (2, 'c') AS g(a, s)"]
+    queries = [
+        "SELECT not(a IS NULL), count(*) AS c FROM g GROUP BY a IS NULL",
+        "SELECT NOT (a IS NOT NULL), count(*) FROM g GROUP BY a IS NOT NULL",
+        "SELECT NOT (a IN (1, 2)), count(*) FROM g GROUP BY a IN (1, 2)",
+        "SELECT NOT (a = 1), count(*) FROM g GROUP BY a = 1",
+        "SELECT NOT (a BETWEEN 1 AND 2), count(*) FROM g GROUP BY a BETWEEN 1 AND 2",
+        "SELECT NOT (s LIKE 'a%'), count(*) FROM g GROUP BY s LIKE 'a%'",
+        "SELECT NOT (a IS NULL) AND NOT (s IS NULL), count(*) FROM g GROUP BY a IS NULL, s IS NULL",
+        "SELECT a IS NULL, count(*) FROM g GROUP BY NOT (a IS NULL)",
+        # a subquery in HAVING / ORDER BY reading a grouping column the select list does not show
+        "SELECT s FROM g GROUP BY s, a HAVING max(a) <= (SELECT max(x.a) FROM g x WHERE x.a = g.a)",
+        "SELECT s FROM g GROUP BY s, a HAVING EXISTS (SELECT 1 FROM g x WHERE x.a = g.a AND x.s > g.s)",
+        "SELECT s FROM g GROUP BY s, a ORDER BY (SELECT count(*) FROM g x WHERE x.a < g.a), s",
+        "SELECT s, count(*) FROM g GROUP BY s, a HAVING a IN (SELECT x.a FROM g x WHERE x.s <> g.s)",
+        # count(DISTINCT *) counts the distinct rows without a NULL, not 1
+        "SELECT count(DISTINCT *) FROM g",
+        "SELECT count(DISTINCT *), count(*) FROM g WHERE a > 0",
+        "SELECT count(DISTINCT g.*) FROM g",
+        "SELECT count(g.*) FROM g",
+    ]
+    return [_file("grouping.sql", view + queries)]
+
+
+SPACES = [literal_files, cte_files, setop_files, grouping_files]
 
 
 def all_files() -> list[TestFile]:
