@@ -156,6 +156,7 @@ def load_catalog(schemas: tuple[Path, ...] | Path | None, conf: tuple[tuple[str,
     """The schemas of `--schema` (repeatable: schema files, Parquet data, Delta tables,
     each maybe as NAME=PATH), under the session settings of `--conf`."""
     from ..plans.sql_in.catalog import Catalog, settings_from
+    from ..plans.sql_in.settings import unmodelled_settings
 
     if schemas is None:
         schemas = ()
@@ -182,7 +183,7 @@ def load_catalog(schemas: tuple[Path, ...] | Path | None, conf: tuple[tuple[str,
         settings = settings_from(given.get)
         return catalog.with_settings(**{k: (settings[k] if _conf_key(k) in given else defaults[k])
                                         for k in settings})
-    return catalog.with_settings(**settings_from(given.get))
+    return catalog.with_settings(**settings_from(given.get), unmodelled=unmodelled_settings(given) or None)
 
 
 def _conf_key(setting: str) -> str:

@@ -49,6 +49,12 @@ def test_grouping_expressions_under_not_hidden_grouping_columns_and_count_distin
     assert all(o.df_verdict == "equal" for o in outcomes if o.spark == "accepts" and "SELECT s" in o.sql)
 
 
+def test_session_settings_sparkfold_does_not_model(spark):
+    outcomes, failures = _check(spark, classes.settings_files())
+    assert failures == []
+    assert any(o.status == "passthrough" and "the session sets" in o.detail for o in outcomes)
+
+
 @pytest.mark.slow
 def test_every_class_over_its_whole_space(spark):
     assert _check(spark, classes.all_files(), every=1)[1] == []

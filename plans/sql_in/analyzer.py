@@ -27,6 +27,7 @@ from ..ir.records import replace
 from .analyze_expr import ExprAnalyzer
 from .catalog import Catalog
 from .expr_context import Ctx, NotModelled, legacy_widening
+from .settings import first_affecting
 from .from_clause import CTEDef, _has_modifiers, from_items, values_relation
 from .recursive_cte import reads, recursive_cte
 from .scope import Entry, Scope
@@ -59,6 +60,10 @@ class Analyzer:
             # Spark then reads a backslash in a string literal as itself, where sparkfold's
             # parser (Spark's default) reads an escape
             raise NotModelled("a backslash under spark.sql.parser.escapedStringLiterals")
+        setting = first_affecting(self.catalog.unmodelled, tree, self.sql) if self.catalog.unmodelled else None
+        if setting is not None:
+            raise NotModelled(f"the session sets {setting}, which can change what this query means "
+                              f"and which sparkfold does not model")
         if self.catalog.legacy_setops_precedence and tree.find(exp.Intersect) is not None \
                 and tree.find(exp.Union, exp.Except) is not None:
             # Spark then reads a chain of set operations left to right, INTERSECT with no

@@ -23,6 +23,7 @@ from ..ir import types as T
 from ..ir.errors import SchemaError, UnknownTableError
 from ..ir.records import record
 from .data_types import TypeParseError, parse_type
+from .settings import unmodelled_settings
 
 
 @record(frozen=True)
@@ -76,9 +77,15 @@ SETTINGS = {"spark.sql.ansi.enabled": ("ansi", "true"),
             "spark.sql.parser.escapedStringLiterals": ("escaped_string_literals", "false")}
 
 
-def session_settings(spark: Any) -> dict[str, bool]:
-    """The settings of a live session (classic or Connect) that change what a query means."""
-    return settings_from(lambda key, default: spark.conf.get(key, default))
+def session_settings(spark: Any) -> dict[str, Any]:
+    """The settings of a live session (classic or Connect) that change what a query means:
+    the Catalog's keywords, `unmodelled` (see plans.sql_in.settings) among them.  One call
+    reads them all."""
+    try:
+        conf = {str(k): str(v) for k, v in dict(spark.conf.getAll).items()}
+    except Exception:  # noqa: BLE001 - a session without getAll (Spark < 4): ask key by key
+        conf = {key: spark.conf.get(key, default) for key, (_, default) in SETTINGS.items()}
+    return {**settings_from(lambda key, default: conf.get(key, default)), "unmodelled": unmodelled_settings(conf)}
 
 
 def settings_from(get: Callable[[str, str], Any]) -> dict[str, bool]:
@@ -97,7 +104,8 @@ class Catalog:
 
     def __init__(self, tables: Mapping[str, TableSchema] | None = None, *, ansi: bool = True,
                  loader: Callable[[str], TableSchema | None] | None = None,
-                 legacy_setops_precedence: bool = False, escaped_string_literals: bool = False):
+                 legacy_setops_precedence: bool = False, escaped_string_literals: bool = False,
+                 unmodelled: tuple[tuple[str, str], ...] = ()):
         self._tables: dict[str, TableSchema] = {_normalize(k): v for k, v in (tables or {}).items()}
         self._loader = loader
         self._lock = threading.Lock()
@@ -108,6 +116,9 @@ class Catalog:
         # Spark's legacy option: a backslash in a string literal is itself, no escape
         # (such literals pass through, see the analyzer)
         self.escaped_string_literals = escaped_string_literals
+        # settings sparkfold does not model, set to other than Spark's default: the
+        # queries they can change pass through (plans.sql_in.settings)
+        self.unmodelled = tuple(unmodelled)
 
     # -- construction ------------------------------------------------------
     @classmethod
@@ -262,7 +273,8 @@ class Catalog:
         def load(name: str) -> TableSchema | None:
             return next((found for found in (f(name) for f in loaders) if found is not None), None)
 
-        return cls(tables, loader=load if loaders else None)
+        return cls(tables, loader=load if loaders else None,
+                   unmodelled=next((c.unmodelled for c in catalogs if c.unmodelled), ()))
 
     def without_not_null(self, table: str, column: str) -> "Catalog":
         """The same schemas with one column taken as nullable (what explain asks: which
@@ -271,24 +283,27 @@ class Catalog:
         cols = tuple(Column(c.name, c.data_type, True) if c.name.lower() == column.lower() else c
                      for c in schema.columns)
         out = Catalog(loader=self._loader, ansi=self.ansi, legacy_setops_precedence=self.legacy_setops_precedence,
-                      escaped_string_literals=self.escaped_string_literals)
+                      escaped_string_literals=self.escaped_string_literals, unmodelled=self.unmodelled)
         out._tables = {**self._tables, _normalize(table): TableSchema(schema.name, cols, schema.source)}
         return out
 
     def with_settings(self, *, ansi: bool, legacy_setops_precedence: bool,
-                      escaped_string_literals: bool = False) -> "Catalog":
-        """The same schemas under a session's settings (see `session_settings`)."""
-        if (ansi, legacy_setops_precedence, escaped_string_literals) == self.settings:
+                      escaped_string_literals: bool = False, unmodelled: Any = None) -> "Catalog":
+        """The same schemas under a session's settings (see `session_settings`;
+        `unmodelled`: (key, value) pairs, None keeps this catalog's)."""
+        unmodelled = self.unmodelled if unmodelled is None else tuple(unmodelled)
+        if (ansi, legacy_setops_precedence, escaped_string_literals, unmodelled) == self.settings:
             return self
         out = Catalog(loader=self._loader, ansi=ansi, legacy_setops_precedence=legacy_setops_precedence,
-                      escaped_string_literals=escaped_string_literals)
+                      escaped_string_literals=escaped_string_literals, unmodelled=unmodelled)
         out._tables = self._tables
         return out
 
     @property
-    def settings(self) -> tuple[bool, bool, bool]:
-        """The session settings the catalog holds, in `SETTINGS` order."""
-        return self.ansi, self.legacy_setops_precedence, self.escaped_string_literals
+    def settings(self) -> tuple:
+        """The session settings the catalog holds, in `SETTINGS` order, then the unmodelled
+        ones: what the optimization depends on besides the schemas."""
+        return self.ansi, self.legacy_setops_precedence, self.escaped_string_literals, self.unmodelled
 
     @classmethod
     def coerce(cls, catalog: Any) -> "Catalog":

@@ -111,7 +111,25 @@ def grouping_files() -> list[TestFile]:
     return [_file("grouping.sql", view + queries)]
 
 
-SPACES = [literal_files, cte_files, setop_files, grouping_files]
+def settings_files() -> list[TestFile]:
+    """Session settings sparkfold does not model: under them a query keeps Spark's meaning
+    and is not rejected."""
+    view = ["CREATE TEMPORARY VIEW r AS SELECT * FROM VALUES (1, 'a'), (2, 'b'), (NULL, 'c') AS r(id, s)"]
+    having = ["SELECT 1 FROM range(10) HAVING true", "SELECT 1 FROM range(10) HAVING MAX(id) > 0",
+              "SELECT id FROM range(10) HAVING id > 0", "SELECT id FROM r HAVING id > 1 AND id IS NOT NULL"]
+    return [
+        _file("having-as-where.sql", view + having + ["SET spark.sql.legacy.parser.havingWithoutGroupByAsWhere=true"]
+              + having + ["SET spark.sql.legacy.parser.havingWithoutGroupByAsWhere=false"] + having),
+        _file("parameterless-count.sql", view + ["SELECT count() FROM r", "SET spark.sql.legacy.allowParameterlessCount=true",
+                                                 "SELECT count() FROM r", "SELECT count(*), count() FROM r WHERE id > 1"]),
+        _file("group-by-aliases.sql", view + ["SET spark.sql.groupByAliases=false", "SELECT id AS s, count(*) FROM r GROUP BY s",
+                                              "SELECT id AS k, count(*) FROM r GROUP BY k"]),
+        _file("ordinals.sql", view + ["SET spark.sql.orderByOrdinal=false", "SELECT id, s FROM r ORDER BY 2",
+                                      "SET spark.sql.groupByOrdinal=false", "SELECT count(*) FROM r GROUP BY 1"]),
+    ]
+
+
+SPACES = [literal_files, cte_files, setop_files, grouping_files, settings_files]
 
 
 def all_files() -> list[TestFile]:
