@@ -557,6 +557,9 @@ def explain(args, files, schema, exclude, conf, fmt, rule, color, output):
     hint = _NO_SCHEMA if not schema else None
     errors: list[SparkfoldError] = []  # statements that could not be analyzed: the rest go on
     _refuse_overwriting(sources, output)
+    from ..rules.constraints import import_lazy_dependencies
+
+    import_lazy_dependencies()  # (now: the rule timeline charges no rule with a one-time import)
     if fmt in ("json", "html"):
         from .explain import FORMAT_VERSION, explain_dict
 
@@ -565,6 +568,8 @@ def explain(args, files, schema, exclude, conf, fmt, rule, color, output):
             line, column = position(st, 1, 1)
             doc = {"source": st.source.name, "statement": st.index, "offset": st.start, "line": line,
                    "column": column}
+            if comments := _comments_above(st):
+                doc["comments"] = comments
             if isinstance(result, SparkfoldError):
                 errors.append(result)
                 docs.append(doc | {"error": error_text(result).splitlines()[0]})
@@ -601,6 +606,19 @@ def explain(args, files, schema, exclude, conf, fmt, rule, color, output):
         click.echo(text.rstrip("\n"), color=use_color)  # click strips ANSI codes unless told
     if errors:
         raise SystemExit(2)  # (each error is printed in its place above)
+
+
+def _comments_above(st) -> str:
+    """The comment lines written just above a statement (what it is for, most often), up
+    to its first character; empty when there are none."""
+    text = st.source.text[st.lead:st.start]
+    lines = text.split("\n")
+    if st.lead > 0 and st.source.text[st.lead - 1] != "\n":
+        lines.pop(0)  # the rest of the line the statement before ends on: its own comment
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    kept = "\n".join(lines)
+    return kept if ("--" in kept or "/*" in kept) else ""
 
 
 def _explain_errors(errors: list[SparkfoldError]) -> None:

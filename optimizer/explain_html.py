@@ -50,7 +50,13 @@ ul.findings li { margin: 2px 0; }
 .sev-error { color: var(--del-fg); font-weight: 600; }
 .sev-warning { color: #b54708; font-weight: 600; }
 .sev-info { color: var(--accent); font-weight: 600; }
-.plans { display: grid; grid-template-columns: 1fr 1fr; gap: 16px; }
+.plans { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 16px; }
+.src { display: flex; border: 1px solid var(--line); border-radius: 6px; background: #f8f9fb; overflow-x: auto; }
+.src pre { border: 0; border-radius: 0; background: transparent; overflow: visible; }
+.src pre.gutter { color: var(--muted); text-align: right; user-select: none; border-right: 1px solid var(--line);
+                  padding-right: 8px; }
+.src .comment { color: var(--muted); }
+p.settings { color: var(--muted); margin: 10px 24px 0; }
 .tree { border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px; overflow-x: auto; }
 .tree ul { list-style: none; margin: 0; padding-left: 18px; border-left: 1px dotted var(--line); }
 .tree > ul { padding-left: 0; border-left: 0; }
@@ -145,26 +151,38 @@ _SCRIPT = r"""
     return box;
   }
 
-  // The source text with each finding's span marked.
-  function drawSource(sql, findings) {
+  // The source text with each finding's span marked, the comments written just above the
+  // statement (its description, most often) before it, and the file's line numbers beside.
+  function drawSource(doc, sql, findings) {
+    var lead = doc.comments || "", text = lead + sql;
     var lines = sql.split("\n"), starts = [0];
     for (var i = 0; i < lines.length; i++) starts.push(starts[i] + lines[i].length + 1);
-    function offset(line, column) { return Math.min(sql.length, (starts[line - 1] || 0) + column - 1); }
+    function offset(line, column) { return lead.length + Math.min(sql.length, (starts[line - 1] || 0) + column - 1); }
     var spans = findings.filter(function (f) { return f.line; }).map(function (f) {
       // end_line / end_column point at the finding's last character
       var a = offset(f.line, f.column), b = f.end_line ? offset(f.end_line, f.end_column) + 1 : a + 1;
       return { a: a, b: Math.max(b, a + 1), f: f };
-    }).sort(function (x, y) { return x.a - y.a; });
-    var pre = el("pre", { cls: "source" }), at = 0;
-    spans.forEach(function (s) {
-      if (s.a < at) return;  // overlapping: the first one is marked
-      pre.appendChild(document.createTextNode(sql.slice(at, s.a)));
-      pre.appendChild(el("mark", { cls: "finding " + s.f.severity, text: sql.slice(s.a, s.b),
-                                   title: s.f.code + ": " + s.f.message }));
-      at = s.b;
-    });
-    pre.appendChild(document.createTextNode(sql.slice(at)));
-    return pre;
+    }).sort(function (x, y) { return x.a - y.a || y.b - x.b; });
+    // text [a, b) into node, each finding inside it marked; a finding inside another one's
+    // span is marked inside that one's mark (one that only overlaps it is not marked)
+    function fill(node, a, b, within) {
+      var at = a;
+      within.forEach(function (s) {
+        if (s.a < at) return;
+        node.appendChild(document.createTextNode(text.slice(at, s.a)));
+        var mark = el("mark", { cls: "finding " + s.f.severity, title: s.f.code + ": " + s.f.message });
+        fill(mark, s.a, s.b, within.filter(function (t) { return t !== s && t.a >= s.a && t.b <= s.b; }));
+        node.appendChild(mark);
+        at = s.b;
+      });
+      node.appendChild(document.createTextNode(text.slice(at, b)));
+    }
+    var pre = el("pre", { cls: "source" });
+    if (lead) pre.appendChild(el("span", { cls: "comment", text: lead }));
+    fill(pre, lead.length, text.length, spans);
+    var first = (doc.line || 1) - (lead.split("\n").length - 1), numbers = [];
+    for (var n = 0; n < text.split("\n").length; n++) numbers.push(String(first + n));
+    return el("div", { cls: "src" }, [el("pre", { cls: "gutter", text: numbers.join("\n") }), pre]);
   }
 
   // A finding's position in its file: its own counts from the statement's first character.
@@ -238,7 +256,7 @@ _SCRIPT = r"""
       : el("span", { cls: "badge same", text: "unchanged" });
     s.appendChild(el("h2", {}, [document.createTextNode((doc.source || "statement") + ":" + doc.line), state]));
     s.appendChild(el("h3", { text: "Source and findings" }));
-    s.appendChild(drawSource(d.original_sql || "", d.findings || []));
+    s.appendChild(drawSource(doc, d.original_sql || "", d.findings || []));
     s.appendChild(drawFindings(doc, d.findings || []));
     if (d.plans && d.plans.analyzed) {
       s.appendChild(el("h3", { text: "Plans (analyzed | optimized)" }));
@@ -257,8 +275,20 @@ _SCRIPT = r"""
 
   var data = JSON.parse(document.getElementById("sparkfold-data").textContent);
   var main = document.getElementById("statements");
-  data.statements.forEach(function (doc) { main.appendChild(drawStatement(doc)); });
+  // SET / RESET statements change the settings the queries after them run with: one line
+  // each above the cards, not cards of their own
+  var settings = data.statements.filter(function (doc) {
+    return !doc.error && /^\s*(SET|RESET)\b/i.test(doc.explain.original_sql || "");
+  });
+  if (settings.length) {
+    main.appendChild(el("p", { cls: "settings", text: "Settings: " + settings.map(function (doc) {
+      return doc.explain.original_sql.trim() + " (" + (doc.source || "statement") + ":" + doc.line + ")";
+    }).join("; ") }));
+  }
+  data.statements.forEach(function (doc) { if (settings.indexOf(doc) < 0) main.appendChild(drawStatement(doc)); });
   root.dataset.rendered = String(data.statements.length);
+  // the page's width against the window's: wide plans scroll in their own boxes
+  root.dataset.width = document.documentElement.scrollWidth + "/" + window.innerWidth;
 })();
 """
 

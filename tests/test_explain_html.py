@@ -192,3 +192,28 @@ def test_a_bad_file_in_the_folder_is_drawn_as_its_error_and_the_rest_still_are(c
     assert 'data-rendered="3"' in dom and "data-errors" not in dom, dom[:500]
     assert "q/b.sql:1:8: error: unknown column `nope`" in dom and "1 not analyzed" in dom
     assert dom.count('class="statement"') == 3
+
+
+def test_the_source_panel_numbers_the_files_lines_keeps_comments_and_sets_are_no_cards(chromium, tmp_path):
+    """The source panel: the file's line numbers beside the text, the comment written above
+    the statement shown with it; a SET statement is a line above the cards, not a card;
+    and a plan wider than the window scrolls in its box instead of widening the page."""
+    wide = " OR ".join(f"t.s = 'value number {i} of a long list'" for i in range(40))
+    (tmp_path / "q.sql").write_text("SET spark.sql.ansi.enabled=false;\n\n"
+                                    "-- the orders nobody shipped\n-- (a second line)\n"
+                                    f"SELECT num FROM t\nWHERE x = NULL OR ({wide});\n")
+    (tmp_path / "schema.json").write_text(json.dumps(SCHEMA))
+    out = tmp_path / "explain.html"
+    proc = subprocess.run([sys.executable, "-m", "sparkfold.optimizer.cli", "explain", "-f", "q.sql", "--schema",
+                           "schema.json", "--format", "html", "-o", str(out)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    dom = _browser(chromium, out, tmp_path / "profile", "--window-size=1200,900", "--dump-dom").stdout
+    assert 'data-rendered="2"' in dom and "data-errors" not in dom, dom[:500]
+    assert dom.count('class="statement"') == 1  # the query's card; the SET is a line
+    assert "Settings: SET spark.sql.ansi.enabled=false (q.sql:1)" in dom
+    assert re.search(r'<pre class="gutter">3\n4\n5\n6</pre>', dom), dom[dom.find("gutter") - 100:][:300]
+    assert '<span class="comment">-- the orders nobody shipped\n-- (a second line)\n</span>' in dom
+    assert re.search(r'<mark class="finding warning"[^>]*>x = NULL</mark>', dom)
+    scroll, window = map(int, re.search(r'data-width="(\d+)/(\d+)"', dom).groups())
+    assert scroll <= window, (scroll, window)
