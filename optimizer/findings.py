@@ -12,6 +12,7 @@
 | `unreachable-branch`        | warning  | a CASE WHEN / IF branch that is never taken              |
 | `count-never-null`          | info     | `count(x)` with x never NULL: the same as `count(*)`     |
 | `outer-join-not-outer`      | warning  | an outer join a filter makes inner (its padded rows are dropped) |
+| `always-raises`             | warning  | `1/0`, `CAST('n/a' AS INT)`: raises under ANSI mode whenever evaluated |
 
 Where the lints look:
 - the parsed sqlglot tree, for what the text says (`a = NULL`, a NULL in a NOT IN list);
@@ -611,16 +612,115 @@ def _join_consequence(join: exp.Join) -> str:
 def _clause(c: _Collector, what: str, cond_node: exp.Expression, consequence: str,
             sources: SourceMap, ev: _Evaluator) -> None:
     answer = ev.truth(sources.expr_for(cond_node))
+    # the parts of an AND / OR condition, each probed too: a part that is never TRUE is
+    # why the whole is, or, under an OR, a branch that selects no row
+    parts = list(itertools.islice(_parts(cond_node), _MAX_PARTS))
+    root = _unparen(cond_node)
+    answers = {id(p): ev.truth(sources.expr_for(p)) for p, _ in parts}
+    answers[id(root)] = answer
+
+    def never(node) -> bool:
+        node = _unparen(node)
+        return any(answers.get(id(n)) is not None and answers[id(n)].value == "never"
+                   for n in (node, *(p for p, _ in parts if _unparen(p) is node)))
 
     def report():
+        if answer.value in ("never", "always"):
+            text = _code(_short(c.text.of(cond_node), 60))  # (placed only when reported: spans cost)
         if answer.value == "never":
-            c.add("never-true", cond_node, f"the {what} condition {_code(_short(c.text.of(cond_node), 60))} "
-                                           f"is never TRUE: {consequence}")
-        elif answer.value == "always":
-            c.add("always-true", cond_node, f"the {what} condition {_code(_short(c.text.of(cond_node), 60))} "
-                                            f"is always TRUE: it removes no rows", severity=INFO)
+            why = [p for p, parent in parts if never(p) and parent is root]
+            because = f" ({_code(_short(c.text.of(why[0]), 40))} is never TRUE)" \
+                if why and isinstance(root, exp.And) else ""
+            c.add("never-true", cond_node, f"the {what} condition {text} is never TRUE{because}: {consequence}")
+            return
+        if answer.value == "always":
+            c.add("always-true", cond_node, f"the {what} condition {text} is always TRUE: it removes no rows",
+                  severity=INFO)
+        for part, parent in parts:  # the largest parts that are never TRUE in a condition that can be
+            if never(part) and not never(parent) and not _null_compared(part):
+                where = (f"this side of the OR in the {what} condition selects no rows" if isinstance(parent, exp.Or)
+                         else f"the AND around it in the {what} condition is never TRUE either")
+                c.add("never-true", part, f"{_code(_short(c.text.of(part), 60))} is never TRUE: {where}")
 
     ev.then(report)
+
+
+_MAX_PARTS = 16
+
+
+def _null_compared(node: exp.Expression) -> bool:
+    """`a = NULL` and the like, which null-comparison reports already."""
+    node = _unparen(node)
+    return isinstance(node, _COMPARISONS) and (_is_null(node.this) or _is_null(node.expression))
+
+
+def _parts(node: exp.Expression):
+    """(part, the AND / OR chain it is an operand of) for the operands of the AND / OR
+    tree `node` is the root of, at every depth, outermost first.  A chain `a AND b AND c`
+    is one node with three operands (its first link, the root of sqlglot's left-deep
+    tree); a part is the node the analyzer saw (parentheses included)."""
+    stack = [_unparen(node)]
+    while stack:
+        top = stack.pop(0)
+        if not isinstance(top, exp.Connector):
+            continue
+        operands: list[exp.Expression] = []
+        spine = [top]
+        while spine:
+            n = spine.pop()
+            for kid in (n.expression, n.this):
+                (spine if type(kid) is type(top) else operands).append(kid)
+        for kid in reversed(operands):
+            yield kid, top
+            stack.append(_unparen(kid))
+
+
+# -- expressions that always raise ----------------------------------------------------
+
+
+def _always_raises(c: _Collector, sources: SourceMap, ansi: bool) -> None:
+    """A constant expression whose evaluation raises under ANSI mode (`1/0`,
+    `CAST('n/a' AS INT)`, an overflowing sum of literals): each row it is evaluated on
+    fails the query (with ANSI off it is NULL instead, most likely not what was meant).
+    Only the innermost such expression is reported; one in a branch that is not taken
+    is not evaluated, so the message says 'whenever it is evaluated'."""
+    from ..plans.ir.evaluate import CannotEvaluate, EvaluationError, evaluate
+
+    raising: dict[int, tuple[exp.Expression, str]] = {}
+    for node, e in sources.pairs:
+        if id(node) in raising or not (e.foldable and e.may_raise) or isinstance(e, E.Literal):
+            continue
+        try:
+            evaluate(e, ansi=True)
+        except EvaluationError as error:
+            raising[id(node)] = (node, str(error))
+        except (CannotEvaluate, RecursionError):
+            pass
+    for node, why in raising.values():
+        if any(id(n) in raising for n in node.walk() if n is not node):
+            continue  # an expression inside it raises: that one is reported
+        text = _code(_short(c.text.of(node), 60))
+        if ansi:
+            c.add("always-raises", node, f"{text} raises an error whenever it is evaluated ({why}): with "
+                                         f"ANSI mode on, the query fails on the first row that reaches it")
+        else:
+            c.add("always-raises", node, f"{text} is {_ansi_off_value(sources.expr_for(node))} with ANSI mode "
+                                         f"off, and raises an error with it on ({why}): most likely not "
+                                         f"what was meant")
+
+
+def _ansi_off_value(e: E.Expr | None) -> str:
+    from ..plans.ir.evaluate import CannotEvaluate, EvaluationError, evaluate
+
+    try:
+        value = evaluate(e, ansi=False) if e is not None else ...
+    except (CannotEvaluate, EvaluationError, RecursionError):
+        value = ...
+    if value is None:
+        return "NULL"
+    if isinstance(value, int) and not isinstance(value, bool) and e is not None and T.is_integral(e.data_type):
+        return f"{value} (it wraps around)"
+    return "another value"
 
 
 # -- outer joins that are not outer -------------------------------------------------
@@ -793,6 +893,8 @@ def _find(sql, tree, sources, analyzed, batches, exclude, ctx, rewrites=()) -> l
             _clause(c, "ON", node.args["on"], _join_consequence(node), sources, ev)
             if made_inner:
                 _outer_join_not_outer(c, node, sources, made_inner)
+    if sources is not None:
+        _always_raises(c, sources, ctx.ansi)
     ev.resolve()
     return sorted(c.findings, key=lambda f: (f.line, f.column, f.code))
 

@@ -196,5 +196,6 @@ _RULE_TEXT = {
     "unreachable-branch": "A CASE / IF branch that is never taken",
     "count-never-null": "count(x) of a never-NULL x is count(*)",
     "outer-join-not-outer": "An outer join that a filter makes inner",
+    "always-raises": "An expression that raises an error under ANSI mode whenever it is evaluated",
     INPUT_ERROR: "A statement that could not be analyzed",
 }

@@ -14,6 +14,7 @@ import re
 import pytest
 from sparkfold.optimizer import findings as F
 from sparkfold.optimizer import optimize
+from sparkfold.plans.sql_in.catalog import Catalog
 from sparkfold.plans.ir import expressions as E
 from sparkfold.plans.ir import logical as L
 from sparkfold.rules.base import Rule, transform_expressions, transform_plan
@@ -47,6 +48,9 @@ def _prune(p: L.Plan, ctx=None) -> L.Plan:
 
 PROBE_RULES = [Rule("ProbeNullFold", lambda plan, ctx: transform_expressions(plan, lambda e: _fold(e))),
                Rule("ProbePruneFilters", lambda plan, ctx: transform_plan(plan, lambda p: _prune(p)))]
+
+
+F_CATALOG_ANSI_OFF = Catalog.from_mapping(S, ansi=False)
 
 
 def findings(sql: str, rules=PROBE_RULES, **kw):
@@ -475,3 +479,72 @@ def test_messages_quote_quoted_identifiers_once(sql):
             assert span.count("`") % 2 == 0, f.message  # the user's quoted identifiers, whole
             plain = plain.replace(f"`` {span} ``", "")
         assert "``" not in plain and plain.count("`") % 2 == 0, f.message
+
+
+# ---------------------------------------------------------------------------
+# The parts of a condition; expressions that always raise under ANSI mode
+# ---------------------------------------------------------------------------
+
+
+def test_a_never_true_condition_names_the_conjunct_that_makes_it_so():
+    f = only("SELECT num FROM t WHERE x > 1 AND s = 'a' AND num IS NULL", "never-true", rules=None)
+    assert (f.line, f.column) == (1, 25) and "(`num IS NULL` is never TRUE)" in f.message, f
+
+
+def test_a_never_true_side_of_an_or_is_reported_where_it_is():
+    sql = "SELECT num FROM t WHERE x > 1 OR (s = 'a' AND num IS NULL)"
+    f = only(sql, "never-true", rules=None)
+    assert f.snippet == "(s = 'a' AND num IS NULL)" and (f.line, f.column) == (1, 34)
+    assert "this side of the OR in the WHERE condition selects no rows" in f.message
+    # inside a larger AND, under an OR, at any depth: still the largest part that is never TRUE
+    g = only("SELECT num FROM t WHERE s > 'a' AND ((x > 1 AND num IS NULL AND p) OR b = 3)", "never-true", rules=None)
+    assert g.snippet == "(x > 1 AND num IS NULL AND p)", g
+    # a comparison with NULL is the null-comparison finding's, not reported twice
+    assert codes("SELECT num FROM t WHERE x > 1 OR s = NULL", rules=None) == ["null-comparison"]
+
+
+def test_no_part_is_reported_in_a_condition_that_can_be_true():
+    assert codes("SELECT num FROM t WHERE x > 1 OR (s = 'a' AND x IS NULL)", rules=None) == []
+
+
+def test_claim_never_true_side_of_an_or_holds_on_spark(spark, tables):
+    sql = "SELECT num FROM t WHERE x > 1 OR (s = 'a' AND num IS NULL) OR b IS NULL"
+    f = only(sql, "never-true", rules=None)
+    _, with_part = run(spark, sql)
+    _, without = run(spark, sql.replace(" OR " + f.snippet, ""))
+    assert sorted(with_part) == sorted(without) and with_part
+
+
+RAISING = ["CAST('n/a' AS INT)", "1/0", "2147483647 + 1", "CAST(300 AS TINYINT)", "5 % 0"]
+
+
+@pytest.mark.parametrize("expr", RAISING)
+def test_an_expression_that_always_raises_under_ansi_is_reported(spark, tables, expr):
+    sql = f"SELECT num, CASE WHEN num > 2 THEN {expr} END AS v FROM t"
+    f = only(sql, "always-raises", rules=None)
+    assert f.snippet == expr and "whenever it is evaluated" in f.message
+    # Spark: each row that reaches it fails the query under ANSI ...
+    with pytest.raises(Exception):
+        run(spark, sql)
+    # ... and with ANSI off it is a value, which the message gives when it is NULL or wraps
+    off = optimize(sql, F_CATALOG_ANSI_OFF).findings
+    assert [g.code for g in off] == ["always-raises"], off
+    spark.conf.set("spark.sql.ansi.enabled", "false")
+    try:
+        _, rows = run(spark, f"SELECT {expr}")
+    finally:
+        spark.conf.unset("spark.sql.ansi.enabled")
+    value = rows[0][0]
+    assert f"is {'NULL' if value is None else value}" in off[0].message or "another value" in off[0].message, \
+        (value, off[0].message)
+
+
+@pytest.mark.parametrize("expr", ["CAST('12' AS INT)", "1/2", "try_cast('n/a' AS INT)", "try_divide(1, 0)",
+                                  "num / 0", "2147483646 + 1", "CAST(NULL AS INT) / 0"])
+def test_no_always_raises_finding(expr):
+    assert "always-raises" not in codes(f"SELECT {expr} FROM t", rules=None)
+
+
+def test_only_the_innermost_raising_expression_is_reported():
+    f = only("SELECT CAST(1 / 0 AS STRING) || 'x' FROM t", "always-raises", rules=None)
+    assert f.snippet == "1 / 0"

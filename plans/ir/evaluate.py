@@ -449,7 +449,7 @@ def _trimmed(s: str) -> str:
 
 def _bad_cast(s: str, t: T.DataType, ansi: bool):
     if ansi:
-        raise EvaluationError(f"CAST({s!r} AS {t.sql()}) is malformed")
+        raise EvaluationError(f"{s!r} is not a valid {t.sql()}")
     return None
 
 
@@ -519,7 +519,7 @@ def cast_value(v, src: T.DataType, dst: T.DataType, ansi: bool = True):
         if T.is_integral(dst):
             if math.isnan(v) or math.isinf(v):
                 if ansi:
-                    raise EvaluationError(f"CAST({v} AS {dst.sql()}) overflows")
+                    raise EvaluationError(f"{v} is out of the range of {dst.sql()}")
                 raise CannotEvaluate("legacy cast of NaN/Infinity to an integral type")
             return _cast_overflow(math.trunc(v), dst, ansi)
         if dst == T.DOUBLE:
@@ -551,7 +551,7 @@ def _cast_overflow(v: int, dst: T.DataType, ansi: bool) -> int:
     if lo <= v <= hi:
         return v
     if ansi:
-        raise EvaluationError(f"CAST({v} AS {dst.sql()}) overflows")
+        raise EvaluationError(f"{v} is out of the range of {dst.sql()}")
     raise CannotEvaluate("legacy narrowing cast")
 
 
