@@ -710,30 +710,50 @@ def verify(args, files, schema, exclude, conf, tables, master, remote, fmt):
                 except SparkfoldError as e:
                     errors.append((st, e))
                     continue
-                reports.append((st, result.verify(spark)))
+                reports.append((st, result.verify(spark), result))
         finally:
             stop_session(spark)
     errors.sort(key=lambda item: (sources.index(item[0].source), item[0].index))
     statement_messages = [error_text(located(e, st)) for st, e in errors]
+    # the data's broken NOT NULL declarations first: they are why what follows may differ
+    for m in facts:
+        click.echo(f"sparkfold: error: {m}", err=True)
     if fmt == "json":
-        docs = [{"source": st.source.name, "statement": st.index, **r.to_dict()} for st, r in reports]
+        docs = [{"source": st.source.name, "statement": st.index, **r.to_dict()} for st, r, _ in reports]
         bad = [{"source": None, "statement": None, "message": m} for m in facts] + \
               [{"source": st.source.name, "statement": st.index, "message": m.splitlines()[0]}
                for (st, _), m in zip(errors, statement_messages)]
         click.echo(json.dumps({"format_version": 1, "statements": docs, "errors": bad}, indent=2, default=str))
     else:
-        for i, (st, report) in enumerate(reports):
-            if len(reports) + len(errors) > 1:
-                click.echo(_header(i, st))
-            click.echo(report.to_text().rstrip("\n"))
-    for m in facts:
-        click.echo(f"sparkfold: error: {m}", err=True)
+        _verify_text(reports, several=len(reports) + len(errors) > 1)
     for m in statement_messages:
         click.echo(m, err=True)
-    if not all(r.equal for _, r in reports):
+    if not all(r.equal for _, r, _ in reports):
         raise SystemExit(1)  # a difference first: it is what verify is for
     if errors or facts:
         raise SystemExit(2)
+
+
+def _verify_text(reports, several: bool) -> None:
+    """Each statement's verdict, its optimized SQL (when it is not the original) and its
+    findings; which Catalyst rules the references ran without, once when they are the same
+    for every statement."""
+    from .verify import excluded_note
+
+    notes = {tuple(r.excluded_rules) for _, r, _ in reports}
+    once = several and len(notes) == 1
+    if once and (note := excluded_note(list(next(iter(notes))))):
+        click.echo(f"references: each statement as written,{note}\n")
+    for i, (st, report, result) in enumerate(reports):
+        if several:
+            click.echo(_header(i, st))
+        click.echo(report.to_text(excluded_note=not once).rstrip("\n"))
+        if result.sql.strip() != st.text.strip():
+            click.echo("  optimized SQL:")
+            click.echo("\n".join("    " + line for line in result.sql.strip().splitlines()))
+        for f in result.findings:
+            line, column = position(st, f.line, f.column)
+            click.echo(f"  {st.source.name}:{line}:{column}: {f.severity}: {f.message} [{f.code}]")
 
 
 @cli.command(epilog="""\b

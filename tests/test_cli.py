@@ -597,6 +597,36 @@ def test_verify_checks_the_schemas_not_null_against_the_data_first(tmp_path):
     assert "orders.id" not in proc.stderr  # id has no NULL: its declaration holds
 
 
+@pytest.mark.spark
+def test_verify_reads_in_order_a_broken_declaration_first_then_each_query_with_its_sql_and_findings(tmp_path):
+    """In a terminal (stdout and stderr together): the schema's broken NOT NULL comes before
+    the verdicts it explains; the rules the references run without are said once for the
+    file, not per statement; each statement shows its optimized SQL (when it is not the
+    original) and its findings at their place in the file."""
+    data = _data(tmp_path)
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps({"orders": {"id": "bigint not null", "customer_id": "bigint not null",
+                                             "amount": "double", "status": "string"}}))
+    query = tmp_path / "q.sql"
+    query.write_text("SELECT count(id) AS n FROM orders;\nSELECT status FROM orders WHERE amount > 1;\n"
+                     "SELECT count(customer_id) AS m FROM orders")
+    proc = subprocess.run([sys.executable, "-m", "sparkfold.optimizer.cli", "verify", str(query), "--schema",
+                           str(schema), "--master", "local[1]", "--table", f"orders={data['orders']}"],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    out = proc.stdout
+    assert proc.returncode == 1, out[-3000:]
+    broken = out.index("sparkfold: error: orders.customer_id has 1 NULL")
+    assert broken < out.index("==> ") and broken < out.index("verification:"), out
+    assert out.count("references: each statement as written, with Catalyst's") == 1, out
+    assert "reference: original SQL;" in out and "reference: original SQL with" not in out, out
+    first = out[out.index("statement 1 <=="):out.index("statement 2 <==")]
+    assert "optimized SQL:\n    SELECT count(1) AS n FROM orders" in first, first
+    assert f"{query}:1:8: info: `count(id)` counts the rows" in first, first
+    second = out[out.index("statement 2 <=="):out.index("statement 3 <==")]
+    assert "optimized SQL:\n" not in second and ": info:" not in second, second  # unchanged, no finding
+
+
 def test_a_mistyped_conf_key_is_named_and_a_bad_value_is_an_error():
     proc = sparkfold("optimize", "SELECT 1", "--conf", "spark.sql.ansi.enable=false")
     assert proc.returncode == 0
