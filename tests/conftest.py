@@ -13,6 +13,9 @@ if ROOT not in sys.path:
 
 
 def pytest_collection_modifyitems(config, items):
+    for item in items:  # `-m "not spark"`: leave out every test that uses the Spark session
+        if "spark" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.spark)
     if os.environ.get("SPARKFOLD_LONG") == "1":
         return
     skip = pytest.mark.skip(reason="long run: set SPARKFOLD_LONG=1")

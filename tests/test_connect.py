@@ -17,6 +17,8 @@ import sys
 
 import pytest
 
+pytestmark = [pytest.mark.spark, pytest.mark.connect]  # a Spark Connect server, in a subprocess
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 SCRIPT = r'''

@@ -18,7 +18,6 @@ if __name__ == "__main__":  # run as a script to update the README: import from 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sparkfold.optimizer import optimize
-from sparkfold.optimizer.cli import rule_catalogue, rules_markdown
 from sparkfold.optimizer.sources import Source, statements
 from sparkfold.plans.ir.printer import plan_str
 
@@ -104,12 +103,14 @@ def test_explain_null_propagation_example(example_spark):
         assert "LocalRelation <empty>" in where_null
 
 
+@pytest.mark.spark  # the script starts a SparkSession
 def test_verify_parquet_example(tmp_path):
     proc = run_example(sys.executable, EXAMPLES / "verify_parquet.py", tmp_path)
     assert proc.stdout.count("verification: EQUAL") == 5 and proc.stdout.rstrip().endswith("all equal")
     assert (tmp_path / "orders.parquet").is_dir() and (tmp_path / "customers.parquet").is_dir()
 
 
+@pytest.mark.spark  # the script starts a SparkSession
 def test_spark_sql_hook_example():
     proc = run_example(sys.executable, EXAMPLES / "spark_sql_hook.py")
     assert proc.stdout.count("(same)") == 4 and "DIFFERENT" not in proc.stdout
@@ -174,16 +175,11 @@ def test_readme_quick_start_command_runs_an_example():
     assert proc.stdout.strip()
 
 
-def test_readme_rule_catalogue_is_current():
-    table = README.split("<!-- rules:begin -->\n", 1)[1].split("<!-- rules:end -->", 1)[0].strip()
-    assert table == rules_markdown(rule_catalogue()), \
-        "README's rule catalogue is stale: paste `sparkfold rules --format markdown` between the markers"
-
-
 # -- the quick tour: outputs pasted from real runs ---------------------------------------------
 
-TOUR_START, TOUR_END = "## A quick tour", "### Verify on Spark"
-CONSOLE = re.compile(r"```console\n(.*?)```", re.S)
+TOUR_START, TOUR_END = "## A quick tour", "## Examples"
+CONSOLE = re.compile(r"(<!-- not run: [^>]*-->\n)?```console\n(.*?)```", re.S)
+ECHO_STATUS = "echo $?"  # in a console block: prints the exit code of the command before it
 
 
 def _tour_span(readme: str) -> tuple[int, int]:
@@ -191,8 +187,8 @@ def _tour_span(readme: str) -> tuple[int, int]:
     return start, readme.index(TOUR_END, start)
 
 
-def run_tour_command(command: str, cwd: Path) -> str:
-    """What a user sees on a terminal (stdout, then stderr), without colors."""
+def run_tour_command(command: str, cwd: Path) -> tuple[str, int]:
+    """What a user sees on a terminal (stdout, then stderr), without colors, and the exit code."""
     import shlex
 
     args = shlex.split(command)
@@ -200,29 +196,47 @@ def run_tour_command(command: str, cwd: Path) -> str:
     proc = subprocess.run([sys.executable, "-m", "sparkfold.optimizer.cli", *args[1:]], capture_output=True,
                           text=True, cwd=cwd, timeout=300,
                           env={**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"})
-    assert proc.returncode in (0, 2), proc.stderr
-    return proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr and proc.returncode != 3, proc.stderr
+    return proc.stdout + proc.stderr, proc.returncode
 
 
-def rerun_tour(readme: str, cwd: Path) -> str:
-    """The README with every console block of the tour re-run in `cwd` (which holds a
-    copy of examples/), and the rule catalogue regenerated."""
+def copy_examples(cwd: Path) -> None:
     import shutil
 
     if not (cwd / "examples").exists():
         shutil.copytree(EXAMPLES, cwd / "examples")
-    start, end = _tour_span(readme)
+
+
+def rerun_console(text: str, cwd: Path) -> str:
+    """`text` with every console block's commands re-run in `cwd` (which gets a copy of
+    examples/): each `$ sparkfold ...` line is followed by what it prints.  A command
+    must exit 0 unless the next line is `$ echo $?`, which shows its exit code.  A block
+    after `<!-- not run: REASON -->` is left as written."""
+    copy_examples(cwd)
 
     def block(m: re.Match) -> str:
-        commands = [line[2:] for line in m.group(1).splitlines() if line.startswith("$ ")]
-        body = "".join(f"$ {c}\n{run_tour_command(c, cwd)}" for c in commands)
-        return f"```console\n{body}```"
+        if m.group(1):
+            return m.group(0)
+        commands = [line[2:] for line in m.group(2).splitlines() if line.startswith("$ ")]
+        body, status = [], None
+        for i, command in enumerate(commands):
+            if command == ECHO_STATUS:
+                assert status is not None, f"`$ {ECHO_STATUS}` with no command before it"
+                body.append(f"$ {command}\n{status}\n")
+                continue
+            out, status = run_tour_command(command, cwd)
+            said = i + 1 < len(commands) and commands[i + 1] == ECHO_STATUS
+            assert status == 0 or said, f"`{command}` exits {status}: say so with `$ {ECHO_STATUS}` after it\n{out}"
+            body.append(f"$ {command}\n{out}")
+        return f"```console\n{''.join(body)}```"
 
-    tour = CONSOLE.sub(block, readme[start:end])
-    readme = readme[:start] + tour + readme[end:]
-    head, rest = readme.split("<!-- rules:begin -->\n", 1)
-    tail = rest.split("<!-- rules:end -->", 1)[1]
-    return f"{head}<!-- rules:begin -->\n{rules_markdown(rule_catalogue())}\n<!-- rules:end -->{tail}"
+    return CONSOLE.sub(block, text)
+
+
+def rerun_tour(readme: str, cwd: Path) -> str:
+    """The README with every console block of the tour re-run in `cwd`."""
+    start, end = _tour_span(readme)
+    return readme[:start] + rerun_console(readme[start:end], cwd) + readme[end:]
 
 
 def _without_timings(text: str) -> str:

@@ -32,11 +32,15 @@ def test_the_licence_pyproject_names_is_in_the_repository():
 
 
 def _written_by_readme() -> set[str]:
-    """Paths the README's commands (and the example script it shows) write into the
-    checkout: `--out DIR`, `-o FILE`, `> FILE`, and the example script's default folder."""
-    text = (ROOT / "README.md").read_text() + (ROOT / "examples" / "optimize_folder.sh").read_text()
+    """Paths the README's and the documentation's commands (and the example script it
+    shows) write into the checkout: `--out DIR`, `-o FILE`, `> FILE`, the example script's
+    default folder, and the site `mkdocs build` writes."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "examples" / "optimize_folder.sh"]
+    text = "".join(p.read_text() for p in pages)
     found = set(re.findall(r"(?:--out|-o)\s+([\w./-]+)", text))
     found |= set(re.findall(r"out=\$\{1:-([\w.-]+)\}", text))
+    if "mkdocs build" in text:
+        found.add("site")  # MkDocs' default output folder
     return {p.rstrip("/") for p in found if not p.startswith(("/", "$", "-")) and not p.isupper()}
 
 

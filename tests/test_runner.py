@@ -69,6 +69,7 @@ def plain(tmp_path_factory):
     return result
 
 
+@pytest.mark.spark  # the program starts a SparkSession
 def test_run_optimizes_every_session_of_the_command(plain, tmp_path):
     proc, result = _run([sys.executable, "-m", "sparkfold.optimizer.cli", "run", "--"], tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -81,6 +82,7 @@ def test_run_optimizes_every_session_of_the_command(plain, tmp_path):
         proc.stderr
 
 
+@pytest.mark.spark  # the program starts a SparkSession
 def test_lint_mode_reports_and_sends_queries_as_written(plain, tmp_path):
     proc, result = _run([sys.executable, "-m", "sparkfold.optimizer.cli", "run", "--lint", "--"], tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -100,6 +102,7 @@ def test_the_command_exit_code_and_a_missing_command(tmp_path):
     assert proc.returncode == 2 and proc.stderr.strip() == "sparkfold: error: command not found: no-such-command-sf"
 
 
+@pytest.mark.spark  # the program starts a SparkSession
 def test_an_unknown_mode_leaves_sparkfold_off_and_says_so(tmp_path):
     proc, result = _run([], tmp_path, {"SPARKFOLD": "maybe",
                                        "PYTHONPATH": os.path.join(os.path.dirname(os.path.dirname(
@@ -141,6 +144,7 @@ def _run_with_site(site_dir, tmp_path, env):
     return proc, result
 
 
+@pytest.mark.spark  # the program starts a SparkSession
 def test_the_installed_pth_arms_sparkfold_when_the_variable_is_set(plain, installed_pth, tmp_path):
     proc, result = _run_with_site(installed_pth, tmp_path, {"SPARKFOLD": "on"})
     assert proc.returncode == 0, proc.stderr
@@ -149,6 +153,7 @@ def test_the_installed_pth_arms_sparkfold_when_the_variable_is_set(plain, instal
     assert any("v = NULL" in line for line in proc.stderr.splitlines())  # the finding, logged
 
 
+@pytest.mark.spark  # the program starts a SparkSession
 def test_the_installed_pth_does_nothing_when_the_variable_is_unset(plain, installed_pth, tmp_path):
     proc, result = _run_with_site(installed_pth, tmp_path, {})
     assert proc.returncode == 0, proc.stderr
