@@ -141,6 +141,15 @@ def run(sql: str, *names: str, schema=None, exclude=()):
     return optimize(sql, schema or SCHEMA, exclude=exclude)
 
 
+def rules_output(r) -> L.Plan:
+    """The plan as the rules left it: before the optimizer's last step, which gives the
+    output the original's nullability back (optimizer/output_nullability.py)."""
+    from sparkfold.optimizer.output_nullability import NAME
+
+    last = r.trace.rewrites[-1] if r.trace.rewrites else None
+    return last.before if last is not None and last.rule == NAME else r.optimized
+
+
 def nodes(plan: L.Plan, cls) -> list:
     """Operators of a kind, in subquery plans too."""
     out = []

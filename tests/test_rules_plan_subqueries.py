@@ -11,6 +11,7 @@ from sparkfold.plans.sql_in.catalog import Catalog
 from sparkfold.rules.base import RuleContext
 
 from tests.rule_helpers import (
+    rules_output,
     SCHEMA,
     fired,
     nodes,
@@ -35,7 +36,7 @@ def empty_plan(t=T.INT):
 
 def test_in_empty_subquery_is_false():
     r = run(f"SELECT num IN {EMPTY_U} AS i FROM u", *RULES)
-    assert r.optimized.projections[0].child == E.FALSE
+    assert rules_output(r).projections[0].child == E.FALSE
 
 
 def test_in_empty_subquery_is_false_for_null_value_under_ansi():
@@ -51,7 +52,7 @@ def test_in_empty_subquery_with_nullable_value_kept_without_ansi():
 
 def test_not_in_empty_subquery_is_true_even_for_null():
     r = run(f"SELECT num NOT IN {EMPTY_U} AS i FROM u", *RULES)
-    assert r.optimized.projections[0].child == E.TRUE
+    assert rules_output(r).projections[0].child == E.TRUE
     assert rewrite(E.Not(E.InSubquery((E.Literal(None, T.INT),), empty_plan())), ansi=False) == E.TRUE
 
 
