@@ -793,8 +793,11 @@ Examples:
 
 Every Python process the command starts (with sparkfold installed in its environment)
 wraps `spark.sql` of each SparkSession it creates, classic or Spark Connect, with the
-schemas and settings read from the session. Findings are logged on stderr (the
-`sparkfold` logger, WARNING), rewrites at INFO. The command's exit code is returned.""")
+schemas and settings read from the session. Findings are logged by the
+`sparkfold` logger, each at its severity's level (ERROR, WARNING, INFO), once per
+query text (repeats are counted in the summary); rewrites at INFO. Unless the
+program configures logging itself, WARNING and above print on stderr. The
+command's exit code is returned.""")
 @click.option("--lint", "lint_only", is_flag=True,
               help="Report findings only; every query is sent to Spark as written.")
 @click.option("-q", "--quiet", is_flag=True, help="No summary line at the end.")

@@ -63,37 +63,46 @@ def spliced(sql: str, tree: exp.Expression, sources: Any, catalog: Any, before: 
     the caller has one, writes its text on one line) replaced; None when that cannot be
     done checkably."""
     inputs = _input_nodes(sources, tree)
+    differ = _Differ(lambda node: _input_node(node, written, inputs), sql)
     try:
-        edits = _Differ(lambda node: _input_node(node, written, inputs), sql).diff(before, target)
+        edits = differ.diff(before, target)
     except (_Failed, RecursionError):
         return None
-    if not edits or any(e[0] is tree for e in edits if e[0] is not None):
+    if not edits:
+        return sql if differ.respelled else None
+    if any(e[0] is tree for e in edits if e[0] is not None):
         return None
     style = _Style(sql, tree)
+    respelled = _spelling if differ.respelled else None
 
     def written_text() -> str:
+        if respelled is not None:  # (compared as spelled alike: see `_spelling`)
+            return respelled(target).sql(dialect=DIALECT, normalize_functions=False, copy=False)
         return target_sql() if target_sql is not None else target.sql(dialect=DIALECT, normalize_functions=False)
 
     for unqualified in (True, False):
         text = _apply(sql, edits, style, unqualified)
-        if text is not None and _reads_as(text, catalog, written_text, target_plan):
+        if text is not None and _reads_as(text, catalog, written_text, None if respelled else target_plan,
+                                          respelled):
             return text
     return None
 
 
-def _reads_as(text: str, catalog, target_sql: Callable[[], str], target_plan: L.Plan | None) -> bool:
+def _reads_as(text: str, catalog, target_sql: Callable[[], str], target_plan: L.Plan | None,
+              respelled: Callable | None = None) -> bool:
     """Is `text` the query `target_sql()` says, as the writer writes it?  Read back, it is
     when its plan is `target_plan` but for ids and nullability (which the writer does not
-    print: `same_but_ids`), else when it is written as that same text."""
+    print: `same_but_ids`), else when it is written as that same text (both spelled by
+    `respelled`, when given)."""
     try:
         tree = parse_query(text, placed=False)  # (its nodes are never placed)
     except Exception:  # the candidate does not read back: it is not the query
         return False
-    return _read_back_is(tree, text, catalog, target_sql, target_plan)
+    return _read_back_is(tree, text, catalog, target_sql, target_plan, respelled)
 
 
 def _read_back_is(tree: exp.Expression, text: str, catalog, target_sql: Callable[[], str],
-                  target_plan: L.Plan | None) -> bool:
+                  target_plan: L.Plan | None, respelled: Callable | None = None) -> bool:
     """`_reads_as`, for `text` parsed as `tree`."""
     try:
         plan = Analyzer(catalog, text).analyze(tree)
@@ -110,8 +119,42 @@ def _read_back_is(tree: exp.Expression, text: str, catalog, target_sql: Callable
         if not isinstance(again, exp.Select):
             return False
         again.set("hint", hint.copy())
+    if respelled is not None:
+        again = respelled(again)
     # (printed without sqlglot's defensive copy: `again` is not used after)
     return again.sql(dialect=DIALECT, normalize_functions=False, copy=False) == target_sql()
+
+
+def _spelling(node: exp.Expression) -> exp.Expression:
+    """The node with what only spells the same thing otherwise made one spelling: a CASE
+    without `ELSE NULL` (what no ELSE means), `NOT b` for `b = false` and `b` for
+    `b = true` (a column or a predicate b: the same value, NULL included).  A rewrite
+    that only respells is not worth a change in the user's text."""
+    out = node.copy()
+    for case in list(out.find_all(exp.Case)):
+        if isinstance(case.args.get("default"), exp.Null):
+            case.set("default", None)
+
+    def respell(n: exp.Expression) -> exp.Expression:
+        if type(n) is exp.EQ:
+            for b, other in ((n.this, n.expression), (n.expression, n.this)):
+                if isinstance(b, exp.Boolean) and _boolean_operand(other):
+                    if b.this:
+                        return other.copy()
+                    n = exp.Not(this=other.copy() if _prec(other) > _prec(exp.Not()) else exp.Paren(this=other.copy()))
+                    break
+        if type(n) is exp.Not and isinstance(n.this, exp.Paren) and _prec(n.this.this) > _prec(n):
+            return exp.Not(this=n.this.this.copy())  # (NOT binds looser than what it wraps)
+        return n
+
+    return out.transform(respell, copy=False)
+
+
+def _boolean_operand(node: exp.Expression) -> bool:
+    """Is `node` compared with `true` / `false` a boolean of its own: a column (the rule
+    that writes `NOT c` for `c = false` wrote it for a boolean c) or a predicate?"""
+    inner = node.this if isinstance(node, exp.Paren) else node
+    return isinstance(inner, (exp.Column, exp.Predicate, exp.Not, exp.Connector, exp.Exists))
 
 
 def _input_nodes(sources, tree: exp.Expression) -> dict:
@@ -230,6 +273,7 @@ class _Differ:
         self.input_node = input_node
         self.sql = sql
         self._counts: dict[int, int] = {}
+        self.respelled = False  # were differences of spelling only left as written?
 
     def diff(self, before: exp.Expr, after: exp.Expr) -> list:
         if before == after:
@@ -245,10 +289,39 @@ class _Differ:
                 return self._args(before, after)
             except _Failed:
                 pass
+        if _spelling(before) == _spelling(after):
+            self.respelled = True  # a rewrite that only spells the same thing otherwise
+            return []
         targets = self.input_node(before)
         if not targets:
             raise _Failed
-        return [(target, after) for target in targets]
+        kept = self._kept(before, after)
+        return [(target, after, kept) for target in targets]
+
+    def _kept(self, before: exp.Expr, after: exp.Expr) -> list:
+        """The largest parts of `after` that are parts of `before` as written from one
+        input node: (the part, that input node), whose text the replacement keeps."""
+        parts: dict = {}
+        for node in before.walk():
+            if node is not before and len(node.args) > 0:  # (a bare name is as well written again)
+                try:
+                    parts.setdefault(node, node)
+                except TypeError:
+                    continue
+        kept: list = []
+        stack = [after]
+        while stack:
+            node = stack.pop()
+            try:
+                same = parts.get(node)
+            except TypeError:
+                same = None
+            found = self.input_node(same) if same is not None else []
+            if len(found) == 1 and node_span(found[0]) is not None:
+                kept.append((node, found[0]))
+                continue
+            stack.extend(reversed(list(node.iter_expressions())))
+        return kept
 
     def _conjunct_count(self, node: exp.And) -> int:
         """len(list(node.flatten())), remembered for every AND under it: a chain is
@@ -292,6 +365,9 @@ class _Differ:
         edits: list = []
         for key in keys:
             b, a = before.args.get(key), after.args.get(key)
+            if key == "default" and isinstance(before, exp.Case) and isinstance(b, exp.Null) and a is None:
+                self.respelled = True  # `ELSE NULL` is what a CASE without ELSE means
+                continue
             if key in ("where", "having") and b is not None and a is None:
                 edits.append(self._clause_dropped(b))
                 continue
@@ -408,6 +484,11 @@ class _Style:
         words = _COMMON_KEYWORDS.findall(_QUOTED.sub(" ", sql))
         self.lower_keywords = sum(w.islower() for w in words) > sum(w.isupper() for w in words)
         self.unqualified = {c.name.lower() for c in tree.find_all(exp.Column) if not c.table}
+        self.spelled: dict[str, str] = {}  # function name, lower case -> as the input spells it
+        for f in tree.find_all(exp.Func):
+            name = f.this if isinstance(f, exp.Anonymous) else (f.meta.get("name") if f._meta else None)
+            if isinstance(name, str) and name:
+                self.spelled.setdefault(name.lower(), name)
 
     def write(self, node: exp.Expression, unqualified: bool, indent: str | None = None,
               place: exp.Expression | None = None) -> str:
@@ -423,6 +504,15 @@ class _Style:
                 here = bare.get(name)
                 if col.table and not col.args.get("db") and (here if here is not None else name in self.unqualified):
                     col.set("table", None)
+        for f in node.find_all(exp.Func):  # a function named as the input spells it
+            anonymous = isinstance(f, exp.Anonymous)
+            name = f.this if anonymous else (f.meta.get("name") if f._meta else None) or f.sql_name()
+            spelled = self.spelled.get(name.lower()) if isinstance(name, str) else None
+            if spelled is not None and spelled != name:
+                if anonymous:
+                    f.set("this", spelled)
+                else:
+                    f.meta["name"] = spelled
         # (the node is this call's copy: printed without sqlglot's defensive copy)
         text = node.sql(dialect=DIALECT, normalize_functions=False, pretty=indent is not None, copy=False)
         if indent is not None:
@@ -454,12 +544,11 @@ def _written_bare(place: exp.Expression) -> dict[str, bool]:
     return out
 
 
-def _needs_parens(node: exp.Expression, replacement: exp.Expression) -> bool | None:
-    """Must the replacement of input node `node` be parenthesized where the node stands?
-    The check reads the text with sqlglot's grammar, which takes more than Spark's
+def _needs_parens(parent: exp.Expression | None, arg_key: str, replacement: exp.Expression) -> bool | None:
+    """Must `replacement` be parenthesized as the `arg_key` operand of `parent`?  The
+    check reads the text with sqlglot's grammar, which takes more than Spark's
     (`a IN (...) IS NULL` parses there, not on Spark): so the rules are the writer's
     own, which are Spark's, and any other operator-like parent gets parentheses."""
-    parent = node.parent
     mine = _prec(replacement)
     if mine >= 100 or parent is None or isinstance(parent, (exp.Paren, exp.Where, exp.Having, exp.Select,
                                                            exp.Alias, exp.Ordered, exp.Group, exp.Order)):
@@ -467,7 +556,7 @@ def _needs_parens(node: exp.Expression, replacement: exp.Expression) -> bool | N
     if isinstance(parent, exp.Func) and not isinstance(parent, _OPERATOR_FUNCS):
         return False  # a function's argument, between its commas
     if isinstance(parent, exp.Connector):  # AND / OR
-        floor, strict = _prec(parent), node.arg_key == "expression"
+        floor, strict = _prec(parent), arg_key == "expression"
     elif isinstance(parent, exp.Not):
         floor, strict = 4, False
     elif isinstance(parent, (exp.Is, exp.In, exp.Between, exp.Like, exp.ILike, exp.RegexpLike)):
@@ -477,7 +566,7 @@ def _needs_parens(node: exp.Expression, replacement: exp.Expression) -> bool | N
     elif isinstance(parent, (exp.Neg, exp.BitwiseNot)):
         floor, strict = _prec(parent), True
     elif isinstance(parent, exp.Binary) and type(parent) in _PRECEDENCE_KNOWN:
-        floor, strict = _prec(parent), node.arg_key == "expression"
+        floor, strict = _prec(parent), arg_key == "expression"
     elif isinstance(parent, (exp.Tuple, exp.Distinct, exp.Bracket)):
         return True  # parentheses are always read there
     else:
@@ -487,7 +576,7 @@ def _needs_parens(node: exp.Expression, replacement: exp.Expression) -> bool | N
 
 def _apply(sql: str, edits: list, style: _Style, unqualified: bool) -> str | None:
     spans: dict = {}
-    for node, replacement in edits:
+    for node, replacement, *more in edits:
         if node is None:
             start, end, piece, sep = replacement
             if isinstance(piece, exp.Expression):
@@ -499,7 +588,7 @@ def _apply(sql: str, edits: list, style: _Style, unqualified: bool) -> str | Non
                 text = piece.text.lower() if style.lower_keywords else piece.text
             else:
                 text = piece
-            key = (start, end, text)
+            key = (start, end, text, ())
         else:
             span = node_span(node)
             if span is None:
@@ -507,27 +596,66 @@ def _apply(sql: str, edits: list, style: _Style, unqualified: bool) -> str | Non
             line_start = sql.rfind("\n", 0, span[0]) + 1
             several = "\n" in sql[span[0]:span[1] + 1]
             indent = "".join(c if c in " \t" else " " for c in sql[line_start:span[0]]) if several else None
-            text = style.write(replacement, unqualified, indent, node)
-            parens = _needs_parens(node, replacement)
+            kept = more[0] if more else []
+            written = _keeping(sql, replacement, kept, lambda n: style.write(n, unqualified, indent, node))
+            if written is None:
+                return None
+            text, kept_spans = written
+            parens = _needs_parens(node.parent, node.arg_key, replacement)
             if parens is None:
                 return None
             if parens:
                 text = f"({text})"
-            key = (span[0], span[1] + 1, text)
+            key = (span[0], span[1] + 1, text, kept_spans)
         spans[key] = None
     ordered = sorted(spans, key=lambda k: (k[0], k[1]))  # stable: added conjuncts keep their order
-    for (s0, e0, _), (s1, e1, _) in zip(ordered, ordered[1:]):
+    for (s0, e0, *_), (s1, e1, *_) in zip(ordered, ordered[1:]):
         if s1 < e0 or (s0 == s1 and e0 == e1 and s0 != e0):
             return None  # overlapping pieces (one input node standing for two different ones)
     out, pos, lost = [], 0, []
-    for start, end, text in ordered:
+    for start, end, text, kept_spans in ordered:
         out.append(sql[pos:start])
         out.append(text)
-        lost.extend(_comments(sql[start:end]))
+        cut, at = [], start
+        for k0, k1 in sorted(kept_spans):  # (comments in the parts kept stay where they are)
+            cut.append(sql[at:k0])
+            at = k1
+        cut.append(sql[at:end])
+        lost.extend(_comments(" ".join(cut)))
         pos = end
     out.append(sql[pos:])
     body = "".join(out)
     return _lead_with(lost, body)
+
+
+def _keeping(sql: str, replacement: exp.Expression, kept: list, write: Callable) -> tuple | None:
+    """The replacement written by `write`, with the parts of it that `kept` pairs with an
+    input node in that node's text as the user wrote it; and the spans of the text kept.
+    None when a kept part's place cannot be told."""
+    if not kept:
+        return write(replacement), ()
+    copy = replacement.copy()
+    twin = {id(a): b for a, b in zip(replacement.walk(bfs=False), copy.walk(bfs=False))}
+    marks, spans = {}, []
+    for i, (part, source) in enumerate(kept):
+        mark = f"__sparkfold_kept_{i}__"
+        place = twin[id(part)]
+        span = cast("tuple[int, int]", node_span(source))
+        text = sql[span[0]:span[1] + 1]
+        if place is copy:  # the whole replacement: a part of what it replaces
+            return text, ((span[0], span[1] + 1),)
+        parens = _needs_parens(place.parent, place.arg_key, source)
+        if parens is None:
+            return None
+        marks[mark] = f"({text})" if parens else text
+        spans.append((span[0], span[1] + 1))
+        place.replace(exp.var(mark))
+    text = write(copy)
+    if any(text.count(mark) != 1 for mark in marks):
+        return None
+    for mark, piece in marks.items():
+        text = text.replace(mark, piece)
+    return text, tuple(spans)
 
 
 def _lead_with(comments: list[str], text: str) -> str:

@@ -67,4 +67,6 @@ def test_a_splice_read_back_as_the_same_plan_is_written_as_the_same_text(monkeyp
     monkeypatch.setattr(L, "same_but_ids", checked)
     for name, sql in ALL:
         optimize(sql, tpc.schema(name.split("/")[0]))
-    assert len(accepted) >= 50  # most of the corpus's splices are read back so
+    # most of the corpus's splices are read back so (those that keep a respelling as
+    # written, `ELSE NULL`, are compared as spelled alike: optimizer/splice.py)
+    assert len(accepted) >= 45
