@@ -125,7 +125,7 @@ def _read_back_is(tree: exp.Expression, text: str, catalog, target_sql: Callable
     return again.sql(dialect=DIALECT, normalize_functions=False, copy=False) == target_sql()
 
 
-def _spelling(node: exp.Expression) -> exp.Expression:
+def _spelling(node: exp.Expr) -> exp.Expr:
     """The node with what only spells the same thing otherwise made one spelling: a CASE
     without `ELSE NULL` (what no ELSE means), `NOT b` for `b = false` and `b` for
     `b = true` (a column or a predicate b: the same value, NULL included).  A rewrite
@@ -135,7 +135,7 @@ def _spelling(node: exp.Expression) -> exp.Expression:
         if isinstance(case.args.get("default"), exp.Null):
             case.set("default", None)
 
-    def respell(n: exp.Expression) -> exp.Expression:
+    def respell(n: exp.Expr) -> exp.Expr:
         if type(n) is exp.EQ:
             for b, other in ((n.this, n.expression), (n.expression, n.this)):
                 if isinstance(b, exp.Boolean) and _boolean_operand(other):
@@ -150,7 +150,7 @@ def _spelling(node: exp.Expression) -> exp.Expression:
     return out.transform(respell, copy=False)
 
 
-def _boolean_operand(node: exp.Expression) -> bool:
+def _boolean_operand(node: exp.Expr) -> bool:
     """Is `node` compared with `true` / `false` a boolean of its own: a column (the rule
     that writes `NOT c` for `c = false` wrote it for a boolean c) or a predicate?"""
     inner = node.this if isinstance(node, exp.Paren) else node
@@ -544,7 +544,7 @@ def _written_bare(place: exp.Expression) -> dict[str, bool]:
     return out
 
 
-def _needs_parens(parent: exp.Expression | None, arg_key: str, replacement: exp.Expression) -> bool | None:
+def _needs_parens(parent: exp.Expr | None, arg_key: str | None, replacement: exp.Expr) -> bool | None:
     """Must `replacement` be parenthesized as the `arg_key` operand of `parent`?  The
     check reads the text with sqlglot's grammar, which takes more than Spark's
     (`a IN (...) IS NULL` parses there, not on Spark): so the rules are the writer's
