@@ -81,9 +81,9 @@ WHERE dt >= CAST('2000-01-01' AS DATE)""",
     pytest.param(
         """SELECT num, COALESCE(x, NULL, z) AS v
 FROM t JOIN u USING (num)
-WHERE s = NULL
+WHERE x = NULL
    OR EXISTS (SELECT 1 FROM u uu WHERE uu.num = t.num)""",
-        ["SELECT num, COALESCE(x, NULL, z) AS v", "WHERE s = NULL", "   OR EXISTS (SELECT 1 FROM u uu WHERE uu.num = t.num)"],
+        ["SELECT num, COALESCE(x, NULL, z) AS v", "WHERE x = NULL", "   OR EXISTS (SELECT 1 FROM u uu WHERE uu.num = t.num)"],
         # (the EXISTS, unchanged, keeps its text; COALESCE its spelling)
         ["SELECT num, COALESCE(x, z) AS v", "WHERE EXISTS (SELECT 1 FROM u uu WHERE uu.num = t.num)"],
         id="unchanged-parts-of-a-rewritten-piece-as-written"),
