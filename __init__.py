@@ -50,5 +50,20 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def _command() -> int:
+    """The `sparkfold` command (optimizer/cli.py), or one line saying which sqlglot to
+    install, exit 2, when the installed one is out of sparkfold's range."""
+    import sys
+
+    try:
+        from .optimizer.cli import main
+    except ImportError as e:
+        if e.name != "sqlglot":
+            raise
+        print(f"sparkfold: error: {e}", file=sys.stderr)
+        return 2
+    return main()
+
+
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))

@@ -34,7 +34,7 @@ METADATA_ONLY = bool({"egg_info", "dist_info", "sdist"} & set(sys.argv[1:]))
 # be imported instead of the sources being edited
 EDITABLE = bool({"editable_wheel", "develop"} & set(sys.argv[1:]))
 # mypy brings mypyc; sqlglot's sources are read for their types (pins as in pyproject.toml)
-COMPILE_REQUIRES = ["mypy==2.4.1", "sqlglot>=30.30,<31"]
+COMPILE_REQUIRES = ["mypy==2.4.1", "sqlglot>=30.8,<31"]
 
 
 class BuildWithPth(build_py):

@@ -8,3 +8,7 @@
 
 The frontend and the backends are independent of each other; all of them build on `ir`.
 """
+
+from .sqlglot_version import check as _check
+
+_check()  # (a clear message for a sqlglot out of the range, not an error deep in a parse)

@@ -485,6 +485,7 @@ class SparkSQL(Spark):
     (`plans.sql_in.grammar`)."""
 
     ORIGINAL_NAME_META_KEY = "name"
+    PRESERVE_ORIGINAL_NAMES = True  # (the same, as sqlglot before 30.25 spells it)
     if not compiled_sqlglot():
         Parser = _Parser
 

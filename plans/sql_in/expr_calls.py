@@ -326,6 +326,10 @@ def _unit_argument(node: exp.Expression) -> exp.Expression | None:
     return None
 
 
+# (sqlglot before 30.9 reads nanvl as an anonymous call)
+_THIS_AND_EXPRESSION = tuple(getattr(exp, n) for n in ("Nullif", "Nanvl") if hasattr(exp, n))
+
+
 def _positional_args(node: exp.Expression):
     """Arguments of a function node in Spark's order, or None if it has extra options."""
     if isinstance(node, exp.Anonymous):
@@ -335,7 +339,7 @@ def _positional_args(node: exp.Expression):
         if node.args.get("length") is not None:
             args.append(node.args["length"])
         return None if args[1] is None or node.args.get("zero_start") else args
-    if isinstance(node, (exp.Nullif, exp.Nanvl)):
+    if isinstance(node, _THIS_AND_EXPRESSION):
         return [node.this, node.expression]
     if isinstance(node, exp.TsOrDsAdd) and function_name(node) == "date_add" \
             and str(node.args.get("unit") or "DAY").upper() == "DAY":
