@@ -44,6 +44,7 @@ def __getattr__(name: str):
         except PackageNotFoundError:  # run from a source tree that was never installed
             return "0+unknown"
     if name in _PUBLIC:
+        importlib.import_module(".plans", __name__)  # (which checks the installed sqlglot's version first)
         value = getattr(importlib.import_module(_PUBLIC[name], __name__), name)
         globals()[name] = value
         return value

@@ -6,8 +6,6 @@ The public names are imported on first use, so that importing a module of this p
 from __future__ import annotations
 
 import importlib
-
-from .. import plans as _plans  # noqa: F401 (it checks the installed sqlglot's version first)
 TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing at start-up)
 if TYPE_CHECKING:
     from .api import OptimizeResult, optimize
