@@ -83,19 +83,26 @@ def _others_droppable(e: E.Expr) -> bool:
         return False
     if not all(droppable(c) for c in e.children if not is_null_literal(c)):
         return False
-    if isinstance(e, (E.Comparison, E.Arithmetic)):
+    if isinstance(e, E.Arithmetic) and T.STRING in {c.data_type for c in e.children}:
+        # a string operand is cast first, and ANSI refuses `NULL + 'a'`
+        return False
+    if isinstance(e, E.Comparison):
         # a typed NULL next to a string makes Spark cast the string (which may raise)
         nulls = [c for c in e.children if is_null_literal(c)]
         return all(n.data_type == T.NULL for n in nulls) or not string_cast_may_raise(e)
     if isinstance(e, E.Func):
-        return not e.may_raise  # the function itself could raise (an invalid LIKE pattern)
+        # the function itself could raise (an invalid LIKE pattern), or Spark casts an
+        # argument first (which may raise) or refuses its type (`substring(NULL, TRUE)`)
+        return not e.may_raise and e.spec.exact_args(e.args)
     return True
 
 
 def _prune_coalesce(e: Coalesce) -> E.Expr:
     args = [a for a in e.args if not is_null_literal(a)]
     for i, a in enumerate(args):
-        if not a.nullable:
+        # (an argument that may raise under ANSI may be NULL without it: a decimal
+        # overflow, which the nullability the model gives it does not show)
+        if not a.nullable and droppable(a):
             args = args[: i + 1]  # later arguments are never evaluated
             break
     if len(args) == len(e.args):

@@ -115,6 +115,9 @@ def _eval_node(n: E.Expr, kids: list, ansi: bool):
             if (m := _first_marker(kids)) is not None:
                 return m
             a, b = kids
+            for v, t in ((a, left.data_type), (b, right.data_type)):  # both sides are evaluated
+                if v is not None:
+                    _string_operand(v, t, n.compare_type, ansi)
             if a is None or b is None:
                 return a is None and b is None
             return _compare_pair(a, left.data_type, b, right.data_type, ansi) == 0
@@ -144,8 +147,14 @@ def _eval_node(n: E.Expr, kids: list, ansi: bool):
             fn = _FUNCTIONS.get(name)
             if fn is None:
                 raise CannotEvaluate(f"function {name}() is not modelled")
+            if not n.spec.exact_args(n.args):
+                raise CannotEvaluate(f"{name}() of arguments Spark casts first (or rejects)")
             return fn(n, kids, ansi)
-        case E.Not() | E.Comparison() | E.Arithmetic() | E.Negate() | E.Cast():
+        case E.Comparison() | E.Arithmetic():
+            if (m := _first_marker(kids)) is not None:
+                return m
+            return _binary(n, kids, ansi)
+        case E.Not() | E.Negate() | E.Cast():
             if (m := _first_marker(kids)) is not None:
                 return m
             if any(k is None for k in kids):
@@ -153,6 +162,28 @@ def _eval_node(n: E.Expr, kids: list, ansi: bool):
             return _null_intolerant(n, kids, ansi)
         case _:
             raise CannotEvaluate(f"{type(n).__name__} is not a constant")
+
+
+def _binary(n: E.Comparison | E.Arithmetic, kids: list, ansi: bool):
+    """Spark's binary operators evaluate the left operand first (the right first for
+    `/ % div`, which may then skip the left), each with the implicit cast of a string
+    operand: a NULL operand makes the result NULL without the other, and a malformed
+    string raises (ANSI) even when the other operand is NULL."""
+    types = (n.left.data_type, n.right.data_type)
+    if isinstance(n, E.Arithmetic) and ansi and set(types) == {T.NULL, T.STRING}:
+        raise CannotEvaluate("NULL and a string in arithmetic (ANSI refuses it)")
+    target = n.compare_type if isinstance(n, E.Comparison) else T.arithmetic_operand_type(*types)
+    for i in ((1, 0) if isinstance(n, (E.Divide, E.IntegralDivide, E.Remainder)) else (0, 1)):
+        if kids[i] is None:
+            return None
+        _string_operand(kids[i], n.children[i].data_type, target, ansi)
+    return _null_intolerant(n, kids, ansi)
+
+
+def _string_operand(v, t: T.DataType, target: T.DataType | None, ansi: bool) -> None:
+    """Raise where Spark's implicit cast of a string operand to `target` raises."""
+    if t == T.STRING and target not in (None, T.STRING):
+        implicit_cast(v, T.STRING, target, ansi)
 
 
 def _as_type(value, src: T.DataType, dst: T.DataType, ansi: bool):
@@ -265,7 +296,7 @@ def _null_intolerant(n, kids, ansi):
             return _negate(kids[0], child.data_type, ansi)
         case E.Cast(child, to, try_):
             try:
-                return cast_value(kids[0], child.data_type, to, ansi)
+                return cast_value(kids[0], child.data_type, to, ansi, try_)
             except EvaluationError:
                 if try_:
                     return None
@@ -298,6 +329,14 @@ def _arithmetic(n, a, at, b, bt, ansi):
     op = n.op
     x: Any  # a Decimal, an int or a float, by the result type
     y: Any
+    if T.STRING in (at, bt):  # a string is cast to the other operand's kind first (`1 / '2'`: bigint)
+        ot = T.arithmetic_operand_type(at, bt)
+        if ot is None or ot == T.STRING:
+            raise CannotEvaluate(f"arithmetic of {at.simple_string()} and {bt.simple_string()}")
+        if at == T.STRING:
+            a, at = implicit_cast(a, T.STRING, ot, ansi), ot
+        if bt == T.STRING:
+            b, bt = implicit_cast(b, T.STRING, ot, ansi), ot
     if isinstance(rt, T.DecimalType):
         x, y = _to_decimal(a, at), _to_decimal(b, bt)
     elif op == "div":
@@ -411,11 +450,23 @@ def _to_precision(d: Decimal, t: T.DecimalType, ansi: bool):
     return q
 
 
+# Spark negates a decimal through Scala's BigDecimal, whose MathContext keeps 34 digits:
+# -(99999999999999999999999999999999999999BD) is rounded to 1E+38, which its type cannot
+# hold (NUMERIC_VALUE_OUT_OF_RANGE, ANSI or not).  Longer values are left to Spark.
+_NEGATED_DIGITS = 34
+
+
+def _decimal_negated(v: Decimal) -> Decimal:
+    if len(v.as_tuple().digits) > _NEGATED_DIGITS:
+        raise CannotEvaluate("negation of a decimal of more than 34 digits")
+    return v.copy_negate() if v != 0 else v
+
+
 def _negate(v, t, ansi):
     if T.is_integral(t):
         return _overflow(-v, t, ansi, "negation")
     if isinstance(t, T.DecimalType):
-        return -v if v != 0 else v
+        return _decimal_negated(v)
     if t in (T.DOUBLE, T.FLOAT):
         return -v
     raise CannotEvaluate(f"negation of {t.simple_string()}")
@@ -484,15 +535,16 @@ def _to_int(v, t: T.DataType) -> int:
     raise CannotEvaluate(f"{t.simple_string()} as an integral operand")
 
 
-def cast_value(v, src: T.DataType, dst: T.DataType, ansi: bool = True):
-    """CAST(v AS dst) for a non-NULL value v of type src, as Spark's Cast (ANSI or legacy).
-    Raises EvaluationError where Spark raises, CannotEvaluate where not modelled."""
+def cast_value(v, src: T.DataType, dst: T.DataType, ansi: bool = True, try_: bool = False):
+    """CAST(v AS dst) for a non-NULL value v of type src, as Spark's Cast (ANSI or legacy;
+    TRY_CAST with `try_`).  Raises EvaluationError where Spark raises, CannotEvaluate
+    where not modelled."""
     if v is None or src == dst:
         return v
     if src == T.NULL:
         return None
     if dst == T.STRING:
-        return _to_string(v, src)
+        return _to_string(v, src, plain_decimal=ansi or try_)
     if src == T.STRING:
         return _from_string(v, dst, ansi)
     if src == T.BOOLEAN:
@@ -521,7 +573,12 @@ def cast_value(v, src: T.DataType, dst: T.DataType, ansi: bool = True):
                 if ansi:
                     raise EvaluationError(f"{v} is out of the range of {dst.sql()}")
                 raise CannotEvaluate("legacy cast of NaN/Infinity to an integral type")
-            return _cast_overflow(math.trunc(v), dst, ansi)
+            whole = math.trunc(v)
+            if dst == T.LONG and whole == 2 ** 63:
+                # Spark checks the range in doubles, where Long.MaxValue is 2^63: in range,
+                # and Java's conversion gives Long.MaxValue (with ANSI too)
+                return T.INTEGRAL_RANGE[T.LONG][1]
+            return _cast_overflow(whole, dst, ansi)
         if dst == T.DOUBLE:
             return v  # float -> double is exact
         if dst == T.FLOAT:
@@ -555,7 +612,7 @@ def _cast_overflow(v: int, dst: T.DataType, ansi: bool) -> int:
     raise CannotEvaluate("legacy narrowing cast")
 
 
-def _to_string(v, src: T.DataType) -> str:
+def _to_string(v, src: T.DataType, plain_decimal: bool = True) -> str:
     if src == T.BOOLEAN:
         return "true" if v else "false"
     if T.is_integral(src):
@@ -565,10 +622,26 @@ def _to_string(v, src: T.DataType) -> str:
     if isinstance(src, T.DecimalType):
         with localcontext(_BIG):
             v = v.quantize(Decimal(1).scaleb(-src.scale))  # a literal may carry fewer digits
-        return format(abs(v) if v == 0 else v, "f")
+        v = abs(v) if v == 0 else v
+        return format(v, "f") if plain_decimal else _java_decimal_text(v)
     if src == T.DATE and 1 <= v.year <= 9999:
         return v.isoformat()
     raise CannotEvaluate(f"CAST of {src.simple_string()} to string")
+
+
+def _java_decimal_text(v: Decimal) -> str:
+    """Java's BigDecimal.toString, which Spark's CAST of a decimal to a string uses without
+    ANSI: plain, unless the exponent of the first digit is below -6 (`1E-18`, `0E-18`)."""
+    sign, digits, exponent = v.as_tuple()
+    exponent = int(exponent)
+    adjusted = exponent + len(digits) - 1
+    if exponent <= 0 and adjusted >= -6:
+        return format(v, "f")
+    if exponent > 0:
+        raise CannotEvaluate("a decimal of negative scale")
+    coefficient = "".join(map(str, digits))
+    mantissa = coefficient[0] + ("." + coefficient[1:] if len(coefficient) > 1 else "")
+    return ("-" if sign else "") + mantissa + f"E{adjusted:+d}"
 
 
 def _from_string(s: str, dst: T.DataType, ansi: bool):
@@ -641,14 +714,18 @@ def _string_args(n, count=None):
 
 
 def _nullif(n, kids, ansi):
+    """nullif(a, b) is IF(a = b, NULL, a): `a = b` casts a string a first, even when b
+    is NULL (nullif('x', CAST(NULL AS INT)) raises under ANSI)."""
     a, b = kids
     if isinstance(a, _MARKERS) or a is None:
         return a
     if isinstance(b, _MARKERS):
         return b
+    at, bt = n.args[0].data_type, n.args[1].data_type
+    _string_operand(a, at, T.comparison_type(at, bt), ansi)
     if b is None:
         return a
-    equal = _compare_pair(a, n.args[0].data_type, b, n.args[1].data_type, ansi) == 0
+    equal = _compare_pair(a, at, b, bt, ansi) == 0
     return None if equal else a
 
 
@@ -664,9 +741,13 @@ def _nanvl(n, kids, ansi):
 
 
 def _isnan(n, kids, ansi):
-    v = kids[0]
+    v, t = kids[0], n.args[0].data_type
     if isinstance(v, _MARKERS):
         return v
+    if t == T.STRING:  # cast to double first: isnan('NaN') is TRUE, isnan('x') raises (ANSI)
+        v = v if v is None else implicit_cast(v, T.STRING, T.DOUBLE, ansi)
+    elif not (T.is_numeric(t) or t == T.NULL):
+        raise CannotEvaluate(f"isnan() of {t.simple_string()}")
     return isinstance(v, float) and math.isnan(v)
 
 
@@ -694,8 +775,10 @@ def _abs(n, kids, ansi):
     v = kids[0]
     if T.is_integral(t):
         return _overflow(abs(v), t, ansi, "abs")
-    if t in (T.DOUBLE, T.FLOAT) or isinstance(t, T.DecimalType):
+    if t in (T.DOUBLE, T.FLOAT):
         return abs(v)
+    if isinstance(t, T.DecimalType):
+        return _decimal_negated(v) if v < 0 else v
     raise CannotEvaluate("abs")
 
 
@@ -763,7 +846,7 @@ def _round(n, kids, ansi):
             return v
         with localcontext(_BIG):
             d = Decimal(double_text(v)).quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP)
-        return float(d)
+        return float(d) if d != 0 else 0.0  # (through BigDecimal: round(-0.0D) is 0.0)
     raise CannotEvaluate("round")
 
 
@@ -806,13 +889,32 @@ def _between(n, kids, ansi):
         c = _compare_pair(vv, v.data_type, ov, other.data_type, ansi)
         return ok(c)
 
-    ge = side(lo, lv, lambda c: c >= 0)
+    ge = _beyond_bigint(v, lo, True)
+    if ge is None:
+        ge = side(lo, lv, lambda c: c >= 0)
     if isinstance(ge, _MARKERS) or ge is False:
         return ge
-    le = side(hi, hv, lambda c: c <= 0)
+    le = _beyond_bigint(v, hi, False)
+    if le is None:
+        le = side(hi, hv, lambda c: c <= 0)
     if isinstance(le, _MARKERS) or le is False:
         return le
     return None if ge is None or le is None else True
+
+
+def _beyond_bigint(v: E.Expr, bound: E.Expr, lower: bool) -> bool | None:
+    """Spark's analyzer makes `v >= d` (`v <= d`) over an integral v and a decimal literal
+    d past the bigint range a boolean literal, for a NULL v too (integralAndDecimalLiteral):
+    `CAST(NULL AS INT) BETWEEN 1E20BD AND 1E20BD` is FALSE, not NULL."""
+    if not (T.is_integral(v.data_type) and isinstance(bound, E.Literal) and isinstance(bound.value, Decimal)
+            and isinstance(bound.data_type, T.DecimalType)):
+        return None
+    lo, hi = T.INTEGRAL_RANGE[T.LONG]
+    if bound.value > hi:
+        return not lower
+    if bound.value < lo:
+        return lower
+    return None
 
 
 def _date_part(part: str):

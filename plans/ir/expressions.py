@@ -584,7 +584,8 @@ class Negate(Expr):
 
     def _type_and_nullability(self):
         t = self.child.data_type
-        return (T.DOUBLE if t == T.NULL else t), self.child.nullable  # -NULL is a double
+        # -NULL is a double, and so is -s of a string s (Spark casts it)
+        return (T.DOUBLE if t in (T.NULL, T.STRING) else t), self.child.nullable
 
     def _self_may_raise(self) -> bool:
         return not T.is_fractional(self.child.data_type)

@@ -39,6 +39,35 @@ class FunctionSpec:
     may_raise: Callable = _false  # args -> bool
     min_args: int = 0
     max_args: int | None = None
+    # args -> bool: Spark takes the arguments' types as they are, with no implicit cast
+    # (which may raise, or which Spark's analysis may refuse: `substring(NULL, TRUE)`).
+    # Only then may a call be evaluated, or folded to NULL for a NULL argument.
+    exact_args: Callable = _true
+
+
+def _positions(*kinds: Callable[[T.DataType], bool]) -> Callable:
+    """exact_args: the i-th argument's type passes kinds[i] (the last kind repeats)."""
+
+    def check(args) -> bool:
+        return all(kinds[min(i, len(kinds) - 1)](a.data_type) for i, a in enumerate(args))
+
+    return check
+
+
+def _string(t) -> bool:
+    return t in (T.STRING, T.NULL)
+
+
+def _number(t) -> bool:
+    return T.is_numeric(t) or t == T.NULL
+
+
+def _int32(t) -> bool:
+    return t in (T.BYTE, T.SHORT, T.INT, T.NULL)
+
+
+def _date(t) -> bool:
+    return t in (T.DATE, T.NULL)
 
 
 def _same_as_first(args):
@@ -85,16 +114,17 @@ def _nullif_type(args):
 
 
 def _nanvl_type(args):
-    t = T.wider_type_of(a.data_type for a in args)
-    if t is None or not (T.is_fractional(t) or t == T.NULL):
-        # Spark casts decimal/integral arguments of nanvl to double
-        return T.DOUBLE if t is not None and T.is_numeric(t) else None
-    return t if t != T.NULL else T.DOUBLE
+    """The first argument's type when it is a float and the second a float or NULL, else
+    double (Spark casts a NULL first argument, and every other one, to double)."""
+    types = [a.data_type for a in args]
+    if types[0] == T.FLOAT and all(t in (T.FLOAT, T.NULL) for t in types[1:]):
+        return T.FLOAT
+    return T.DOUBLE if all(T.is_numeric(t) or t in (T.NULL, T.STRING) for t in types) else None
 
 
 def _numeric_or_double(args):
     t = args[0].data_type if args else None
-    return T.DOUBLE if t == T.NULL else t
+    return T.DOUBLE if t in (T.NULL, T.STRING) else t  # (a string is cast to a double)
 
 
 def _abs_raises(args):
@@ -123,34 +153,32 @@ _register(
                  null_intolerant=False, min_args=2),
     FunctionSpec("least", _common, nullable=lambda args: all(a.nullable for a in args),
                  null_intolerant=False, min_args=2),
-    FunctionSpec("abs", _numeric_or_double, may_raise=_abs_raises, min_args=1, max_args=1),
-    FunctionSpec("upper", _string_result, min_args=1, max_args=1),
-    FunctionSpec("lower", _string_result, min_args=1, max_args=1),
-    FunctionSpec("ucase", _string_result, min_args=1, max_args=1),
-    FunctionSpec("lcase", _string_result, min_args=1, max_args=1),
-    FunctionSpec("length", _const(T.INT), min_args=1, max_args=1),
-    FunctionSpec("char_length", _const(T.INT), min_args=1, max_args=1),
-    FunctionSpec("character_length", _const(T.INT), min_args=1, max_args=1),
-    FunctionSpec("substring", _substring_type, min_args=2, max_args=3),
-    FunctionSpec("substr", _substring_type, min_args=2, max_args=3),
-    FunctionSpec("trim", _string_result, min_args=1, max_args=1),
-    FunctionSpec("ltrim", _string_result, min_args=1, max_args=1),
-    FunctionSpec("rtrim", _string_result, min_args=1, max_args=1),
-    FunctionSpec("concat", _concat_type, min_args=1),
+    FunctionSpec("abs", _numeric_or_double, may_raise=_abs_raises, min_args=1, max_args=1,
+                 exact_args=_positions(_number)),
+    *(FunctionSpec(name, _string_result, min_args=1, max_args=1, exact_args=_positions(_string))
+      for name in ("upper", "lower", "ucase", "lcase", "trim", "ltrim", "rtrim")),
+    *(FunctionSpec(name, _const(T.INT), min_args=1, max_args=1, exact_args=_positions(_string))
+      for name in ("length", "char_length", "character_length")),
+    *(FunctionSpec(name, _substring_type, min_args=2, max_args=3, exact_args=_positions(_string, _int32))
+      for name in ("substring", "substr")),
+    FunctionSpec("concat", _concat_type, min_args=1, exact_args=_positions(_string)),
     # (Spark types round nullable whatever its arguments: RoundBase.nullable)
     FunctionSpec("round", _round_type, nullable=_true, min_args=1, max_args=2,
-                 may_raise=lambda args: not T.is_fractional(args[0].data_type)),
+                 may_raise=lambda args: not T.is_fractional(args[0].data_type),
+                 exact_args=_positions(_number, _int32)),
     FunctionSpec("like", _const(T.BOOLEAN), min_args=2, max_args=2,
-                 may_raise=_true),
+                 may_raise=_true, exact_args=_positions(_string)),
     # between(v, lo, hi) = v >= lo AND v <= hi: not null-intolerant (1 BETWEEN NULL AND 0 is FALSE)
     FunctionSpec("between", _const(T.BOOLEAN), null_intolerant=False, min_args=3, max_args=3,
                  may_raise=lambda args: len({a.data_type for a in args} - {T.NULL}) > 1),
-    FunctionSpec("date_add", _const(T.DATE), min_args=2, max_args=2, may_raise=_true),
-    FunctionSpec("date_sub", _const(T.DATE), min_args=2, max_args=2, may_raise=_true),
-    FunctionSpec("datediff", _const(T.INT), min_args=2, max_args=2, may_raise=_true),
-    FunctionSpec("year", _const(T.INT), min_args=1, max_args=1, may_raise=_true),
-    FunctionSpec("month", _const(T.INT), min_args=1, max_args=1, may_raise=_true),
-    FunctionSpec("dayofmonth", _const(T.INT), min_args=1, max_args=1, may_raise=_true),
+    FunctionSpec("date_add", _const(T.DATE), min_args=2, max_args=2, may_raise=_true,
+                 exact_args=_positions(_date, _int32)),
+    FunctionSpec("date_sub", _const(T.DATE), min_args=2, max_args=2, may_raise=_true,
+                 exact_args=_positions(_date, _int32)),
+    FunctionSpec("datediff", _const(T.INT), min_args=2, max_args=2, may_raise=_true,
+                 exact_args=_positions(_date)),
+    *(FunctionSpec(name, _const(T.INT), min_args=1, max_args=1, may_raise=_true, exact_args=_positions(_date))
+      for name in ("year", "month", "dayofmonth")),
     FunctionSpec("current_date", _const(T.DATE), nullable=_false, null_intolerant=False,
                  foldable=False, min_args=0, max_args=0),
     FunctionSpec("current_timestamp", _const(T.TIMESTAMP), nullable=_false, null_intolerant=False,

@@ -359,8 +359,8 @@ def binary_arithmetic_type(op: str, a: DataType, b: DataType,
 
     `x_literal_decimal` is the decimal an integral *literal* widens to (Spark uses the
     literal's own precision, so `d + 1` is decimal(p+1,...), not the int's decimal(10,0))."""
-    if op == "div":
-        if (is_numeric(a) or a == NULL) and (is_numeric(b) or b == NULL):
+    if op == "div":  # integral or decimal operands only (Spark refuses `1.5D div 2`)
+        if all(is_integral(t) or isinstance(t, DecimalType) or t == NULL for t in (a, b)):
             return LONG
         return None
     if op == "/":
