@@ -319,6 +319,10 @@ def write_open(report: Report, path: Path = OPEN) -> None:
 # ---------------------------------------------------------------------------
 
 
+def _boolean(outcome: dict) -> bool:
+    return "e" not in outcome and outcome.get("t") == "boolean"
+
+
 def live(spark, golden: dict, exprs: list[str], where_limit: int = 60) -> Report:
     """On Spark now: the original (the golden file must still be Spark's answer), and
     sparkfold's optimized SQL, as SELECT values (in batches) and as WHERE conditions
