@@ -151,8 +151,6 @@ def _eval_node(n: E.Expr, kids: list, ansi: bool):
                 raise CannotEvaluate(f"{name}() of arguments Spark casts first (or rejects)")
             return fn(n, kids, ansi)
         case E.Comparison() | E.Arithmetic():
-            if (m := _first_marker(kids)) is not None:
-                return m
             return _binary(n, kids, ansi)
         case E.Not() | E.Negate() | E.Cast():
             if (m := _first_marker(kids)) is not None:
@@ -167,13 +165,16 @@ def _eval_node(n: E.Expr, kids: list, ansi: bool):
 def _binary(n: E.Comparison | E.Arithmetic, kids: list, ansi: bool):
     """Spark's binary operators evaluate the left operand first (the right first for
     `/ % div`, which may then skip the left), each with the implicit cast of a string
-    operand: a NULL operand makes the result NULL without the other, and a malformed
-    string raises (ANSI) even when the other operand is NULL."""
+    operand: a NULL operand makes the result NULL without the other (which then cannot
+    raise: `NULL <= i + 1` is NULL for the largest i), and a malformed string raises
+    (ANSI) even when the other operand is NULL."""
     types = (n.left.data_type, n.right.data_type)
     if isinstance(n, E.Arithmetic) and ansi and set(types) == {T.NULL, T.STRING}:
         raise CannotEvaluate("NULL and a string in arithmetic (ANSI refuses it)")
     target = n.compare_type if isinstance(n, E.Comparison) else T.arithmetic_operand_type(*types)
     for i in ((1, 0) if isinstance(n, (E.Divide, E.IntegralDivide, E.Remainder)) else (0, 1)):
+        if isinstance(kids[i], _MARKERS):
+            return kids[i]
         if kids[i] is None:
             return None
         _string_operand(kids[i], n.children[i].data_type, target, ansi)
@@ -882,9 +883,11 @@ def _between(n, kids, ansi):
         return vv
 
     def side(other, ov, ok):
+        if vv is None:  # (`v >= lo` reads v first: a NULL v leaves lo unread)
+            return None
         if isinstance(ov, _MARKERS):
             return ov
-        if vv is None or ov is None:
+        if ov is None:
             return None
         c = _compare_pair(vv, v.data_type, ov, other.data_type, ansi)
         return ok(c)

@@ -269,6 +269,11 @@ def _compare(context: str, plan, theirs: dict, ansi: bool, replaced: bool = True
         # (an opaque type is Spark's to decide: sparkfold keeps the text)
         if replaced and "e" not in theirs and t != theirs["t"] and t != "unknown":
             return "type differs", f"{t} vs Spark's {theirs['t']}"
+        if "e" not in theirs and t != theirs["t"]:
+            # kept below the same operator, whose type Spark gives the written text; the
+            # evaluator would compute at sparkfold's model of it (IF(NULL, f, i) at float
+            # where Spark's is a double under ANSI): the type oracle's matter, live only
+            raise Unchecked(f"the model's type {t} is not Spark's {theirs['t']}")
     try:
         got = rows_of(plan, ansi)
     except Raised as x:
