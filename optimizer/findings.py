@@ -47,6 +47,7 @@ from ..plans.ir import types as T
 from ..plans.ir.dialect import is_aggregate_call, node_span
 from ..plans.ir.records import as_dict, record
 from ..plans.ir.tree import transform_up
+from ..plans.sql_in.precedence import MEANING as PRECEDENCE
 from ..rules.base import RuleContext
 
 from .severities import ERROR, INFO, WARNING
@@ -847,8 +848,8 @@ def find_all(sql: str, tree: exp.Expression | None, *, sources: SourceMap | None
     recorded) lets `count(x)` see the filters below its aggregate; `rewrites` (the
     optimizer's trace) tell which outer joins are not outer.  An internal error in a lint is
     reported in `warnings` (if given) and yields no findings, never an exception."""
-    if tree is None:
-        return []
+    if tree is None or tree.meta.get(PRECEDENCE) is not None:
+        return []  # (a tree Spark's parser reads otherwise: advice on it would mislead)
     try:
         return _find(sql, tree, sources, analyzed, batches, exclude, ctx or RuleContext(), rewrites)
     except Exception as e:  # advice must not break optimize(); the warning says it is a bug

@@ -29,6 +29,7 @@ from .catalog import Catalog
 from .expr_context import Ctx, NotModelled, legacy_widening
 from .settings import first_affecting
 from .from_clause import CTEDef, _has_modifiers, from_items, values_relation
+from .precedence import MEANING
 from .recursive_cte import reads, recursive_cte
 from .scope import Entry, Scope
 from .select import limit_offset, select_block, sort_order
@@ -56,6 +57,8 @@ class Analyzer:
         if not isinstance(tree, (exp.Query, exp.Subquery)):
             raise NotModelled(f"{type(tree).__name__} statement (only queries are optimized)")
         self.root = tree
+        if (misread := tree.meta.get(MEANING)) is not None:
+            raise NotModelled(misread)
         if self.catalog.escaped_string_literals and "\\" in self.sql:
             # Spark then reads a backslash in a string literal as itself, where sparkfold's
             # parser (Spark's default) reads an escape

@@ -22,7 +22,7 @@ from sqlglot.tokens import Token, TokenType
 
 from ..ir.dialect import DIALECT, SUFFIX_TYPES, TYPED_LITERAL_PREFIX, compiled_sqlglot, spans_later, unplaced_parser
 from ..ir.errors import ParseError, UnsupportedError
-from . import bitwise, grammar, spans
+from . import bitwise, grammar, precedence, spans
 from .grammar import ends_operand as _ends_operand
 
 # ---------------------------------------------------------------------------
@@ -317,6 +317,10 @@ def parse_statements(sql: str, placed: bool = True) -> list[exp.Expression]:
                 desc.replace("but got", "but found").rstrip() + f" {highlight!r}"
         raise ParseError(grammar.as_written(desc, highlight), line, col) from None
     trees = [t for t in trees if t is not None]
+    read_otherwise = precedence.check(tokens)
+    if read_otherwise is not None:
+        for tree in trees:
+            tree.meta[precedence.MEANING] = read_otherwise
     if len(levels) > 1 or -1 in levels:
         trees = bitwise.restore(trees)
     if fixes.extract_fields or fixes.as_written:

@@ -146,6 +146,7 @@ def _split(exprs: list[str], modes) -> dict[str, list[Folded]]:
 
 def _fold_batch(exprs: list[str], modes) -> dict[str, list[Folded]] | None:
     from sparkfold.plans.sql_in.parse import parse_query
+    from sparkfold.plans.sql_in.precedence import MEANING
 
     sql = _select(exprs)
     try:
@@ -155,6 +156,9 @@ def _fold_batch(exprs: list[str], modes) -> dict[str, list[Folded]] | None:
     items = list(tree.expressions)
     if len(items) != len(exprs):
         return None
+    misread = tree.meta.get(MEANING)  # (an expression Spark reads otherwise passes through)
+    if misread is not None:
+        return None if len(exprs) > 1 else {m: [Folded("kept", detail=f"passthrough: {misread}")] for m, _ in modes}
     return {m: _fold_items(items, sql, ansi) for m, ansi in modes}
 
 

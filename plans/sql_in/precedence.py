@@ -1,0 +1,154 @@
+"""Comparisons and predicates where sqlglot's precedence is not Spark's.
+
+Spark's grammar (SqlBaseParser.g4) gives every comparison operator one level, left to
+right (`valueExpression comparisonOperator valueExpression`), and lets at most one
+predicate (IS [NOT] NULL / TRUE / FALSE / UNKNOWN / DISTINCT FROM, [NOT] IN, BETWEEN,
+LIKE, ILIKE, RLIKE) follow a value: `predicated: valueExpression predicate?`, whose
+operands (a pattern, a bound, DISTINCT FROM's) are values again.  sqlglot binds `<`
+`<=` `>` `>=` tighter than `=` `<>` `<=>` and reads the predicates as operators.  So:
+
+- `TRUE = i > 0` is `(TRUE = i) > 0` to Spark (a type error), `TRUE = (i > 0)` to
+  sqlglot; `i = j IN (1)` is `(i = j) IN (1)`; `s LIKE 'a' = b` is `s LIKE ('a' = b)`;
+- `s IS NULL IS NOT NULL`, `s IS NULL = TRUE`, `i IN (1) = TRUE`, `a = NOT b` are
+  syntax errors to Spark, which sqlglot reads.
+
+A statement of the second kind is a syntax error here too; one of the first kind is
+passed through (`MEANING`, read by the analyzer): sparkfold never optimizes a tree it
+read otherwise than Spark.  The tokens are scanned once after sqlglot parsed them, a
+state per level of parentheses (and of CASE ... END).
+"""
+
+from __future__ import annotations
+
+from sqlglot.tokens import Token, TokenType
+
+from ..ir.errors import ParseError
+
+# the tree's meta key holding why Spark reads the statement otherwise (plans/sql_in/analyzer.py)
+MEANING = "sparkfold_precedence"
+
+_EQUALITY = frozenset({TokenType.EQ, TokenType.NEQ, TokenType.NULLSAFE_EQ})
+_RELATION = frozenset({TokenType.LT, TokenType.LTE, TokenType.GT, TokenType.GTE})
+_COMPARISON = _EQUALITY | _RELATION
+# predicates whose operand is a value (`s LIKE <value>`), and BETWEEN
+_PATTERN = frozenset({TokenType.LIKE, TokenType.ILIKE, TokenType.RLIKE, TokenType.SIMILAR_TO})
+_PREDICATE = _PATTERN | {TokenType.IS, TokenType.IN, TokenType.BETWEEN}
+_IS_END = frozenset({TokenType.NULL, TokenType.TRUE, TokenType.FALSE, TokenType.UNKNOWN})
+_OPEN = frozenset({TokenType.L_PAREN, TokenType.L_BRACKET, TokenType.CASE})
+_CLOSE = frozenset({TokenType.R_PAREN, TokenType.R_BRACKET, TokenType.END})
+# tokens that end a value and what may follow it (a boolean operator, a clause, a branch)
+_ENDS = frozenset(getattr(TokenType, name) for name in (
+    "AND", "OR", "COMMA", "SEMICOLON", "WHEN", "THEN", "ELSE", "ARROW", "FARROW", "ALIAS", "SELECT", "FROM",
+    "WHERE", "HAVING", "QUALIFY", "GROUP_BY", "ORDER_BY", "SORT_BY", "CLUSTER_BY", "DISTRIBUTE_BY", "LIMIT",
+    "OFFSET", "UNION", "EXCEPT", "INTERSECT", "JOIN", "ON", "USING", "WINDOW", "OVER", "PARTITION_BY", "ROWS",
+    "RANGE", "ASC", "DESC", "FILTER", "WITH", "VALUES", "DISTINCT")
+    if hasattr(TokenType, name))
+
+
+class _Level:
+    """The state of one level: the comparison chain read so far, and the predicate."""
+
+    __slots__ = ("equality", "compared", "predicate")
+
+    def __init__(self) -> None:
+        self.equality = False    # an `=` `<>` `<=>` in the chain (a `<` after it binds otherwise)
+        self.compared = False    # any comparison in the chain
+        # None; "done" (IS NULL, IN (...): nothing but a boolean operator may follow);
+        # "operand" (a LIKE pattern, BETWEEN's upper bound); "lower" (before BETWEEN's AND);
+        # "list" (IN's parentheses are next); "distinct" (DISTINCT FROM's operand)
+        self.predicate: str | None = None
+
+    def reset(self) -> None:
+        self.equality = self.compared = False
+        self.predicate = None
+
+
+def check(tokens: list[Token]) -> str | None:
+    """Why Spark reads these tokens otherwise than sqlglot (None if it does not); raises
+    ParseError where Spark's parser rejects them."""
+    if not any(t.token_type in _COMPARISON or t.token_type in _PREDICATE for t in tokens):
+        return None
+    stack = [_Level()]
+    meaning: str | None = None
+    i, n = 0, len(tokens)
+    while i < n:
+        t = tokens[i]
+        tt = t.token_type
+        level = stack[-1]
+        if tt in _OPEN:
+            stack.append(_Level())
+        elif tt in _CLOSE:
+            if len(stack) > 1:
+                stack.pop()
+            outer = stack[-1]
+            if outer.predicate == "list" and tt != TokenType.END:
+                outer.predicate = "done"
+        elif tt in (TokenType.LT, TokenType.GT) and i + 1 < n and tokens[i + 1].token_type == tt \
+                and tokens[i + 1].start == t.end + 1:
+            i += 2  # a shift (`<<`, `>>`, `>>>`), no comparison
+            while i < n and tokens[i].token_type == tt and tokens[i].start == tokens[i - 1].end + 1:
+                i += 1
+            continue
+        elif tt in _COMPARISON:
+            if level.predicate == "done":
+                raise _rejected(t, "a comparison after a predicate")
+            if i + 1 < n and tokens[i + 1].token_type == TokenType.NOT and not _predicate_not(tokens, i + 1):
+                raise _rejected(tokens[i + 1], "NOT as the operand of a comparison")
+            if level.predicate in ("operand", "lower") or (tt in _RELATION and level.equality):
+                meaning = meaning or _read_otherwise(tokens, i)
+            level.equality = level.equality or tt in _EQUALITY
+            level.compared = True
+        elif tt in _PREDICATE or (tt == TokenType.NOT and _predicate_not(tokens, i)):
+            if tt == TokenType.NOT:
+                i += 1
+                t, tt = tokens[i], tokens[i].token_type
+            if level.predicate is not None and level.predicate != "list":
+                raise _rejected(t, "a predicate after a predicate")
+            if tt == TokenType.IS:
+                i = _after_is(tokens, i, level)
+                continue
+            if level.compared and tt != TokenType.IS:
+                meaning = meaning or _read_otherwise(tokens, i)
+            if tt == TokenType.IN:
+                level.predicate = "list"
+            elif tt == TokenType.BETWEEN:
+                level.predicate = "lower"
+            else:  # (`LIKE ANY ('a') = b` is `LIKE (any('a') = b)` to Spark: a value, the aggregate)
+                level.predicate = "operand"
+        elif tt == TokenType.AND and level.predicate == "lower":
+            level.predicate = "operand"
+        elif tt in _ENDS or tt == TokenType.NOT:
+            level.reset()
+        i += 1
+    return meaning
+
+
+def _predicate_not(tokens: list[Token], i: int) -> bool:
+    """Is the NOT at i a predicate's (`NOT IN`, `NOT LIKE`), not a boolean NOT?"""
+    return i + 1 < len(tokens) and tokens[i + 1].token_type in _PREDICATE and tokens[i + 1].token_type != TokenType.IS
+
+
+def _after_is(tokens: list[Token], i: int, level: _Level) -> int:
+    """Read `IS [NOT] NULL | TRUE | FALSE | UNKNOWN | DISTINCT FROM` at i; the index after."""
+    k = i + 1
+    if k < len(tokens) and tokens[k].token_type == TokenType.NOT:
+        k += 1
+    if k < len(tokens) and tokens[k].token_type in _IS_END:
+        level.predicate = "done"
+        return k + 1
+    if k + 1 < len(tokens) and tokens[k].token_type == TokenType.DISTINCT and tokens[k + 1].token_type == TokenType.FROM:
+        # the operand is a value of its own (sqlglot reads `a IS DISTINCT FROM b = c` as Spark does)
+        level.reset()
+        level.predicate = "distinct"
+        return k + 2
+    return k
+
+
+def _rejected(t: Token, what: str) -> ParseError:
+    return ParseError(f"{what} (Spark's parser rejects it) near {t.text!r}", t.line, max(1, t.col - len(t.text) + 1))
+
+
+def _read_otherwise(tokens: list[Token], i: int) -> str:
+    t = tokens[i]
+    return (f"Spark reads the comparisons and predicates around {t.text!r} (line {t.line}) with another "
+            f"precedence than sparkfold's parser: one level, left to right")
