@@ -7,8 +7,10 @@ and none is made when a column type is one the SQL generator cannot write as a t
 NULL (`T.UNKNOWN`).
 
 PropagateEmptyRelation, per operator:
-- Project, Filter, Sort, Limit, Offset, Distinct, a subquery alias over empty -> empty;
-  `LIMIT 0` -> empty (Catalyst's OptimizeLimitZero).
+- Project, Filter, Sort, Limit, Offset, Distinct, a subquery alias over empty -> empty,
+  but for one holding a constant expression that may raise (Spark's ConstantFolding
+  evaluates it with no row: `SELECT 1/0 AS c FROM t WHERE FALSE` fails under ANSI);
+  `LIMIT 0` -> empty (Catalyst's OptimizeLimitZero, which runs before ConstantFolding).
 - A grouped Aggregate over empty -> empty.  A global one is NOT empty: it returns one
   row (SPARK-20686); FoldEmptyAggregate handles it.
 - Joins (L / R: that side is empty; F: the condition is a FALSE or NULL literal):
@@ -41,7 +43,7 @@ from ..plans.ir import logical as L
 from ..plans.ir import types as T
 from ..plans.ir.functions import EMPTY_INPUT_ZERO
 from .base import plan_rule, transform_up_typed
-from .prune_filters import writable
+from .prune_filters import folding_may_raise, writable
 
 _empty = L.is_empty_relation
 
@@ -74,8 +76,9 @@ def propagate_empty_relation(p: L.Plan, ctx) -> L.Plan:
     """Operators over an empty relation become empty (or the non-empty side, padded)."""
     match p:
         case L.Project(_, c) | L.Filter(_, c) | L.Sort(_, c) | L.Limit(_, c) | L.Offset(_, c) \
-                | L.Distinct(c) | L.SubqueryAlias(_, c) if _empty(c):
-            return _empty_of(p)  # unary operator over empty -> empty
+                | L.Distinct(c) | L.SubqueryAlias(_, c) if _empty(c) and not folding_may_raise(p):
+            return _empty_of(p)  # unary operator over empty -> empty (a constant that may
+            # raise stays: Spark's ConstantFolding evaluates it, rows or none)
         case L.Limit(0, _):
             return _empty_of(p)  # LIMIT 0 -> empty
         case L.Offset(n, c) if n >= 1 and _at_most_one_row(c) and not plan_may_raise(c):

@@ -2,7 +2,10 @@
 
 - `Filter(TRUE, child)` -> child.
 - `Filter(FALSE, child)` and `Filter(NULL, child)` -> an empty relation with the
-  child's output (WHERE keeps a row only when the predicate is TRUE).
+  child's output (WHERE keeps a row only when the predicate is TRUE), unless the child
+  holds a constant expression that may raise: Spark's ConstantFolding evaluates it
+  while it optimizes, rows or none (`SELECT c FROM (SELECT 2147483647 + 1 AS c FROM t)
+  WHERE FALSE` fails under ANSI), and the empty relation would not.
 - A deterministic conjunct already implied by the child's constraints is dropped (the
   child guarantees it is TRUE on every row); if none is left the Filter goes.
   Non-deterministic conjuncts are never dropped.  A conjunct is only dropped when the
@@ -26,6 +29,17 @@ def writable(attrs) -> bool:
                for a in attrs)
 
 
+def folding_may_raise(plan: L.Plan) -> bool:
+    """Does an operator of the plan hold a constant expression that may raise (under
+    ANSI), which Spark's ConstantFolding evaluates whether any row reaches it or not?
+    (Spark spares those in a conditional branch; this does not tell them apart.)"""
+    for n in plan.walk():
+        for e in n.expressions:
+            if e.may_raise and any(x.foldable and x.may_raise for x in e.walk()):
+                return True
+    return False
+
+
 def _is_true(e: E.Expr) -> bool:
     return isinstance(e, E.Literal) and e.value is True and e.data_type == T.BOOLEAN
 
@@ -41,7 +55,8 @@ def prune_filters(p: L.Plan, ctx) -> L.Plan:
     match p:
         case L.Filter(cond, child) if _is_true(cond):  # WHERE TRUE -> child
             return child
-        case L.Filter(cond, child) if _never_true(cond) and writable(child.output):
+        case L.Filter(cond, child) if _never_true(cond) and writable(child.output) \
+                and not folding_may_raise(child):
             return L.empty_like(child)  # WHERE FALSE / WHERE NULL -> no rows
         case L.Filter(cond, child):  # conjuncts the child already guarantees
             known = constraints(child, ctx.facts)
