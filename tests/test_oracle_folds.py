@@ -91,8 +91,8 @@ def _assert_live(spark, space, exprs):
 
 
 def test_a_sample_agrees_on_live_spark(spark, space):
-    report = _assert_live(spark, space, _sample(space, 12))
-    assert report.compared[("ansi", "sql")] >= 6, report.summary()
+    report = _assert_live(spark, space, _sample(space, 6))
+    assert report.compared[("ansi", "sql")] >= 3, report.summary()
 
 
 @pytest.mark.slow

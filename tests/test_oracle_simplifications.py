@@ -70,9 +70,9 @@ def _assert_live(spark, golden, exprs, where_limit: int):
 
 
 def test_a_sample_agrees_on_live_spark(spark, golden):
-    exprs = random.Random(35).sample(sorted(golden), 30)
-    report = _assert_live(spark, golden, exprs, where_limit=4)
-    assert report.checked[("ansi", "select")] >= 20, report.summary()
+    exprs = random.Random(35).sample(sorted(golden), 10)
+    report = _assert_live(spark, golden, exprs, where_limit=1)
+    assert report.checked[("ansi", "select")] >= 6, report.summary()
 
 
 @pytest.mark.slow
