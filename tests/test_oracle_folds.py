@@ -36,8 +36,8 @@ def _explain(mismatches, limit: int = 25) -> str:
                      for c, m, e, t, o in mismatches[:limit])
 
 
-# the default run checks one share of this many of the space (about 6 s of CPU)
-SHARE = 8
+# the default run checks one share of this many of the space (about 5 s)
+SHARE = 16
 
 
 def _assert_agrees(space, share: int) -> None:
@@ -91,8 +91,8 @@ def _assert_live(spark, space, exprs):
 
 
 def test_a_sample_agrees_on_live_spark(spark, space):
-    report = _assert_live(spark, space, _sample(space, 6))
-    assert report.compared[("ansi", "sql")] >= 3, report.summary()
+    report = _assert_live(spark, space, _sample(space, 4))
+    assert report.compared[("ansi", "sql")] >= 2, report.summary()
 
 
 @pytest.mark.slow

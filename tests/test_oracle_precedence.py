@@ -2,7 +2,7 @@
 in a row, as Spark's parser reads them.  Spark's answers are in tests/oracles/golden/
 precedence.jsonl.gz (written by `python -m tests.oracles.precedence --regenerate`).
 
-Without Spark, over the whole space: sparkfold rejects as a syntax error only what
+Without Spark, over half the space (the whole with SPARKFOLD_LONG=1): sparkfold rejects as a syntax error only what
 Spark's parser rejects, never reads what it rejects, and where it reads an expression,
 its analysis and its rewrite give Spark's values row by row (the disagreements not
 fixed yet are listed in tests/oracles/precedence_open.txt, a ratchet).  On live Spark, a sample
@@ -28,9 +28,13 @@ def golden():
     return g
 
 
-def test_sparkfold_reads_comparisons_and_predicates_as_spark_does(golden):
-    report = P.check(golden)
-    known = P.open_keys()
+# the default run checks one share of this many of the space (about 3 s)
+SHARE = 2
+
+
+def _assert_reads_as_spark(golden, share: int) -> None:
+    report = P.check(golden, share)
+    known = {k for k in P.open_keys() if P.in_share([k[2]], share)}
     new = [x for x in report.mismatches if tuple(x[:3]) not in known]
     shown = "\n".join(f"[{c}] {m}: {e}\n    {d}" for c, m, e, d in new[:25])
     assert not new, f"{report.summary()}\nnot in {P.OPEN.name}:\n{shown}"
@@ -38,9 +42,18 @@ def test_sparkfold_reads_comparisons_and_predicates_as_spark_does(golden):
     assert not fixed, f"fixed (run `python -m tests.oracles.precedence --write-open`): {fixed[:10]}"
     # not vacuous: Spark rejects many of these, and sparkfold reads and rejects some
     for m, _ in P.MODES:
-        assert report.verdicts[(m, "syntax")] >= 100, report.summary()
-        assert report.verdicts[(m, "passthrough")] >= 50, report.summary()
-        assert report.verdicts[(m, "read")] >= 100, report.summary()
+        assert report.verdicts[(m, "syntax")] >= 100 // share, report.summary()
+        assert report.verdicts[(m, "passthrough")] >= 50 // share, report.summary()
+        assert report.verdicts[(m, "read")] >= 100 // share, report.summary()
+
+
+def test_sparkfold_reads_comparisons_and_predicates_as_spark_does(golden):
+    _assert_reads_as_spark(golden, SHARE)
+
+
+@pytest.mark.slow
+def test_sparkfold_reads_the_whole_space_as_spark_does(golden):
+    _assert_reads_as_spark(golden, 1)
 
 
 def test_a_sample_agrees_on_live_spark(spark, golden):

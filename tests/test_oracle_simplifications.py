@@ -20,8 +20,8 @@ import pytest
 
 from tests.oracles import simplifications as S
 
-# the default run checks one share of this many of the cases (a few seconds of CPU)
-SHARE = 8
+# the default run checks one share of this many of the cases (about 5 s)
+SHARE = 16
 
 
 @pytest.fixture(scope="module")
@@ -70,9 +70,9 @@ def _assert_live(spark, golden, exprs, where_limit: int):
 
 
 def test_a_sample_agrees_on_live_spark(spark, golden):
-    exprs = random.Random(35).sample(sorted(golden), 10)
+    exprs = random.Random(35).sample(sorted(golden), 6)
     report = _assert_live(spark, golden, exprs, where_limit=1)
-    assert report.checked[("ansi", "select")] >= 6, report.summary()
+    assert report.checked[("ansi", "select")] >= 3, report.summary()
 
 
 @pytest.mark.slow
