@@ -126,6 +126,7 @@ def sparkfold_reading(e: str, ansi: bool):
 
 
 def check(golden: dict, share: int = 1) -> Report:
+    """sparkfold against Spark's outcomes (of every expression, or of one `share`)."""
     report = Report()
     for e in in_share(list(golden), share):
         for m, ansi in MODES:
