@@ -640,6 +640,10 @@ def _keeping(sql: str, replacement: exp.Expression, kept: list, write: Callable)
     for i, (part, source) in enumerate(kept):
         mark = f"__sparkfold_kept_{i}__"
         place = twin[id(part)]
+        while isinstance(source, exp.Paren) and node_span(source.this) is not None:
+            # the text inside the parentheses, parenthesized again only where it needs to
+            # be: Spark reads `FROM t WHERE (TRUE)` as the alias WHERE with a column list
+            source = source.this
         span = cast("tuple[int, int]", node_span(source))
         text = sql[span[0]:span[1] + 1]
         if place is copy:  # the whole replacement: a part of what it replaces

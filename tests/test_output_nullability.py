@@ -30,7 +30,7 @@ def test_spark_types_a_column_as_written_not_as_proven():
 
 @pytest.mark.parametrize("sql, expected", [
     # a nullable expression folded to a NOT NULL literal
-    ("SELECT false AND CAST(NULL AS BOOLEAN) AS a FROM t", "SELECT IF(TRUE, FALSE, NULL) AS a FROM t"),
+    ("SELECT false AND CAST(NULL AS BOOLEAN) AS a FROM t", "SELECT IF(TRUE, false, NULL) AS a FROM t"),
     # unaliased: the name Spark gave the original
     ("SELECT NULL OR TRUE FROM t", "SELECT IF(TRUE, TRUE, NULL) AS `(NULL OR true)` FROM t"),
     # the right side of a LEFT JOIN made inner: u.y is NOT NULL in its table
@@ -44,7 +44,7 @@ def test_spark_types_a_column_as_written_not_as_proven():
     ("SELECT count(*) AS c, s FROM t WHERE FALSE GROUP BY s", "SELECT 0L AS c, CAST(NULL AS STRING) AS s WHERE FALSE"),
     # a union is nullable where one input is: the first input takes the wrapper
     ("SELECT false AND CAST(NULL AS BOOLEAN) AS c FROM t UNION ALL SELECT p IS NULL FROM t",
-     "SELECT IF(TRUE, FALSE, NULL) AS c FROM t UNION ALL SELECT p IS NULL FROM t"),
+     "SELECT IF(TRUE, false, NULL) AS c FROM t UNION ALL SELECT p IS NULL FROM t"),
 ])
 def test_the_written_query_is_typed_as_the_original(spark, tables, sql, expected):
     r = _kept(sql)

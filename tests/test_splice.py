@@ -265,3 +265,17 @@ def test_cli_keeps_the_layout_and_regenerate_writes_the_whole_query(tmp_path):
     whole = sparkfold("optimize", "-f", query, "--schema", tmp_path / "schema.json", "-q", "--regenerate")
     assert whole.returncode == 0, whole.stderr
     assert "with" not in whole.stdout.lower().replace("-- revenue", "") and "t.num > 2" in whole.stdout
+
+
+@pytest.mark.parametrize("sql, out", [
+    ("SELECT num FROM t WHERE coalesce(CAST(NULL AS BOOLEAN), (p))", "SELECT num FROM t WHERE p"),
+    ("SELECT num FROM t WHERE (TRUE) IS NOT NULL AND (p)", "SELECT num FROM t WHERE p"),
+])
+def test_a_part_kept_as_written_is_not_misread_by_sparks_grammar(spark, tables, sql, out):
+    """Spark reads `FROM t WHERE (p)` as the table alias WHERE with a column list (a
+    keyword is a name to its default grammar): a part kept as the user wrote it, moved
+    to stand alone after WHERE, is kept without its parentheses (sqlglot, which the
+    splice's check reads with, reads both alike).  Found by the expression fuzzer."""
+    result = optimize(sql, STANDARD_SCHEMA)
+    assert result.sql == out
+    assert_same_result(spark, sql, result.sql)
