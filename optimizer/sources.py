@@ -178,8 +178,7 @@ def load_catalog(schemas: tuple[Path, ...] | Path | None, conf: tuple[tuple[str,
     catalog = catalogs[0] if len(catalogs) == 1 else Catalog.merged(catalogs)
     given = dict(conf)
     if remote is not None:  # the session's settings, unless --conf says otherwise
-        defaults = {"ansi": remote.ansi, "legacy_setops_precedence": remote.legacy_setops_precedence,
-                    "escaped_string_literals": remote.escaped_string_literals}
+        defaults = remote.settings_by_name()
         settings = settings_from(given.get)
         return catalog.with_settings(**{k: (settings[k] if _conf_key(k) in given else defaults[k])
                                         for k in settings})
@@ -187,7 +186,7 @@ def load_catalog(schemas: tuple[Path, ...] | Path | None, conf: tuple[tuple[str,
 
 
 def _conf_key(setting: str) -> str:
-    from ..plans.sql_in.catalog import SETTINGS
+    from ..plans.sql_in.settings import SETTINGS
 
     return next(key for key, (name, _) in SETTINGS.items() if name == setting)
 
@@ -198,7 +197,7 @@ def parse_conf(ctx, param, values) -> tuple[tuple[str, str], ...]:
     close to one it does is most likely mistyped: a warning says which it may be."""
     import difflib
 
-    from ..plans.sql_in.catalog import SETTINGS
+    from ..plans.sql_in.settings import SETTINGS
 
     out = []
     for v in values:

@@ -13,6 +13,7 @@ from decimal import Decimal
 
 import pytest
 from sparkfold.optimizer import optimize
+from sparkfold.plans.sql_in.catalog import Catalog
 from sparkfold.plans.ir import expressions as E
 from sparkfold.plans.ir import types as T
 from sparkfold.plans.ir.evaluate import (
@@ -467,7 +468,8 @@ def _same_value(ours, theirs) -> bool:
 
 
 def _ours(expr: str, ansi: bool):
-    plan = optimize(f"SELECT {expr} AS c", {}, rules=[]).analyzed
+    # (analyzed in the mode too: its coercion casts, `'1' + 1` is a bigint under ANSI, a double without)
+    plan = optimize(f"SELECT {expr} AS c", Catalog({}, ansi=ansi), rules=[]).analyzed
     e = plan.projections[0].child
     try:
         return "value", evaluate(e, ansi), e.data_type.simple_string()

@@ -6,13 +6,14 @@ SQL.  Runs on either build's stock parser; tests/test_architecture.py runs the C
 from __future__ import annotations
 
 import pytest
+from sqlglot import exp
 from sqlglot.dialects.spark import Spark
 from sqlglot.errors import ParseError
 
 from sparkfold.plans.ir import dialect
 from sparkfold.plans.ir.dialect import DIALECT, SPAN, _Parser, compiled_sqlglot, node_span, to_sql
 from sparkfold.plans.sql_in import grammar
-from sparkfold.plans.sql_in.parse import _fix_tokens, parse_query
+from sparkfold.plans.sql_in.parse import IS_UNKNOWN, UNARY_PLUS, _fix_tokens, parse_query
 from tests import tpc
 
 QUERIES = [
@@ -34,6 +35,7 @@ QUERIES = [
     "WITH year(y) AS (SELECT 1) SELECT y, year(d) FROM year",
     "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x), `to_char`(d, 'x') FROM t",
     "SELECT 1L, 2S, 3Y, 1.5D, 2.5F, 1.0BD, -.5e1F, x <=> NULL, NOT (x IS NULL) FROM t",
+    "SELECT DATE'2024-01-01'::STRING, TIMESTAMP '2024-01-01'::INT, -1::STRING, - 1.5D::INT, x - -1::INT FROM t",
 ]
 
 
@@ -105,3 +107,13 @@ def test_select_preprocessing_prints_as_sqlglots_spark_printer(sql, read):
 
     tree = sqlglot.parse_one(sql, read=read)
     assert tree.sql(dialect=DIALECT) == tree.sql(dialect="spark")
+
+
+def test_is_unknown_is_told_from_is_null_and_unary_plus_from_none():
+    tree = parse_query("SELECT x IS NOT UNKNOWN, NOT unknown, unknown IS NULL, x IS UNKNOWN FROM t")
+    is_not_unknown, not_column, is_null, is_unknown = tree.expressions
+    assert is_not_unknown.this.expression.meta.get(IS_UNKNOWN) and is_unknown.expression.meta.get(IS_UNKNOWN)
+    assert isinstance(not_column.this, exp.Column) and not is_null.expression.meta.get(IS_UNKNOWN)
+    assert not is_unknown.expression.comments and not tree.meta.get(UNARY_PLUS)
+    assert parse_query("SELECT a + +b FROM t").meta.get(UNARY_PLUS)
+    assert not parse_query("SELECT a + b, 1E+5 FROM t").meta.get(UNARY_PLUS)

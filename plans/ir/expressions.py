@@ -394,8 +394,12 @@ class Comparison(BinaryExpr):
 
     def _type_and_nullability(self):
         lt, rt = self.left.data_type, self.right.data_type
-        implicit_string_cast = lt != rt and T.STRING in (lt, rt) and T.NULL not in (lt, rt)
-        return T.BOOLEAN, self.left.nullable or self.right.nullable or implicit_string_cast
+        t = self.compare_type
+        if t is None:
+            implicit_cast_null = lt != rt and T.STRING in (lt, rt) and T.NULL not in (lt, rt)
+        else:  # (a string compared as a number may be NULL, a date as a timestamp_ntz...)
+            implicit_cast_null = cast_may_be_null(lt, t) or cast_may_be_null(rt, t)
+        return T.BOOLEAN, self.left.nullable or self.right.nullable or implicit_cast_null
 
 
 @node(children={"left": ONE, "right": ONE})
@@ -452,15 +456,23 @@ class GreaterThanOrEqual(Comparison):
 
 
 def _literal_decimal(e: Expr):
+    """DecimalType.fromLiteral: a smallint, int or bigint literal widens to the decimal
+    of its digits (a tinyint literal to its type's, decimal(3,0))."""
     if isinstance(e, Literal) and isinstance(e.value, int) and not isinstance(e.value, bool) \
-            and T.is_integral(e.data_type):
+            and e.data_type in (T.SHORT, T.INT, T.LONG):
         return T.literal_decimal_for_int(e.value)
     return None
 
 
 class Arithmetic(BinaryExpr):
+    """`left op right`; `precision_loss` is spark.sql.decimalOperations.allowPrecisionLoss,
+    which decides the result type of decimal operands past 38 digits, and `ansi`
+    spark.sql.ansi.enabled (without it a decimal result that overflows is NULL)."""
+
     __slots__ = ()
     op = "?"
+    precision_loss: bool  # (fields of every subclass)
+    ansi: bool
 
     def _self_null_intolerant(self) -> bool:
         return True
@@ -473,7 +485,7 @@ class Arithmetic(BinaryExpr):
         if datetime_type is not None:
             return datetime_type
         t = T.binary_arithmetic_type(self.op, lt, rt, _literal_decimal(self.left),
-                                     _literal_decimal(self.right))
+                                     _literal_decimal(self.right), self.precision_loss)
         return t if t is not None else T.UNKNOWN
 
     def _type_and_nullability(self):
@@ -486,7 +498,8 @@ class Arithmetic(BinaryExpr):
                 d = _literal_decimal(x)
                 if d is not None and isinstance(other.data_type, T.DecimalType) and cast_may_be_null(x.data_type, d):
                     nullable = True
-        return t, nullable
+        overflow_null = not self.ansi and isinstance(t, T.DecimalType)  # (NULL on overflow)
+        return t, nullable or overflow_null
 
     def _self_may_raise(self) -> bool:
         t = self.data_type
@@ -521,6 +534,8 @@ def _datetime_arithmetic_type(op, lt, rt):
 class Add(Arithmetic):
     left: Expr
     right: Expr
+    precision_loss: bool = True
+    ansi: bool = True
     symbol = "+"
     op = "+"
 
@@ -529,6 +544,8 @@ class Add(Arithmetic):
 class Subtract(Arithmetic):
     left: Expr
     right: Expr
+    precision_loss: bool = True
+    ansi: bool = True
     symbol = "-"
     op = "-"
 
@@ -537,6 +554,8 @@ class Subtract(Arithmetic):
 class Multiply(Arithmetic):
     left: Expr
     right: Expr
+    precision_loss: bool = True
+    ansi: bool = True
     symbol = "*"
     op = "*"
 
@@ -555,6 +574,8 @@ class _Division(Arithmetic):
 class Divide(_Division):
     left: Expr
     right: Expr
+    precision_loss: bool = True
+    ansi: bool = True
     symbol = "/"
     op = "/"
 
@@ -563,6 +584,8 @@ class Divide(_Division):
 class IntegralDivide(_Division):
     left: Expr
     right: Expr
+    precision_loss: bool = True
+    ansi: bool = True
     symbol = "div"
     op = "div"
 
@@ -571,6 +594,8 @@ class IntegralDivide(_Division):
 class Remainder(_Division):
     left: Expr
     right: Expr
+    precision_loss: bool = True
+    ansi: bool = True
     symbol = "%"
     op = "%"
 
@@ -624,25 +649,71 @@ def cast_may_raise(src: T.DataType, dst: T.DataType) -> bool:
 
 
 def cast_may_be_null(src: T.DataType, dst: T.DataType) -> bool:
-    """Spark's Cast.forceNullable: can a non-NULL input give NULL?  Exact between
-    numbers and booleans (checked on Spark 4.3, both modes): NOT NULL into a number, a
-    boolean or a float, and into a decimal with as many integral digits as the value can
-    have (one more when its scale is rounded: 9.5 rounds to 10); conservatively True
-    where it does not know."""
-    if src == dst or dst == T.STRING:
+    """Spark's Cast.forceNullable: can CAST of a non-NULL value give NULL?"""
+    if src == T.NULL or src == dst:
         return False
-    if (T.is_numeric(src) or src == T.BOOLEAN) and (T.is_numeric(dst) or dst == T.BOOLEAN):
+    if src == T.STRING:
+        return dst not in (T.BINARY, T.STRING)
+    if dst == T.STRING:
+        return False
+    if src == T.TIMESTAMP and dst in (T.BYTE, T.SHORT, T.INT):
+        return True
+    if src in (T.FLOAT, T.DOUBLE) and dst == T.TIMESTAMP:
+        return True
+    if src == T.TIMESTAMP and dst == T.DATE:
+        return False
+    if dst == T.DATE:
+        return True
+    if src == T.DATE and dst == T.TIMESTAMP:
+        return False
+    if src == T.DATE:
+        return True
+    if dst == T.CALENDAR_INTERVAL:
+        return True
+    if isinstance(dst, T.DecimalType):
+        return not _null_safe_to_decimal(src, dst)
+    return (T.is_fractional(src) or isinstance(src, T.DecimalType)) and T.is_integral(dst)
+
+
+def _null_safe_to_decimal(src: T.DataType, dst: T.DecimalType) -> bool:
+    """Cast.canNullSafeCastToDecimal: dst is wider than src (DecimalType.isWiderThan), or
+    src a decimal with fewer integer digits (its fraction digits may be rounded off)."""
+    if src == T.BOOLEAN:
+        return dst.precision - dst.scale >= 1
+    wide = T.decimal_for(src)
+    if wide is None:
+        return False
+    if dst.precision - dst.scale >= wide.precision - wide.scale and dst.scale >= wide.scale:
+        return True
+    return isinstance(src, T.DecimalType) and dst.precision - dst.scale > src.precision - src.scale
+
+
+def can_up_cast(src: T.DataType, dst: T.DataType) -> bool:
+    """Spark's UpCastRule.canUpCast: a cast that never loses a value (TRY_CAST of such a
+    cast is NULL only for a NULL input)."""
+    if src == dst or src == T.NULL:
+        return True
+    if dst == T.STRING:
+        return src != T.UNKNOWN
+    if any(src in kind and dst in kind for kind in (T.DAY_TIME_INTERVALS, T.YEAR_MONTH_INTERVALS)):
+        return True
+    if T.is_numeric(src) and isinstance(dst, T.DecimalType) and not isinstance(src, T.DecimalType):
+        wide = T.decimal_for(src)
+        return wide is not None and dst.precision - dst.scale >= wide.precision - wide.scale \
+            and dst.scale >= wide.scale
+    if isinstance(src, T.DecimalType):
         if isinstance(dst, T.DecimalType):
-            d = T.decimal_for(src)  # (a float or double may be NaN or infinite; a boolean is 0 or 1)
-            d = T.DecimalType(1, 0) if src == T.BOOLEAN else d
-            if d is None:
-                return True
-            room = (dst.precision - dst.scale) - (d.precision - d.scale)
-            return room < 0 or (room == 0 and dst.scale < d.scale)  # (9.5 rounds to 10)
-        if T.is_integral(dst):
-            return not (T.is_integral(src) or src == T.BOOLEAN)  # (a fraction may not fit)
-        return False
-    return True
+            return src.precision - src.scale <= dst.precision - dst.scale and src.scale <= dst.scale
+        wide = T.decimal_for(dst)
+        return wide is not None and src.precision - src.scale <= wide.precision - wide.scale \
+            and src.scale <= wide.scale
+    order = (T.BYTE, T.SHORT, T.INT, T.LONG, T.FLOAT, T.DOUBLE)
+    if src in order and dst in order:
+        return order.index(src) < order.index(dst)
+    if (src, dst) in ((T.DATE, T.TIMESTAMP), (T.DATE, T.TIMESTAMP_NTZ), (T.TIMESTAMP_NTZ, T.TIMESTAMP),
+                      (T.TIMESTAMP, T.TIMESTAMP_NTZ), (T.TIMESTAMP, T.LONG), (T.LONG, T.TIMESTAMP)):
+        return True
+    return False
 
 
 @node(children={"child": ONE})
@@ -660,7 +731,16 @@ class Cast(Expr):
 
     def _type_and_nullability(self):
         src = self.child.data_type
-        nullable = self.child.nullable or self.try_ or cast_may_be_null(src, self.to)
+        # (Spark's Cast.nullable: TRY_CAST is NULL where a value does not fit the type,
+        # a string's bytes always fit a binary; a decimal to an integral is taken to
+        # overflow, even where canUpCast says it cannot)
+        if not self.try_:
+            maybe_null = cast_may_be_null(src, self.to)
+        elif isinstance(src, T.DecimalType) and T.is_integral(self.to):
+            maybe_null = True
+        else:
+            maybe_null = not (can_up_cast(src, self.to) or (src, self.to) == (T.STRING, T.BINARY))
+        nullable = self.child.nullable or maybe_null
         return self.to, nullable
 
     def _self_may_raise(self) -> bool:

@@ -43,6 +43,9 @@ class FunctionSpec:
     # (which may raise, or which Spark's analysis may refuse: `substring(NULL, TRUE)`).
     # Only then may a call be evaluated, or folded to NULL for a NULL argument.
     exact_args: Callable = _true
+    # the kinds of type Spark takes for the leading arguments (see `accepts`); one
+    # past them takes any type
+    inputs: tuple = ()
 
 
 def _positions(*kinds: Callable[[T.DataType], bool]) -> Callable:
@@ -68,6 +71,74 @@ def _int32(t) -> bool:
 
 def _date(t) -> bool:
     return t in (T.DATE, T.NULL)
+
+
+# Kinds of argument type, as Spark's functions declare them (ImplicitCastInputTypes:
+# a type that casts implicitly is taken too), read off Spark 4.3 by the type oracle
+# (tests/oracles/expr_types.py).  Each is (type, ansi) -> the type Spark casts an
+# argument of that type to (itself where none), or None where Spark does not take it
+# (an array, a struct, a type not modelled: such a call is not modelled).
+def ANY(t, ansi) -> T.DataType | None:
+    return t
+
+
+def DATES(t, ansi) -> T.DataType | None:
+    """a date (a string, a timestamp, cast to one)."""
+    return T.DATE if t in (T.STRING, T.DATE, T.TIMESTAMP, T.TIMESTAMP_NTZ, T.NULL) else None
+
+
+def DAY_COUNTS(t, ansi) -> T.DataType | None:
+    """a number of days of date_add: tinyint, smallint, int (a string under ANSI)."""
+    if t in (T.BYTE, T.SHORT, T.INT):
+        return t
+    return T.INT if t == T.NULL or (ansi and t == T.STRING) else None
+
+
+def BYTES(t, ansi) -> T.DataType | None:
+    """binary (a string cast to one)."""
+    return T.BINARY if t in (T.STRING, T.BINARY, T.NULL) else None
+
+
+def NUMBERS(t, ansi) -> T.DataType | None:
+    """a number (a string cast to a double)."""
+    return t if T.is_numeric(t) else T.DOUBLE if t in (T.STRING, T.NULL) else None
+
+
+def SIGNED(t, ansi) -> T.DataType | None:
+    """a number or an ANSI interval (a string cast to a double: abs)."""
+    if t in T.DAY_TIME_INTERVALS or t in T.YEAR_MONTH_INTERVALS:
+        return t
+    return NUMBERS(t, ansi)
+
+
+def INTS(t, ansi) -> T.DataType | None:
+    """an int (any number or string cast to one: substring's position and length)."""
+    return T.INT if T.is_numeric(t) or t in (T.STRING, T.NULL) else None
+
+
+def NUMBERS_ONLY(t, ansi) -> T.DataType | None:
+    return t if T.is_numeric(t) or t == T.NULL else None
+
+
+def BOOLEANS(t, ansi) -> T.DataType | None:
+    """a boolean (a string under ANSI)."""
+    return T.BOOLEAN if t in (T.BOOLEAN, T.NULL) or (ansi and t == T.STRING) else None
+
+
+def COLLECTIONS(t, ansi) -> T.DataType | None:
+    return t if isinstance(t, (T.ArrayType, T.MapType)) or t == T.NULL else None
+
+
+def input_types(inputs: tuple, types, ansi: bool) -> list[T.DataType] | None:
+    """The types Spark casts the leading arguments to (by the `inputs` kinds), or None
+    where it does not take one of them."""
+    out = [kind(t, ansi) for kind, t in zip(inputs, types)]
+    return None if None in out else out
+
+
+def accepts(inputs: tuple, types, ansi: bool) -> bool:
+    """Does Spark take arguments of these types, the leading ones of the `inputs` kinds?"""
+    return input_types(inputs, types, ansi) is not None
 
 
 def _same_as_first(args):
@@ -147,37 +218,39 @@ _register(
     # nanvl(a, b): a unless a is NaN; NULL if a is NULL; b (maybe NULL) if a is NaN.
     FunctionSpec("nanvl", _nanvl_type, nullable=_any_nullable, null_intolerant=False, min_args=2, max_args=2),
     # isnan(NULL) is FALSE, never NULL.
-    FunctionSpec("isnan", _const(T.BOOLEAN), nullable=_false, null_intolerant=False, min_args=1, max_args=1),
+    FunctionSpec("isnan", _const(T.BOOLEAN), nullable=_false, null_intolerant=False, min_args=1, max_args=1, inputs=(NUMBERS,)),
     # greatest / least skip NULLs: NULL only if every argument is.
     FunctionSpec("greatest", _common, nullable=lambda args: all(a.nullable for a in args),
                  null_intolerant=False, min_args=2),
     FunctionSpec("least", _common, nullable=lambda args: all(a.nullable for a in args),
                  null_intolerant=False, min_args=2),
     FunctionSpec("abs", _numeric_or_double, may_raise=_abs_raises, min_args=1, max_args=1,
-                 exact_args=_positions(_number)),
+                 exact_args=_positions(_number), inputs=(SIGNED,)),
     *(FunctionSpec(name, _string_result, min_args=1, max_args=1, exact_args=_positions(_string))
       for name in ("upper", "lower", "ucase", "lcase", "trim", "ltrim", "rtrim")),
     *(FunctionSpec(name, _const(T.INT), min_args=1, max_args=1, exact_args=_positions(_string))
       for name in ("length", "char_length", "character_length")),
-    *(FunctionSpec(name, _substring_type, min_args=2, max_args=3, exact_args=_positions(_string, _int32))
+    *(FunctionSpec(name, _substring_type, min_args=2, max_args=3, exact_args=_positions(_string, _int32),
+                   inputs=(ANY, INTS, INTS))
       for name in ("substring", "substr")),
     FunctionSpec("concat", _concat_type, min_args=1, exact_args=_positions(_string)),
     # (Spark types round nullable whatever its arguments: RoundBase.nullable)
     FunctionSpec("round", _round_type, nullable=_true, min_args=1, max_args=2,
                  may_raise=lambda args: not T.is_fractional(args[0].data_type),
-                 exact_args=_positions(_number, _int32)),
+                 exact_args=_positions(_number, _int32), inputs=(NUMBERS,)),
     FunctionSpec("like", _const(T.BOOLEAN), min_args=2, max_args=2,
                  may_raise=_true, exact_args=_positions(_string)),
     # between(v, lo, hi) = v >= lo AND v <= hi: not null-intolerant (1 BETWEEN NULL AND 0 is FALSE)
     FunctionSpec("between", _const(T.BOOLEAN), null_intolerant=False, min_args=3, max_args=3,
                  may_raise=lambda args: len({a.data_type for a in args} - {T.NULL}) > 1),
     FunctionSpec("date_add", _const(T.DATE), min_args=2, max_args=2, may_raise=_true,
-                 exact_args=_positions(_date, _int32)),
+                 exact_args=_positions(_date, _int32), inputs=(DATES, DAY_COUNTS)),
     FunctionSpec("date_sub", _const(T.DATE), min_args=2, max_args=2, may_raise=_true,
-                 exact_args=_positions(_date, _int32)),
+                 exact_args=_positions(_date, _int32), inputs=(DATES, DAY_COUNTS)),
     FunctionSpec("datediff", _const(T.INT), min_args=2, max_args=2, may_raise=_true,
-                 exact_args=_positions(_date)),
-    *(FunctionSpec(name, _const(T.INT), min_args=1, max_args=1, may_raise=_true, exact_args=_positions(_date))
+                 exact_args=_positions(_date), inputs=(DATES, DATES)),
+    *(FunctionSpec(name, _const(T.INT), min_args=1, max_args=1, may_raise=_true, exact_args=_positions(_date),
+                   inputs=(DATES,))
       for name in ("year", "month", "dayofmonth")),
     FunctionSpec("current_date", _const(T.DATE), nullable=_false, null_intolerant=False,
                  foldable=False, min_args=0, max_args=0),
@@ -226,23 +299,23 @@ _register_agg(
                  min_args=1, max_args=1),
     FunctionSpec("min", _same_as_first, nullable=_true, null_intolerant=False, min_args=1, max_args=1),
     FunctionSpec("max", _same_as_first, nullable=_true, null_intolerant=False, min_args=1, max_args=1),
-    FunctionSpec("stddev_samp", _const(T.DOUBLE), nullable=_true, null_intolerant=False, min_args=1, max_args=1),
-    FunctionSpec("stddev", _const(T.DOUBLE), nullable=_true, null_intolerant=False, min_args=1, max_args=1),
-    FunctionSpec("std", _const(T.DOUBLE), nullable=_true, null_intolerant=False, min_args=1, max_args=1),
-    FunctionSpec("stddev_pop", _const(T.DOUBLE), nullable=_true, null_intolerant=False, min_args=1, max_args=1),
-    FunctionSpec("variance", _const(T.DOUBLE), nullable=_true, null_intolerant=False, min_args=1, max_args=1),
-    FunctionSpec("var_samp", _const(T.DOUBLE), nullable=_true, null_intolerant=False, min_args=1, max_args=1),
-    FunctionSpec("var_pop", _const(T.DOUBLE), nullable=_true, null_intolerant=False, min_args=1, max_args=1),
+    FunctionSpec("stddev_samp", _const(T.DOUBLE), nullable=_true, null_intolerant=False, min_args=1, max_args=1, inputs=(NUMBERS,)),
+    FunctionSpec("stddev", _const(T.DOUBLE), nullable=_true, null_intolerant=False, min_args=1, max_args=1, inputs=(NUMBERS,)),
+    FunctionSpec("std", _const(T.DOUBLE), nullable=_true, null_intolerant=False, min_args=1, max_args=1, inputs=(NUMBERS,)),
+    FunctionSpec("stddev_pop", _const(T.DOUBLE), nullable=_true, null_intolerant=False, min_args=1, max_args=1, inputs=(NUMBERS,)),
+    FunctionSpec("variance", _const(T.DOUBLE), nullable=_true, null_intolerant=False, min_args=1, max_args=1, inputs=(NUMBERS,)),
+    FunctionSpec("var_samp", _const(T.DOUBLE), nullable=_true, null_intolerant=False, min_args=1, max_args=1, inputs=(NUMBERS,)),
+    FunctionSpec("var_pop", _const(T.DOUBLE), nullable=_true, null_intolerant=False, min_args=1, max_args=1, inputs=(NUMBERS,)),
     FunctionSpec("first", _same_as_first, nullable=_true, null_intolerant=False, min_args=1, max_args=1),
     FunctionSpec("last", _same_as_first, nullable=_true, null_intolerant=False, min_args=1, max_args=1),
     FunctionSpec("any_value", _same_as_first, nullable=_true, null_intolerant=False, min_args=1, max_args=1),
     FunctionSpec("collect_list", _array_of_first, nullable=_false, null_intolerant=False, min_args=1, max_args=1),
     FunctionSpec("collect_set", _array_of_first, nullable=_false, null_intolerant=False, min_args=1, max_args=1),
-    FunctionSpec("count_if", _const(T.LONG), nullable=_false, null_intolerant=False, min_args=1, max_args=1),
-    FunctionSpec("bool_and", _const(T.BOOLEAN), nullable=_true, null_intolerant=False, min_args=1, max_args=1),
-    FunctionSpec("bool_or", _const(T.BOOLEAN), nullable=_true, null_intolerant=False, min_args=1, max_args=1),
-    FunctionSpec("every", _const(T.BOOLEAN), nullable=_true, null_intolerant=False, min_args=1, max_args=1),
-    FunctionSpec("some", _const(T.BOOLEAN), nullable=_true, null_intolerant=False, min_args=1, max_args=1),
+    FunctionSpec("count_if", _const(T.LONG), nullable=_false, null_intolerant=False, min_args=1, max_args=1, inputs=(BOOLEANS,)),
+    FunctionSpec("bool_and", _const(T.BOOLEAN), nullable=_true, null_intolerant=False, min_args=1, max_args=1, inputs=(BOOLEANS,)),
+    FunctionSpec("bool_or", _const(T.BOOLEAN), nullable=_true, null_intolerant=False, min_args=1, max_args=1, inputs=(BOOLEANS,)),
+    FunctionSpec("every", _const(T.BOOLEAN), nullable=_true, null_intolerant=False, min_args=1, max_args=1, inputs=(BOOLEANS,)),
+    FunctionSpec("some", _const(T.BOOLEAN), nullable=_true, null_intolerant=False, min_args=1, max_args=1, inputs=(BOOLEANS,)),
 )
 
 # Values an aggregate gives over no rows (a global aggregate over an empty input).
@@ -307,10 +380,26 @@ OPAQUE_RESULT_TYPES: dict[str, Callable] = {
 }
 
 
-def opaque_result_type(name: str, arg_types: list) -> "T.DataType":
+# The kinds of argument those functions take (see `accepts`); with others Spark rejects
+# the call (or it is not modelled), which stays of an unknown type
+OPAQUE_INPUTS: dict[str, tuple] = {
+    **{n: (DATES,) for n in ("trunc", "last_day", "next_day", "date_format", "dayofweek",
+                             "weekofyear", "quarter", "hour", "minute", "second", "months_between",
+                             "unix_timestamp")},
+    "date_trunc": (ANY, DATES),
+    "add_months": (DATES, NUMBERS),
+    "from_unixtime": (NUMBERS,),
+    "format_number": (NUMBERS_ONLY,),
+    **{n: (BYTES,) for n in ("md5", "sha1", "sha2", "base64")},
+    "size": (COLLECTIONS,),
+}
+
+
+def opaque_result_type(name: str, arg_types: list, ansi: bool = True) -> "T.DataType":
     """The type of an unmodelled function's result, or UNKNOWN."""
     fn = OPAQUE_RESULT_TYPES.get(name)
-    if fn is None or any(t == T.UNKNOWN for t in arg_types):
+    if fn is None or any(t == T.UNKNOWN for t in arg_types) or \
+            not accepts(OPAQUE_INPUTS.get(name, ()), arg_types, ansi):
         return T.UNKNOWN
     t = fn(arg_types)
     return t if t is not None else T.UNKNOWN

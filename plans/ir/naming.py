@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from datetime import date, datetime
-from decimal import Decimal
+from decimal import Decimal, localcontext
 from typing import cast
 
 from . import expressions as E
@@ -53,6 +53,19 @@ def java_double(v: float, shortest: str | None = None) -> str:
     return f"{sign}{ds[0]}.{ds[1:] or '0'}E{power}"
 
 
+def java_decimal(value: Decimal, data_type: T.DataType) -> str:
+    """Java's BigDecimal.toString of a decimal at its type's scale, which Spark uses for
+    decimal literals in names: positional (`1.50`, `150`) unless the scale is positive and
+    the value's adjusted exponent below -6 (`1E-38`); Python's Decimal prints the same."""
+    if value == 0:
+        value = abs(value)  # Spark's decimals have no negative zero
+    if isinstance(data_type, T.DecimalType):
+        with localcontext() as ctx:
+            ctx.prec = 2 * T.MAX_PRECISION
+            value = value.quantize(Decimal(1).scaleb(-data_type.scale))
+    return str(value)
+
+
 def literal_name(value, data_type: T.DataType) -> str:
     if value is None:
         return "NULL"
@@ -63,13 +76,7 @@ def literal_name(value, data_type: T.DataType) -> str:
     if data_type == T.DOUBLE and isinstance(value, (float, int)):
         return java_double(float(value))
     if isinstance(value, Decimal):
-        if value == 0:
-            value = abs(value)
-        if value != 0 and value.adjusted() < -6:
-            # Spark prints a decimal as Java's BigDecimal.toString does, which writes an
-            # exponent below 10^-6 (1.230E-26), as Python's str() does
-            return str(value)
-        return format(value, "f")
+        return java_decimal(value, data_type)
     if isinstance(value, str):
         return value
     if isinstance(value, bytes):
@@ -86,20 +93,13 @@ def literal_name(value, data_type: T.DataType) -> str:
 
 
 def interval_name(value, data_type) -> str:
-    months, days, micros = value
-    unit = T.INTERVAL_UNITS.get(data_type)
-    if unit is not None:
-        name, field, size = unit
-        n = value[field] // size
-        text = f"{n:02d}" if name in ("HOUR", "MINUTE", "SECOND") and n >= 0 else str(n)
-        return f"INTERVAL '{text}' {name}"
-    if data_type in T.YEAR_MONTH_INTERVALS:
-        if months % 12 == 0:
-            return f"INTERVAL '{months // 12}' YEAR"
-        return f"INTERVAL '{months}' MONTH"
-    if micros == 0:
-        return f"INTERVAL '{days}' DAY"
-    return f"INTERVAL '{days} {micros}' DAY TO SECOND"
+    from .intervals import text
+
+    shown = text(value, data_type)
+    if shown is not None:
+        return shown
+    months, days, micros = value  # (a calendar interval: not built by the analyzer)
+    return f"INTERVAL '{months} {days} {micros}'"
 
 
 def _name_node(e: E.Expr, args: list[str]) -> str:
@@ -122,6 +122,8 @@ def _name_node(e: E.Expr, args: list[str]) -> str:
             return f"date_add({args[0]}, extractansiintervaldays({args[1]}))"
         case E.Add(left, right) if left.data_type == T.DATE and T.is_integral(right.data_type):
             return f"date_add({args[0]}, {args[1]})"
+        case E.Add(left, right) if right.data_type == T.DATE and T.is_integral(left.data_type):
+            return f"date_add({args[1]}, {args[0]})"  # (Spark puts the date first)
         case E.Subtract(left, right) if left.data_type == T.DATE and right.data_type == T.DAY_INTERVAL:
             return f"date_add({args[0]}, (- extractansiintervaldays({args[1]})))"
         case E.Add(left, right) | E.Subtract(left, right) if right.data_type in T.INTERVALS and \

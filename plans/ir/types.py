@@ -108,15 +108,37 @@ NULL = AtomicType("void")
 # The type of an expression the optimizer does not model (an opaque function,
 # a window expression).  Rules never build a literal of this type.
 UNKNOWN = AtomicType("unknown")
-# ANSI intervals, by their fields as Spark types them (INTERVAL '3' DAY is `interval day`)
-DAY_TIME_INTERVAL = AtomicType("interval day to second")
-DAY_INTERVAL = AtomicType("interval day")
-HOUR_INTERVAL = AtomicType("interval hour")
-MINUTE_INTERVAL = AtomicType("interval minute")
-SECOND_INTERVAL = AtomicType("interval second")
-YEAR_INTERVAL = AtomicType("interval year")
-MONTH_INTERVAL = AtomicType("interval month")
-YEAR_MONTH_INTERVAL = AtomicType("interval year to month")
+# ANSI intervals, by their fields as Spark types them (INTERVAL '3' DAY is `interval day`,
+# INTERVAL '1 02' DAY TO HOUR `interval day to hour`): a day-time interval from a start
+# field to an end field of day, hour, minute, second; a year-month one of year, month.
+DAY_TIME_FIELDS = ("day", "hour", "minute", "second")
+YEAR_MONTH_FIELDS = ("year", "month")
+
+
+def _interval_type(fields: tuple[str, ...], start: int, end: int) -> AtomicType:
+    if start == end:
+        return AtomicType(f"interval {fields[start]}")
+    return AtomicType(f"interval {fields[start]} to {fields[end]}")
+
+
+def day_time_interval(start: int, end: int) -> AtomicType:
+    """DayTimeIntervalType(start, end), fields by index in DAY_TIME_FIELDS."""
+    return _interval_type(DAY_TIME_FIELDS, start, end)
+
+
+def year_month_interval(start: int, end: int) -> AtomicType:
+    """YearMonthIntervalType(start, end), fields by index in YEAR_MONTH_FIELDS."""
+    return _interval_type(YEAR_MONTH_FIELDS, start, end)
+
+
+DAY_TIME_INTERVAL = day_time_interval(0, 3)
+DAY_INTERVAL = day_time_interval(0, 0)
+HOUR_INTERVAL = day_time_interval(1, 1)
+MINUTE_INTERVAL = day_time_interval(2, 2)
+SECOND_INTERVAL = day_time_interval(3, 3)
+YEAR_INTERVAL = year_month_interval(0, 0)
+MONTH_INTERVAL = year_month_interval(1, 1)
+YEAR_MONTH_INTERVAL = year_month_interval(0, 1)
 CALENDAR_INTERVAL = AtomicType("interval")
 
 INTEGRAL: tuple[DataType, ...] = (BYTE, SHORT, INT, LONG)
@@ -166,8 +188,8 @@ def is_numeric(t: DataType) -> bool:
     return t in _NUMERIC_ORDER or isinstance(t, DecimalType)
 
 
-DAY_TIME_INTERVALS = (DAY_INTERVAL, HOUR_INTERVAL, MINUTE_INTERVAL, SECOND_INTERVAL, DAY_TIME_INTERVAL)
-YEAR_MONTH_INTERVALS = (YEAR_INTERVAL, MONTH_INTERVAL, YEAR_MONTH_INTERVAL)
+DAY_TIME_INTERVALS = tuple(day_time_interval(s, e) for s in range(4) for e in range(s, 4))
+YEAR_MONTH_INTERVALS = tuple(year_month_interval(s, e) for s in range(2) for e in range(s, 2))
 INTERVALS = DAY_TIME_INTERVALS + YEAR_MONTH_INTERVALS + (CALENDAR_INTERVAL,)
 # unit of a single-field interval type -> (field of the value tuple, unit size)
 INTERVAL_UNITS = {YEAR_INTERVAL: ("YEAR", 0, 12), MONTH_INTERVAL: ("MONTH", 0, 1),
@@ -354,11 +376,14 @@ def arithmetic_operand_type(a: DataType, b: DataType) -> DataType | None:
 
 def binary_arithmetic_type(op: str, a: DataType, b: DataType,
                            a_literal_decimal: DecimalType | None = None,
-                           b_literal_decimal: DecimalType | None = None) -> DataType | None:
+                           b_literal_decimal: DecimalType | None = None,
+                           precision_loss: bool = True) -> DataType | None:
     """Result type of `a op b` for op in + - * / % div (DecimalPrecision rules).
 
     `x_literal_decimal` is the decimal an integral *literal* widens to (Spark uses the
-    literal's own precision, so `d + 1` is decimal(p+1,...), not the int's decimal(10,0))."""
+    literal's own precision, so `d + 1` is decimal(p+1,...), not the int's decimal(10,0)).
+    `precision_loss`: spark.sql.decimalOperations.allowPrecisionLoss (a decimal result
+    past 38 digits gives up fraction digits, down to 6; else it is bounded)."""
     if op == "div":  # integral or decimal operands only (Spark refuses `1.5D div 2`)
         if all(is_integral(t) or isinstance(t, DecimalType) or t == NULL for t in (a, b)):
             return LONG
@@ -369,6 +394,14 @@ def binary_arithmetic_type(op: str, a: DataType, b: DataType,
         decs = _decimal_operands(a, b, a_literal_decimal, b_literal_decimal)
         if decs is not None:
             p1, s1, p2, s2 = decs
+            if not precision_loss:
+                int_digits = min(MAX_PRECISION, p1 - s1 + s2)
+                dec_digits = min(MAX_PRECISION, max(MIN_ADJUSTED_SCALE, s1 + p2 + 1))
+                over = int_digits + dec_digits - MAX_PRECISION
+                if over > 0:
+                    dec_digits -= over // 2 + 1
+                    int_digits = MAX_PRECISION - dec_digits
+                return bounded_decimal(int_digits + dec_digits, dec_digits)
             scale = max(MIN_ADJUSTED_SCALE, s1 + p2 + 1)
             precision = p1 - s1 + s2 + scale
             return adjust_precision_scale(precision, scale)
@@ -388,7 +421,7 @@ def binary_arithmetic_type(op: str, a: DataType, b: DataType,
             scale = max(s1, s2)
         else:
             return None
-        return adjust_precision_scale(precision, scale)
+        return adjust_precision_scale(precision, scale) if precision_loss else bounded_decimal(precision, scale)
     return arithmetic_operand_type(a, b)
 
 

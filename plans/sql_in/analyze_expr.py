@@ -17,6 +17,7 @@ from ..ir import expressions as E
 from ..ir import logical as L
 from ..ir import types as T
 from .catalog import Catalog
+from .coercion import coerce
 from .expr_calls import (
     analyze_anonymous,
     analyze_filter,
@@ -88,6 +89,7 @@ class ExprAnalyzer:
         self.analyzer = analyzer
         self.sql = analyzer.sql
         self.ansi = analyzer.catalog.ansi
+        self.decimal_precision_loss = analyzer.catalog.decimal_precision_loss
         # called with each node analyzed and what it became, when a caller wants them
         # (`optimizer.findings.SourceMap`)
         self.observer: Callable[[exp.Expression, E.Expr], None] | None = None
@@ -123,13 +125,11 @@ class ExprAnalyzer:
             return e
         if not self.ansi:
             e = legacy_string_coercion(e)
+        e = coerce(e, self.ansi)
         if isinstance(e, E.Func) and e.data_type == T.UNKNOWN:
             return self.opaque(node, ctx)
         if isinstance(e, E.Comparison) and e.compare_type is None:
             raise NotModelled(f"comparison of {e.left.data_type} with {e.right.data_type}")
-        if isinstance(e, E.In) and T.wider_type_of(k.data_type for k in kids) is None and \
-                T.comparison_type(e.value.data_type, kids[1].data_type) is None:
-            raise NotModelled("IN list of mixed types")
         if e.data_type == T.UNKNOWN:
             raise NotModelled(f"the type of {type(e).__name__} over "
                               f"{', '.join(k.data_type.simple_string() for k in kids)}")
@@ -138,7 +138,7 @@ class ExprAnalyzer:
     def _fallback(self, node: exp.Expression, ctx: Ctx) -> E.Expr:
         if isinstance(node, exp.Func) or isinstance(node, exp.Binary) or isinstance(node, exp.Unary):
             out = function_or_opaque(self, node, ctx)
-            return out if self.ansi else legacy_string_coercion(out)
+            return coerce(out if self.ansi else legacy_string_coercion(out), self.ansi)
         if isinstance(node, (exp.Condition, exp.Interval)):
             return self.opaque(node, ctx)
         raise NotModelled(f"expression {type(node).__name__}")
@@ -208,7 +208,9 @@ _ANALYZERS: dict[type, Callable[..., E.Expr | None]] = {
 # casts Spark does not name (`user=False`), so that every rule sees the operand types
 # Spark computes with.  A failed cast is NULL there, which the casts' nullability covers.
 _LEGACY_COMPARED_AS_OTHER = (T.BYTE, T.SHORT, T.INT, T.LONG, T.FLOAT, T.DOUBLE, T.BOOLEAN, T.DATE,
-                             T.TIMESTAMP)
+                             T.TIMESTAMP, T.TIMESTAMP_NTZ, T.BINARY)
+# the types a string next to them in IN, CASE, IF and coalesce makes strings
+_LEGACY_AS_STRINGS = (T.DATE, T.TIMESTAMP, T.TIMESTAMP_NTZ, *T.DAY_TIME_INTERVALS, *T.YEAR_MONTH_INTERVALS)
 _LEGACY_ARITHMETIC = (E.Add, E.Subtract, E.Multiply, E.Divide, E.Remainder)
 
 
@@ -264,7 +266,7 @@ def legacy_string_coercion(e: E.Expr) -> E.Expr:
             if T.STRING not in types or len(types) == 1:
                 return e
             if not all(t == T.STRING or T.is_numeric(t) or isinstance(t, T.DecimalType)
-                       or t in (T.DATE, T.TIMESTAMP) for t in types):
+                       or t in _LEGACY_AS_STRINGS for t in types):
                 raise NotModelled(f"a string next to {', '.join(sorted(t.simple_string() for t in types))} "
                                   f"outside ANSI mode")
             as_strings = {id(v): _implicit(v, T.STRING) for v in values if v.data_type != T.NULL}
@@ -276,7 +278,7 @@ def legacy_string_coercion(e: E.Expr) -> E.Expr:
             return e
 
 
-_LEGACY_WIDENING_FUNCTIONS = frozenset({"greatest", "least", "nanvl", "nullif"})
+_LEGACY_WIDENING_FUNCTIONS = frozenset({"greatest", "least", "nullif"})
 
 
 def _boolean_and_number(a: T.DataType, b: T.DataType) -> bool:

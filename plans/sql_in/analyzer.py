@@ -27,6 +27,7 @@ from ..ir.records import replace
 from .analyze_expr import ExprAnalyzer
 from .catalog import Catalog
 from .expr_context import Ctx, NotModelled, legacy_widening
+from .parse import UNARY_PLUS
 from .settings import first_affecting
 from .from_clause import CTEDef, _has_modifiers, from_items, values_relation
 from .precedence import MEANING
@@ -63,6 +64,9 @@ class Analyzer:
             # Spark then reads a backslash in a string literal as itself, where sparkfold's
             # parser (Spark's default) reads an escape
             raise NotModelled("a backslash under spark.sql.parser.escapedStringLiterals")
+        if tree.meta.get(UNARY_PLUS):
+            raise NotModelled("a unary plus (`+ x`), which sqlglot's parser drops: its column name "
+                              "`(+ x)`, and Spark's checks and casts of its operand, would be lost")
         setting = first_affecting(self.catalog.unmodelled, tree, self.sql) if self.catalog.unmodelled else None
         if setting is not None:
             raise NotModelled(f"the session sets {setting}, which can change what this query means "

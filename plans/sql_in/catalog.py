@@ -5,9 +5,9 @@ may be qualified, `db.t`), from the same mapping in a JSON file, from a `.sql` f
 CREATE TABLE statements (`SHOW CREATE TABLE`'s output), from the data itself (Parquet
 files, Delta tables: `file_schemas`), or from a live
 SparkSession (schemas, nullability included, read lazily with `spark.table(name)`;
-the session's `spark.sql.ansi.enabled` and `spark.sql.legacy.setopsPrecedence.enabled`
-too).  Names are case-insensitive, as in Spark
-by default.
+the session's settings too: those sparkfold models, `settings.SETTINGS`, and the others
+that change what a query means, `settings.UNMODELLED`).  Names are case-insensitive, as in
+Spark by default.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from ..ir import types as T
 from ..ir.errors import SchemaError, UnknownTableError
 from ..ir.records import record
 from .data_types import TypeParseError, parse_type
-from .settings import unmodelled_settings
+from .settings import SETTINGS, unmodelled_settings
 
 
 @record(frozen=True)
@@ -70,13 +70,6 @@ def _parse_column_type(text: str) -> tuple[T.DataType, bool]:
                           f"optionally followed by NOT NULL)") from None
 
 
-# The session settings that change what a query means, by Spark's key: the Catalog's
-# keyword for each, and Spark's default
-SETTINGS = {"spark.sql.ansi.enabled": ("ansi", "true"),
-            "spark.sql.legacy.setopsPrecedence.enabled": ("legacy_setops_precedence", "false"),
-            "spark.sql.parser.escapedStringLiterals": ("escaped_string_literals", "false")}
-
-
 def session_settings(spark: Any) -> dict[str, Any]:
     """The settings of a live session (classic or Connect) that change what a query means:
     the Catalog's keywords, `unmodelled` (see plans.sql_in.settings) among them.  One call
@@ -105,7 +98,7 @@ class Catalog:
     def __init__(self, tables: Mapping[str, TableSchema] | None = None, *, ansi: bool = True,
                  loader: Callable[[str], TableSchema | None] | None = None,
                  legacy_setops_precedence: bool = False, escaped_string_literals: bool = False,
-                 unmodelled: tuple[tuple[str, str], ...] = ()):
+                 decimal_precision_loss: bool = True, unmodelled: tuple[tuple[str, str], ...] = ()):
         self._tables: dict[str, TableSchema] = {_normalize(k): v for k, v in (tables or {}).items()}
         self._loader = loader
         self._lock = threading.Lock()
@@ -116,6 +109,9 @@ class Catalog:
         # Spark's legacy option: a backslash in a string literal is itself, no escape
         # (such literals pass through, see the analyzer)
         self.escaped_string_literals = escaped_string_literals
+        # spark.sql.decimalOperations.allowPrecisionLoss: decimal arithmetic past 38
+        # digits gives up fraction digits (true) or keeps its scale bounded (false)
+        self.decimal_precision_loss = decimal_precision_loss
         # settings sparkfold does not model, set to other than Spark's default: the
         # queries they can change pass through (plans.sql_in.settings)
         self.unmodelled = tuple(unmodelled)
@@ -123,7 +119,7 @@ class Catalog:
     # -- construction ------------------------------------------------------
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, Mapping[str, str]], *, ansi: bool = True,
-                     source: str = "the schema mapping") -> "Catalog":
+                     source: str = "the schema mapping", decimal_precision_loss: bool = True) -> "Catalog":
         if not isinstance(mapping, Mapping):
             raise SchemaError("a schema must map table names to {column: type} mappings")
         tables = {}
@@ -138,7 +134,7 @@ class Catalog:
                     raise SchemaError(f"table {table!r}, column {cname!r}: {e.message}") from None
                 columns.append(Column(str(cname), dt, nullable))
             tables[table] = TableSchema(str(table), tuple(columns), source)
-        return cls(tables, ansi=ansi)
+        return cls(tables, ansi=ansi, decimal_precision_loss=decimal_precision_loss)
 
     @classmethod
     def from_json(cls, path: str | Path, *, ansi: bool = True) -> "Catalog":
@@ -282,28 +278,31 @@ class Catalog:
         schema = self.lookup(table)
         cols = tuple(Column(c.name, c.data_type, True) if c.name.lower() == column.lower() else c
                      for c in schema.columns)
-        out = Catalog(loader=self._loader, ansi=self.ansi, legacy_setops_precedence=self.legacy_setops_precedence,
-                      escaped_string_literals=self.escaped_string_literals, unmodelled=self.unmodelled)
+        out = Catalog(None, loader=self._loader, **self.settings_by_name())
         out._tables = {**self._tables, _normalize(table): TableSchema(schema.name, cols, schema.source)}
         return out
 
-    def with_settings(self, *, ansi: bool, legacy_setops_precedence: bool,
-                      escaped_string_literals: bool = False, unmodelled: Any = None) -> "Catalog":
-        """The same schemas under a session's settings (see `session_settings`;
-        `unmodelled`: (key, value) pairs, None keeps this catalog's)."""
-        unmodelled = self.unmodelled if unmodelled is None else tuple(unmodelled)
-        if (ansi, legacy_setops_precedence, escaped_string_literals, unmodelled) == self.settings:
+    def settings_by_name(self) -> dict[str, Any]:
+        """The session settings this catalog analyzes under, by keyword: those of
+        SETTINGS, then `unmodelled` ((key, value) pairs, see plans.sql_in.settings)."""
+        return {**{name: getattr(self, name) for name, _default in SETTINGS.values()}, "unmodelled": self.unmodelled}
+
+    def with_settings(self, **settings: Any) -> "Catalog":
+        """The same schemas under a session's settings (see `session_settings`); a setting
+        not given, or given as None, keeps its value."""
+        merged = {**self.settings_by_name(), **{k: v for k, v in settings.items() if v is not None}}
+        merged["unmodelled"] = tuple(merged["unmodelled"])
+        if merged == self.settings_by_name():
             return self
-        out = Catalog(loader=self._loader, ansi=ansi, legacy_setops_precedence=legacy_setops_precedence,
-                      escaped_string_literals=escaped_string_literals, unmodelled=unmodelled)
+        out = Catalog(None, loader=self._loader, **merged)
         out._tables = self._tables
         return out
 
     @property
     def settings(self) -> tuple:
-        """The session settings the catalog holds, in `SETTINGS` order, then the unmodelled
-        ones: what the optimization depends on besides the schemas."""
-        return self.ansi, self.legacy_setops_precedence, self.escaped_string_literals, self.unmodelled
+        """The session settings the catalog holds, in `settings_by_name` order: what the
+        optimization depends on besides the schemas."""
+        return tuple(self.settings_by_name().values())
 
     @classmethod
     def coerce(cls, catalog: Any) -> "Catalog":
@@ -365,6 +364,10 @@ def from_spark_type(dt) -> T.DataType:
     if name == "MapType":
         return T.MapType(from_spark_type(dt.keyType), from_spark_type(dt.valueType),
                          bool(dt.valueContainsNull))
+    if name == "DayTimeIntervalType":
+        return T.day_time_interval(dt.startField, dt.endField)
+    if name == "YearMonthIntervalType":
+        return T.year_month_interval(dt.startField, dt.endField)
     if name == "StructType":
         return T.StructType(tuple(T.StructField(f.name, from_spark_type(f.dataType), bool(f.nullable))
                                   for f in dt.fields))
@@ -373,8 +376,6 @@ def from_spark_type(dt) -> T.DataType:
         "LongType": T.LONG, "FloatType": T.FLOAT, "DoubleType": T.DOUBLE, "StringType": T.STRING,
         "BinaryType": T.BINARY, "DateType": T.DATE, "TimestampType": T.TIMESTAMP,
         "TimestampNTZType": T.TIMESTAMP_NTZ, "NullType": T.NULL,
-        "CharType": T.STRING, "VarcharType": T.STRING,
-        "DayTimeIntervalType": T.DAY_TIME_INTERVAL, "YearMonthIntervalType": T.YEAR_MONTH_INTERVAL,
-        "CalendarIntervalType": T.CALENDAR_INTERVAL,
+        "CharType": T.STRING, "VarcharType": T.STRING, "CalendarIntervalType": T.CALENDAR_INTERVAL,
     }
     return simple.get(name, T.UNKNOWN)

@@ -58,6 +58,8 @@ def parse_type(text: str) -> T.DataType:
 def from_sqlglot(dt: exp.DataType, text: str | None = None) -> T.DataType:
     """The IR type of a sqlglot `DataType`; raises TypeParseError for one Spark has not."""
     kind = dt.this
+    if isinstance(kind, exp.Interval):
+        return _ansi_interval(dt, kind, text)
     if kind in _ATOMIC:
         return _ATOMIC[kind]
     args = dt.expressions
@@ -83,6 +85,22 @@ def from_sqlglot(dt: exp.DataType, text: str | None = None) -> T.DataType:
             fields.append(T.StructField(f.name, from_sqlglot(f.args["kind"]), nullable))
         return T.StructType(tuple(fields))
     raise TypeParseError(f"unknown type {_shown(dt, text)!r}")
+
+
+def _ansi_interval(dt: exp.DataType, node: exp.Interval, text: str | None) -> T.DataType:
+    """`INTERVAL DAY`, `INTERVAL YEAR TO MONTH`, `INTERVAL HOUR TO SECOND`...: the ANSI
+    interval of those fields (sqlglot reads the fields as its `unit`)."""
+    unit = node.args.get("unit")
+    if isinstance(unit, exp.IntervalSpan):
+        start, end = unit.this.name.lower(), unit.expression.name.lower()
+    elif isinstance(unit, exp.Var):
+        start = end = unit.name.lower()
+    else:
+        raise TypeParseError(f"unknown type {_shown(dt, text)!r}")
+    for fields, make in ((T.DAY_TIME_FIELDS, T.day_time_interval), (T.YEAR_MONTH_FIELDS, T.year_month_interval)):
+        if start in fields and end in fields and fields.index(start) <= fields.index(end):
+            return make(fields.index(start), fields.index(end))
+    raise TypeParseError(f"invalid interval type {_shown(dt, text)!r}")
 
 
 def _shown(dt: exp.DataType, text: str | None) -> str:

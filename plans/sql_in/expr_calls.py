@@ -29,8 +29,9 @@ def analyze_anonymous(ea, node: exp.Anonymous, ctx):
         lit = typed_literal_call(ea, node)
         if lit is not None:
             return lit
-    if name in ("tinyint", "smallint", "bigint", "binary") and len(node.expressions) == 1:
-        # bigint(x) is CAST(x AS BIGINT), named like double(x) (sqlglot builds no cast for these)
+    if name in ("tinyint", "smallint", "bigint", "binary", "decimal") and len(node.expressions) == 1:
+        # bigint(x) is CAST(x AS BIGINT), decimal(x) CAST(x AS DECIMAL), named like
+        # double(x) (sqlglot builds no cast for these)
         cast = exp.Cast(this=node.expressions[0].copy(), to=exp.DataType.build(name.upper()))
         cast.meta["name"] = name
         return analyze_cast(ea, cast, ctx)
@@ -168,9 +169,23 @@ def function_or_opaque(ea, node: exp.Expression, ctx: Ctx) -> E.Expr:
         args = _positional_args(node)
         if args is not None and len(args) >= spec.min_args and \
                 (spec.max_args is None or len(args) <= spec.max_args):
-            return E.Func(name, tuple(ea.analyze(a, ctx) for a in args))
+            call = E.Func(name, tuple(ea.analyze(a, ctx) for a in args))
+            if name == "nullif" and T.UNKNOWN not in (call.args[0].data_type, call.args[1].data_type):
+                # Spark's nullif(a, b) is `IF(a = b, NULL, a)`: coerced (or rejected) as `a = b`
+                ea.checked(E.EqualTo(*call.args), node, ctx)
+            if _takes(call, ea.ansi):
+                return call
     kind = "scalar"
     return ea.opaque(node, ctx, kind)
+
+
+def _takes(call: E.Func | E.Agg, ansi: bool) -> bool:
+    """Does Spark take the call's arguments (by their types; one of an unknown type is
+    taken: the call is checked where it is known)?  Where it does not, Spark rejects
+    the call or casts in a way not modelled: the call is opaque (a scalar) or not
+    modelled (an aggregate)."""
+    types = [a.data_type for a in call.args]
+    return T.UNKNOWN in types or F.accepts(call.spec.inputs, types, ansi)
 
 
 def analyze_wrapped_call(ea, node, ctx):
@@ -219,7 +234,10 @@ def aggregate_call(ea, node, name, ctx) -> E.Expr:
     if spec is not None and args is not None and len(args) >= spec.min_args and \
             (spec.max_args is None or len(args) <= spec.max_args) and \
             not any(isinstance(a, (exp.Star, exp.Distinct)) for a in args):
-        return E.Agg(name, tuple(ea.analyze(a, inner) for a in args), distinct)
+        agg = E.Agg(name, tuple(ea.analyze(a, inner) for a in args), distinct)
+        if not _takes(agg, ea.ansi):
+            raise NotModelled(f"{name}() of {', '.join(a.data_type.simple_string() for a in agg.args)}")
+        return agg
     out = ea.opaque(node, inner, kind="aggregate")
     if name in ("grouping", "grouping_id"):
         out = out.copy(data_type_=T.BYTE if name == "grouping" else T.LONG)
@@ -298,7 +316,7 @@ def opaque_call(ea, node: exp.Expression, ctx: Ctx, kind: str = "scalar",
         name, known = _opaque_name(node, args)
     data_type: T.DataType = T.UNKNOWN
     if kind == "scalar":  # (a window's type is window_type's)
-        data_type = F.opaque_result_type(function_name(node), [a.data_type for a in args])
+        data_type = F.opaque_result_type(function_name(node), [a.data_type for a in args], ea.ansi)
     return E.Opaque(template, tuple(args), data_type, kind, name, name_known=known)
 
 
@@ -358,6 +376,9 @@ def _positional_args(node: exp.Expression):
         if any(node.args.get(k) for k in ("expression", "position", "collation")):
             return None
         return [node.this]
+    if isinstance(node, exp.ArrayAgg) and node.args.get("nulls_excluded") and \
+            set(k for k, v in node.args.items() if v) == {"this", "nulls_excluded"}:
+        return [node.this]  # collect_list(x): sqlglot's ARRAY_AGG that skips NULLs, as it does
     if isinstance(node, exp.Count):
         this = node.this
         if this is None:
@@ -384,7 +405,14 @@ def _positional_args(node: exp.Expression):
 _OPERATOR_NAMES: dict[type[exp.Expr], str] = {
     exp.BitwiseAnd: "({} & {})", exp.BitwiseOr: "({} | {})", exp.BitwiseXor: "({} ^ {})",
     exp.BitwiseLeftShift: "({} << {})", exp.BitwiseRightShift: "({} >> {})",
-    exp.RegexpLike: "RLIKE({}, {})", exp.ILike: "ilike({}, {})"}
+    exp.RegexpLike: "RLIKE({}, {})", exp.ILike: "ilike({}, {})", exp.BitwiseNot: "~{}"}
+
+
+_BITWISE = (exp.BitwiseAnd, exp.BitwiseOr, exp.BitwiseXor, exp.BitwiseNot)
+
+
+def _arity(node: exp.Expression) -> int:
+    return 1 if isinstance(node, exp.BitwiseNot) else 2
 
 
 def _opaque_name(node: exp.Expression, args) -> tuple[str, bool]:
@@ -407,11 +435,14 @@ def _opaque_name(node: exp.Expression, args) -> tuple[str, bool]:
         if len(args) == 1:
             return {"LEADING": "ltrim", "TRAILING": "rtrim"}.get(position, "trim") + f"({names[0]})", True
         return f"TRIM({position} {names[1]} FROM {names[0]})", True
-    if len(args) == 2 and type(node) in _OPERATOR_NAMES:
+    if len(args) == _arity(node) and type(node) in _OPERATOR_NAMES:
         form = _OPERATOR_NAMES[type(node)]
         if node.meta.get(UNSIGNED_SHIFT):
             form = "({} >>> {})"
-        text = form.format(*(spark_name(a) for a in args))
+        # (a bitwise operator of void operands only: Spark makes each a NULL of the type
+        # the operator takes, named NULL)
+        void = isinstance(node, _BITWISE) and all(a.data_type == T.NULL for a in args)
+        text = form.format(*("NULL" if void else spark_name(a) for a in args))
         return (f"(NOT {text})" if node.args.get("negate") else text), True
     if isinstance(node, (exp.Anonymous, exp.Func)) and not isinstance(node, exp.Window):
         positional = _positional_args(node)

@@ -11,6 +11,7 @@ from typing import cast
 from sqlglot import exp
 
 from ..ir import expressions as E
+from ..ir import intervals
 from ..ir import types as T
 from ..ir.dialect import ARG_PREFIX, TYPED_LITERAL_PREFIX, function_name
 from ..ir.errors import AnalysisError
@@ -132,26 +133,33 @@ def analyze_neg(ea, node: exp.Neg, ctx):
 
 
 def analyze_interval(ea, node: exp.Interval, ctx):
+    """`INTERVAL '1-2' YEAR TO MONTH`, `INTERVAL '1 02:03' DAY TO MINUTE`, `INTERVAL 3
+    DAYS`...: an ANSI interval literal (a week is 7 days); any other spelling, or text
+    Spark's syntax does not read, is kept as written."""
     unit = node.args.get("unit")
     value = node.this
-    unit_name = unit.name.lower() if isinstance(unit, exp.Expression) else ""
-    if isinstance(value, exp.Literal) and unit_name in _INTERVAL_UNITS:
-        try:
-            n = int(str(value.this).strip())
-        except ValueError:
+    if isinstance(unit, exp.IntervalSpan):
+        start, end = unit.this.name, unit.expression.name
+    elif isinstance(unit, (exp.Var, exp.Column)):
+        start = end = unit.name
+    elif unit is None:
+        # `INTERVAL '3 days'`, or sqlglot's reading of `INTERVAL '1' DAY + 'a'` as a sum
+        # of intervals: Spark's meaning (and name) is not modelled
+        raise NotModelled("an interval literal without its fields")
+    else:
+        return ea.opaque(node, ctx)
+    if not isinstance(value, exp.Literal) or (not value.is_string and not re.fullmatch(r"-?\d+", str(value.this))):
+        return ea.opaque(node, ctx)
+    text = str(value.this)
+    if start.lower() in ("week", "weeks") and start == end:
+        if not re.fullmatch(r"\s*[+-]?\d+\s*", text):
             return ea.opaque(node, ctx)
-        kind, factor = _INTERVAL_UNITS[unit_name]
-        unit = unit_name.rstrip("s")
-        if unit == "week":
-            return E.Literal((0, n * 7, 0), T.DAY_INTERVAL)
-        t = {"year": T.YEAR_INTERVAL, "month": T.MONTH_INTERVAL, "day": T.DAY_INTERVAL,
-             "hour": T.HOUR_INTERVAL, "minute": T.MINUTE_INTERVAL, "second": T.SECOND_INTERVAL}[unit]
-        if kind == "ym":
-            return E.Literal((n * factor, 0, 0), t)
-        if kind == "days":
-            return E.Literal((0, n * factor, 0), t)
-        return E.Literal((0, 0, n * factor), t)
-    return ea.opaque(node, ctx)
+        text, start, end = str(int(text) * 7), "day", "day"
+    t = intervals.interval_type(start, end)
+    v = intervals.parse(text, t) if t is not None else None
+    if t is None or v is None:
+        return ea.opaque(node, ctx)
+    return E.Literal(v, t)
 
 
 def analyze_placeholder(ea, node, ctx):
@@ -200,15 +208,6 @@ def typed_literal_call(ea, node: exp.Anonymous, negate: bool = False):
     except (ValueError, InvalidOperation, OverflowError):
         return None
     return None
-
-
-_INTERVAL_UNITS = {
-    "year": ("ym", 12), "years": ("ym", 12), "month": ("ym", 1), "months": ("ym", 1),
-    "week": ("days", 7), "weeks": ("days", 7), "day": ("days", 1), "days": ("days", 1),
-    "hour": ("us", 3_600_000_000), "hours": ("us", 3_600_000_000),
-    "minute": ("us", 60_000_000), "minutes": ("us", 60_000_000),
-    "second": ("us", 1_000_000), "seconds": ("us", 1_000_000),
-}
 
 
 def _data_type(node) -> T.DataType | None:

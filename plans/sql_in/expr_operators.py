@@ -11,12 +11,18 @@ from ..ir import expressions as E
 from ..ir import types as T
 from ..ir.dialect import TYPED_LITERAL, function_name
 from ..ir.errors import AnalysisError
+from .castable import can_cast
 from .expr_context import NotModelled, require_boolean
 from .expr_leaves import _data_type, integral_decimal_literal, typed_literal
+from .parse import IS_UNKNOWN
 
 
 def binary_operator(ea, node, ctx, cls):
     return cls(ea.analyze(node.this, ctx), ea.analyze(node.expression, ctx))
+
+
+def arithmetic(ea, node, ctx, cls):
+    return cls(ea.analyze(node.this, ctx), ea.analyze(node.expression, ctx), ea.decimal_precision_loss, ea.ansi)
 
 
 def ordering_comparison(ea, node, ctx, cls):
@@ -81,27 +87,27 @@ def logical_chain(ea, node, ctx, ast_cls, cls):
 
 
 def analyze_add(ea, node, ctx):
-    return binary_operator(ea, node, ctx, E.Add)
+    return arithmetic(ea, node, ctx, E.Add)
 
 
 def analyze_sub(ea, node, ctx):
-    return binary_operator(ea, node, ctx, E.Subtract)
+    return arithmetic(ea, node, ctx, E.Subtract)
 
 
 def analyze_mul(ea, node, ctx):
-    return binary_operator(ea, node, ctx, E.Multiply)
+    return arithmetic(ea, node, ctx, E.Multiply)
 
 
 def analyze_div(ea, node, ctx):
-    return binary_operator(ea, node, ctx, E.Divide)
+    return arithmetic(ea, node, ctx, E.Divide)
 
 
 def analyze_int_div(ea, node, ctx):
-    return binary_operator(ea, node, ctx, E.IntegralDivide)
+    return arithmetic(ea, node, ctx, E.IntegralDivide)
 
 
 def analyze_mod(ea, node, ctx):
-    return binary_operator(ea, node, ctx, E.Remainder)
+    return arithmetic(ea, node, ctx, E.Remainder)
 
 
 def analyze_dpipe(ea, node, ctx):
@@ -113,17 +119,31 @@ def analyze_not(ea, node: exp.Not, ctx):
     # `x IS NOT NULL` (sqlglot: NOT over IS); `NOT (x IS NULL)` is the same predicate
     # but Spark names it `(NOT (x IS NULL))`, so it stays a NOT
     if isinstance(inner, exp.Is) and isinstance(inner.expression, exp.Null):
-        return E.IsNotNull(ea.analyze(inner.this, ctx))
+        return E.IsNotNull(_null_tested(ea, inner, ctx))
     return E.Not(require_boolean(ea.analyze(node.this, ctx), "NOT", allow_void=True))
 
 
 def analyze_is(ea, node: exp.Is, ctx):
     target = node.expression
     if isinstance(target, exp.Null):
-        return E.IsNull(ea.analyze(node.this, ctx))
+        return E.IsNull(_null_tested(ea, node, ctx))
     if isinstance(target, exp.Boolean):
         return E.EqualNullSafe(ea.analyze(node.this, ctx), E.TRUE if target.this else E.FALSE)
     return ea.opaque(node, ctx)
+
+
+def _null_tested(ea, node: exp.Is, ctx) -> E.Expr:
+    """The operand of `x IS [NOT] NULL`, or of `x IS [NOT] UNKNOWN` (a NULL marked by
+    the parser, `parse.IS_UNKNOWN`).  Spark's `IS UNKNOWN` takes a boolean and is named
+    so; but once its operand is resolved (a column in it) or cast (void) it is `IS NULL`
+    of any type, named so.  Of other operands (a literal, an expression of literals)
+    the analysis is not modelled."""
+    operand = ea.analyze(node.this, ctx)
+    if node.expression.meta.get(IS_UNKNOWN) and node.this.find(exp.Column) is None:
+        inner = operand.child if isinstance(operand, E.Cast) else operand
+        if not (isinstance(inner, E.Literal) and inner.value is None):
+            raise NotModelled("IS UNKNOWN of an expression without a column")
+    return operand
 
 
 def analyze_in(ea, node: exp.In, ctx):
@@ -161,8 +181,29 @@ def analyze_in(ea, node: exp.In, ctx):
 def analyze_between(ea, node: exp.Between, ctx):
     if node.args.get("symmetric"):
         return ea.opaque(node, ctx)
-    args = (ea.analyze(node.this, ctx), ea.analyze(node.args["low"], ctx),
-            ea.analyze(node.args["high"], ctx))
+    value, low, high = (ea.analyze(node.this, ctx), ea.analyze(node.args["low"], ctx),
+                        ea.analyze(node.args["high"], ctx))
+    if T.UNKNOWN in (value.data_type, low.data_type, high.data_type):
+        return E.Func("between", (value, low, high))
+    # Spark's BETWEEN is `value >= low AND value <= high`: each comparison coerced (or
+    # rejected) as such; modelled where both compare the value as one type.  The value
+    # is one expression both read (With), not a literal: an integral one next to decimal
+    # bounds is cast to the decimal of its type, not of its digits (see coercion)
+    if isinstance(value, E.Literal) and T.is_integral(value.data_type) and \
+            any(isinstance(b.data_type, T.DecimalType) for b in (low, high)):
+        value = E.Cast(value, T.decimal_for(value.data_type), user=False)  # type: ignore[arg-type]
+    ge = ea.checked(E.GreaterThanOrEqual(value, low), node, ctx)
+    le = ea.checked(E.LessThanOrEqual(value, high), node, ctx)
+    if not (isinstance(ge, E.Comparison) and isinstance(le, E.Comparison)) or ge.left != le.left:
+        raise NotModelled("BETWEEN whose bounds compare the value as different types")
+    args: tuple[E.Expr, ...] = (ge.left, ge.right, le.right)
+    if E.And(ge, le).nullable and not any(a.nullable for a in args):
+        # a cast the comparisons make may be NULL (a string compared as a date): made
+        # explicit, so that the call is as nullable as they are
+        t = ge.compare_type
+        if t is None or t != le.compare_type:
+            raise NotModelled("BETWEEN whose bounds compare the value as different types")
+        args = tuple(a if a.data_type == t else E.Cast(a, t, user=False) for a in args)
     return E.Func("between", args)
 
 
@@ -180,7 +221,7 @@ def analyze_case(ea, node: exp.Case, ctx):
     for clause in node.args.get("ifs") or []:
         cond = ea.analyze(clause.this, ctx)
         if op is not None:
-            cond = E.EqualTo(op, cond)
+            cond = ea.checked(E.EqualTo(op, cond), clause.this, ctx)  # (coerced as `op = value`)
         require_boolean(cond, "CASE WHEN")
         branches.append((cond, ea.analyze(clause.args["true"], ctx)))
     default = node.args.get("default")
@@ -236,7 +277,10 @@ def cast_expression(ea, node, ctx, try_: bool, user: bool = True):
     to = _data_type(node.args["to"])
     if to is None:
         return ea.opaque(node, ctx)
-    return E.Cast(ea.analyze(node.this, ctx), to, try_, user)
+    value = ea.analyze(node.this, ctx)
+    if value.data_type != T.UNKNOWN and can_cast(value.data_type, to, ea.ansi or try_) is False:
+        raise NotModelled(f"a cast of {value.data_type.simple_string()} to {to.simple_string()}")  # Spark rejects it
+    return E.Cast(value, to, try_, user)
 
 
 def analyze_subquery(ea, node: exp.Subquery, ctx):

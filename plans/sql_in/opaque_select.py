@@ -73,6 +73,9 @@ def opaque_select(analyzer: SelectAnalyzer, sel: exp.Select, outer: "Scope | Non
         raise NotModelled("PIVOT over a join")
     template = _copy_but(sel, ("from_", "joins", "with_") if from_ is not None else ("with_",))
     if from_ is not None:
+        # (its spans placed first, that the copy analyzed carries them: with sqlglotc
+        # they are set on demand, for the nodes of the parsed tree only)
+        node_span(from_.this)
         source = from_.this.copy()
         source.set("pivots", None)
         plan, scope = analyzer.from_clause(exp.From(this=source), joins, outer, ctes)

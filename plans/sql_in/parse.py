@@ -7,7 +7,11 @@ on its tokens:
 - `'a' 'b'`: adjacent string literals are one literal in Spark (`'ab'`);
 - `1L`, `1.5BD`, `2Y`, ...: typed numeric literals, which sqlglot reads as casts,
   become the marker call `__sf_lit_<type>(<number>)` so the analyzer can tell
-  `1L` (named `1`) from `CAST(1 AS BIGINT)` (named `CAST(1 AS BIGINT)`).
+  `1L` (named `1`) from `CAST(1 AS BIGINT)` (named `CAST(1 AS BIGINT)`);
+- `DATE'2024-01-01'::STRING`, `-1::STRING`: `::` casts the typed literal, the negative
+  number (sqlglot: the string, the number): they are parenthesized;
+- `x IS [NOT] UNKNOWN`, which sqlglot reads as `IS [NOT] NULL`: its NULL is marked;
+- a unary plus, which sqlglot drops: the tree is marked (the analyzer passes it through).
 """
 
 from __future__ import annotations
@@ -41,12 +45,23 @@ def _fix_tokens(tokens: list[Token], sql: str, bitwise_levels: set[int] | None =
     out: list[Token] = []
     i = 0
     n = len(tokens)
+    closes: set[int] = set()  # indexes of the `::` a parenthesis opened below closes before
     while i < n:
         t = tokens[i]
+        if closes and i in closes:
+            out.append(Token(TokenType.R_PAREN, ")", t.line, t.col, t.start, t.start))
         if t.token_type not in _FIXED:  # (most tokens: this runs once per token of every parse)
             out.append(t)
             i += 1
             continue
+        if t.token_type in _CAST_OPERAND_STARTS and not _ends_operand(out):
+            k = _cast_operand_end(tokens, i)
+            if k is not None:
+                # `DATE'2024-01-01'::STRING`, `-1::STRING`: Spark casts the typed literal,
+                # the negative number, where sqlglot casts the string, the number (and then
+                # reads the type, negates): parenthesized, the operand is Spark's
+                out.append(Token(TokenType.L_PAREN, "(", t.line, t.col, t.start, t.start))
+                closes.add(k)
         if t.token_type in bitwise.TOKENS or t.token_type == TokenType.LT:
             bitwise.refuse_coalesce_operator(t)
             level = bitwise.level_of(tokens, i)
@@ -58,6 +73,19 @@ def _fix_tokens(tokens: list[Token], sql: str, bitwise_levels: set[int] | None =
                 i += 3
                 continue
             out.append(t)
+            i += 1
+            continue
+        if t.token_type == TokenType.PLUS and (not _ends_operand(out) or out[-1].token_type in _OPENS_OPERAND):
+            # a unary plus: sqlglot's parser drops it, where Spark's keeps it (named
+            # `(+ x)`, its operand checked and cast as a number's or an interval's)
+            fixes.unary_plus = True
+        if t.token_type == TokenType.UNKNOWN and (out[-1:] and out[-1].token_type == TokenType.IS or
+                                                  [u.token_type for u in out[-2:]] == [TokenType.IS, TokenType.NOT]):
+            # `x IS [NOT] UNKNOWN`, which sqlglot reads as `x IS [NOT] NULL`: a NULL marked
+            # so (the analyzer tells them apart, see expr_operators._null_tested)
+            out.append(Token(TokenType.NULL, t.text, t.line, t.col, t.start, t.end,
+                             [*t.comments, f"sqlglot.meta {IS_UNKNOWN}"]))
+            fixes.is_unknown = True
             i += 1
             continue
         if t.token_type == TokenType.DOT and i + 1 < n and tokens[i + 1].token_type == TokenType.NUMBER \
@@ -164,6 +192,32 @@ def _keyword_form(tokens: list[Token], i: int, keyword) -> bool:
     return False
 
 
+# the first tokens of the operands `_cast_operand_end` reads
+_CAST_OPERAND_STARTS = frozenset({TokenType.DASH, TokenType.DATE, TokenType.TIMESTAMP, TokenType.TIMESTAMPTZ,
+                                  TokenType.TIMESTAMPNTZ, TokenType.TIMESTAMPLTZ})
+
+
+def _cast_operand_end(tokens: list[Token], i: int) -> int | None:
+    """The index of the `::` after `-<number>` (a typed suffix allowed: `-1.5D`) or after
+    a typed literal `DATE '...'` (`TIMESTAMP`, `TIMESTAMP_NTZ`, `TIMESTAMP_LTZ`) starting
+    at tokens[i], or None."""
+    n = len(tokens)
+    k = i + 1
+    if tokens[i].token_type == TokenType.DASH:
+        if not (k < n and tokens[k].token_type == TokenType.NUMBER):
+            return None
+        number = tokens[k]
+        k += 1
+        if k + 1 < n and tokens[k].token_type == TokenType.DCOLON and tokens[k].start == number.start:
+            k += 2  # a typed suffix (`1.5D`, see `_fix_tokens`)
+    else:
+        if not (k < n and tokens[k].token_type == TokenType.STRING):
+            return None
+        while k < n and tokens[k].token_type == TokenType.STRING:
+            k += 1
+    return k if k < n and tokens[k].token_type == TokenType.DCOLON else None
+
+
 _INTERVAL_UNITS = frozenset(u + s for u in ("YEAR", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND",
                                              "MILLISECOND", "MICROSECOND") for s in ("", "S"))
 
@@ -188,15 +242,21 @@ def _multi_unit_interval(tokens: list[Token], i: int) -> int | None:
 
 class _Fixes:
     """What `_fix_tokens` leaves for the trees: the EXTRACT fields as written, whether a
-    call was renamed to stay as written."""
+    call was renamed to stay as written, whether the text has a unary plus, an IS UNKNOWN."""
 
     def __init__(self) -> None:
         self.extract_fields: list[str] = []
         self.as_written = False
+        self.unary_plus = False
+        self.is_unknown = False
 
 
 # the name prefix of a call `_fix_tokens` keeps from sqlglot's parsers (`restored` takes it off)
 AS_WRITTEN = "__sf_as_written_"
+# the key of a tree's meta that says its text has a unary plus, which its tree lacks
+UNARY_PLUS = "sparkfold_unary_plus"
+# the key of the meta of a NULL that is `UNKNOWN` in `x IS [NOT] UNKNOWN`
+IS_UNKNOWN = "sparkfold_unknown"
 
 
 def _restored(trees: list, fixes: _Fixes) -> None:
@@ -207,6 +267,14 @@ def _restored(trees: list, fixes: _Fixes) -> None:
         for node, field in zip(extracts, fixes.extract_fields):
             if isinstance(node.this, exp.Var) and node.this.name.upper() == field.upper():
                 node.set("this", exp.var(field))
+    if fixes.unary_plus:
+        for tree in trees:  # (the analyzer passes such a statement through: see UNARY_PLUS)
+            tree.meta[UNARY_PLUS] = True
+    if fixes.is_unknown:
+        for tree in trees:
+            for node in tree.find_all(exp.Null):
+                if node.comments:
+                    node.comments = [c for c in node.comments if c != f"sqlglot.meta {IS_UNKNOWN}"] or None
     if fixes.as_written:
         for tree in trees:
             for node in tree.walk():
@@ -216,7 +284,10 @@ def _restored(trees: list, fixes: _Fixes) -> None:
 
 # the tokens `_fix_tokens` may change (each case below starts at one of these)
 _FIXED = frozenset({TokenType.DOT, TokenType.ANY, TokenType.NUMBER, TokenType.BETWEEN, TokenType.STRING,
-                    TokenType.VAR, TokenType.LT, TokenType.INTERVAL, *bitwise.TOKENS})
+                    TokenType.VAR, TokenType.LT, TokenType.INTERVAL, TokenType.PLUS, TokenType.UNKNOWN,
+                    *_CAST_OPERAND_STARTS, *bitwise.TOKENS})
+# infix words and brackets an operand follows, which `ends_operand` takes for operands
+_OPENS_OPERAND = frozenset({TokenType.DIV, TokenType.BETWEEN, TokenType.L_BRACKET, TokenType.FROM})
 _COMPARISON_TOKENS = frozenset({TokenType.EQ, TokenType.NEQ, TokenType.LT, TokenType.LTE, TokenType.GT,
                                 TokenType.GTE, TokenType.NULLSAFE_EQ})
 
@@ -323,7 +394,7 @@ def parse_statements(sql: str, placed: bool = True) -> list[exp.Expression]:
             tree.meta[precedence.MEANING] = read_otherwise
     if len(levels) > 1 or -1 in levels:
         trees = bitwise.restore(trees)
-    if fixes.extract_fields or fixes.as_written:
+    if fixes.extract_fields or fixes.as_written or fixes.unary_plus or fixes.is_unknown:
         _restored(trees, fixes)
     if placed and compiled_sqlglot() and trees:
         spans_later(trees, spans.Recorder(trees, tokens))

@@ -1,8 +1,8 @@
-"""Session settings that change what a query means, which sparkfold does not model.
+"""Session settings that change what a query means: those sparkfold models, and those it
+does not.
 
-sparkfold models three of Spark's settings (`spark.sql.ansi.enabled`,
-`spark.sql.legacy.setopsPrecedence.enabled` and `spark.sql.parser.escapedStringLiterals`,
-see `catalog.SETTINGS`).  The others here
+sparkfold models the settings of `SETTINGS` (a Catalog holds each, by its keyword).  The
+others here (`UNMODELLED`)
 change how Spark parses, resolves, types or evaluates some queries: with one of them set to
 other than Spark 4's default, a query it can change is passed through as written (Spark
 gives it the meaning the session asks for), and the others are optimized as usual.  Any
@@ -63,7 +63,15 @@ def _text(pattern: str) -> Affects:
     return lambda tree, sql: bool(found.search(sql))
 
 
-# key -> (Spark 4's default, which queries the setting can change)
+# The settings sparkfold models, by Spark's key: the Catalog's keyword for each, and
+# Spark's default
+SETTINGS = {"spark.sql.ansi.enabled": ("ansi", "true"),
+            "spark.sql.legacy.setopsPrecedence.enabled": ("legacy_setops_precedence", "false"),
+            "spark.sql.parser.escapedStringLiterals": ("escaped_string_literals", "false"),
+            "spark.sql.decimalOperations.allowPrecisionLoss": ("decimal_precision_loss", "true")}
+
+# The settings sparkfold does not model, by key: (Spark 4's default, which queries the
+# setting can change)
 UNMODELLED: dict[str, tuple[str, Affects]] = {
     # parsing
     "spark.sql.legacy.parser.havingWithoutGroupByAsWhere": ("false", _having_without_group_by),
@@ -83,7 +91,6 @@ UNMODELLED: dict[str, tuple[str, Affects]] = {
     "spark.sql.legacy.allowStarWithSingleTableIdentifierInCount": ("false", _count_call(_qualified_star)),
     "spark.sql.crossJoin.enabled": ("true", _any(exp.Join)),
     # types
-    "spark.sql.decimalOperations.allowPrecisionLoss": ("true", _always),
     "spark.sql.function.concatBinaryAsString": ("false", _text(r"(?i)concat|\|\|")),
     "spark.sql.function.eltOutputAsString": ("false", _text(r"(?i)\belt\b")),
     "spark.sql.timestampType": ("TIMESTAMP_LTZ", _always),
@@ -98,17 +105,13 @@ UNMODELLED: dict[str, tuple[str, Affects]] = {
         ("false", _any(exp.Subquery, exp.Exists, exp.In)),
 }
 
-# keys modelled elsewhere (catalog.SETTINGS): never unmodelled
-_MODELLED = frozenset({"spark.sql.ansi.enabled", "spark.sql.legacy.setopsPrecedence.enabled",
-                       "spark.sql.parser.escapedStringLiterals"})
-
 
 def unmodelled_settings(conf: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     """The (key, value) pairs of a session's settings that sparkfold does not model and
     that differ from Spark's default, in key order."""
     out = []
     for key, value in conf.items():
-        if key in _MODELLED:
+        if key in SETTINGS:
             continue
         known = UNMODELLED.get(key)
         if known is not None:

@@ -11,6 +11,7 @@ from typing import cast
 from sqlglot import exp
 
 from ..ir import expressions as E
+from ..ir import intervals
 from ..ir import types as T
 from ..ir.dialect import TYPED_LITERAL_PREFIX
 from ..ir.errors import InternalError
@@ -89,9 +90,11 @@ def literal_sql(value, t: T.DataType) -> exp.Expression:
         kind = "timestamp" if t == T.TIMESTAMP else "timestamp_ntz"
         return exp.Anonymous(this=TYPED_LITERAL_PREFIX + kind,
                              expressions=[exp.Literal.string(value.isoformat(sep=" "))])
-    if t in T.INTERVAL_UNITS and isinstance(value, tuple):
-        name, field, size = T.INTERVAL_UNITS[t]
-        return exp.Interval(this=exp.Literal.string(str(value[field] // size)), unit=exp.Var(this=name))
+    if isinstance(value, tuple) and intervals.parts(value, t) is not None:
+        body, start, end = cast(tuple[str, str, str], intervals.parts(value, t))
+        unit: exp.Expression = exp.Var(this=start.upper()) if start == end else \
+            exp.IntervalSpan(this=exp.Var(this=start.upper()), expression=exp.Var(this=end.upper()))
+        return exp.Interval(this=exp.Literal.string(body), unit=unit)
     raise InternalError(f"cannot write a literal {value!r} of type {t}")
 
 

@@ -496,7 +496,9 @@ def catalog_for(mode: str):
         except SchemaError:
             continue
         readable[name] = type_
-    return Catalog.from_mapping({TABLE: readable}, ansi=MODES[mode]["spark.sql.ansi.enabled"] == "true")
+    settings = MODES[mode]
+    return Catalog.from_mapping({TABLE: readable}, ansi=settings["spark.sql.ansi.enabled"] == "true",
+                                decimal_precision_loss=settings["spark.sql.decimalOperations.allowPrecisionLoss"] == "true")
 
 
 def sparkfold_answers(golden: Golden, modes=None) -> dict[tuple[str, str], Outcome]:

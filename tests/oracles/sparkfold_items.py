@@ -19,7 +19,7 @@ from sparkfold.plans.sql_in.analyzer import Analyzer
 from sparkfold.plans.sql_in.catalog import Catalog
 from sparkfold.plans.sql_in.expr_context import Ctx, NotModelled
 from sparkfold.plans.sql_in.from_clause import from_items
-from sparkfold.plans.sql_in.parse import parse_query
+from sparkfold.plans.sql_in.parse import UNARY_PLUS, parse_query
 from sparkfold.plans.sql_in.select import check_grouped, named_items
 
 
@@ -70,7 +70,10 @@ def analyze_items(catalogs: Mapping[str, Catalog], items: Sequence[str], source:
             if len(idxs) == 1 and failed is not None:
                 out[mode][idxs[0]] = _declined(failed)
                 continue
-            each = None if tree is None else _items_alone(catalogs[mode], sql, tree, aggregate)
+            # (a unary plus makes the whole statement pass through: the items are
+            # analyzed in smaller statements, down to one, as when one cannot be parsed)
+            each = None if tree is None or tree.meta.get(UNARY_PLUS) else \
+                _items_alone(catalogs[mode], sql, tree, aggregate)
             if each is None:  # (an item sparkfold cannot parse)
                 half = len(idxs) // 2
                 solve(idxs[:half], [mode])
