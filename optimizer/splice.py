@@ -588,7 +588,9 @@ def _apply(sql: str, edits: list, style: _Style, unqualified: bool) -> str | Non
                 text = piece.text.lower() if style.lower_keywords else piece.text
             else:
                 text = piece
-            key = (start, end, text, ())
+            # typed for both branches: compiled, the first assignment's type (an empty
+            # tuple of kept spans) would be enforced on the second
+            key: tuple = (start, end, text, ())
         else:
             span = node_span(node)
             if span is None:
