@@ -10,6 +10,8 @@
   mypyc, is fetched for the build).  The node classes are written out in a copy first
   (`plans/ir/native.py`); the installed package keeps its Python sources beside the
   compiled modules, which Python imports first.  Without the variable nothing is compiled.
+  `SPARKFOLD_COMPILE_MODULES` (globs relative to the package, separated by spaces) compiles
+  only those modules, the rest interpreted: the test run's quick build compiles one.
 """
 
 import atexit
@@ -28,6 +30,7 @@ HERE = Path(__file__).resolve().parent
 PTH = "sparkfold-autohook.pth"
 SOURCE = HERE / "optimizer" / "_boot" / PTH
 COMPILE = os.environ.get("SPARKFOLD_COMPILE", "") == "1"
+ONLY = os.environ.get("SPARKFOLD_COMPILE_MODULES", "").split()
 # commands that only write the package's metadata: nothing to compile for them
 METADATA_ONLY = bool({"egg_info", "dist_info", "sdist"} & set(sys.argv[1:]))
 # an editable install is not compiled: compiled modules placed beside the sources would
@@ -86,7 +89,9 @@ def compiled_extensions():
         shutil.copytree(HERE / folder, pkg / folder, ignore=skip)
     for name in ("__init__.py", "pyproject.toml"):
         shutil.copy(HERE / name, pkg / name)
-    files = native.rewrite(pkg)
+    files = native.rewrite(pkg, *([tuple(ONLY)] if ONLY else []))
+    if not files:
+        sys.exit(f"SPARKFOLD_COMPILE_MODULES={' '.join(ONLY)}: no such module to compile")
     # The build environment holds the build requirements only: the optional dependencies
     # the compiled modules import where they are used (pyspark) are not there, since pip
     # builds the wheel before it installs any dependency.  Their types are read as Any.

@@ -12,7 +12,22 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 
+# The files that take longest, longest first.  The two xdist workers take whole files
+# (--dist loadfile) in collection order (--no-loadscope-reorder; xdist's own order puts
+# the files with the most tests first), so a long file never starts last while the other
+# worker has nothing left to do: the whole compiled build (5 tests) used to start in the
+# last minutes of the run.  Ordered by the times of the last full runs.
+LONGEST_FIRST = [
+    "test_compiled_build.py", "test_fuzz.py", "test_cli.py", "test_examples.py", "test_lowering.py",
+    "test_verify_random.py", "test_runner.py", "test_dbt.py", "test_connect.py", "test_corpus.py",
+    "test_oracle_expr_types.py", "test_dbt_command.py", "test_completeness.py", "test_benchmark.py",
+    "test_fold_errors.py",
+]
+
+
 def pytest_collection_modifyitems(config, items):
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest keep their order
     for item in items:  # `-m "not spark"`: leave out every test that uses the Spark session
         if "spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.spark)

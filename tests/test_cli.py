@@ -1,7 +1,13 @@
 """The `sparkfold` command, driven as a user would: a subprocess, real files.
 
 What the command prints is checked against the library's own answer (`optimize`), so
-these tests hold whichever rules exist; the rules are checked against Spark elsewhere."""
+these tests hold whichever rules exist; the rules are checked against Spark elsewhere.
+
+`verify` runs on Spark: a subprocess would start a JVM of its own each time (20-50 s
+a test on 2 busy cores), so most verify tests run the command in this process
+(`verify_here`: `main()` with its own stdout and stderr) on a new session of the test
+run's Spark; test_verify_exits_1_on_a_difference starts its own Spark in a subprocess,
+as a user's command does."""
 
 from __future__ import annotations
 
@@ -32,6 +38,38 @@ def sparkfold(*args, input: str | None = None, cwd: Path | None = None, env: dic
                           env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
     assert "Traceback" not in proc.stderr or "--debug" in args, proc.stderr
     return proc
+
+
+@pytest.fixture
+def verify_here(spark, monkeypatch):
+    """`sparkfold verify ARGS` run by `main()` in this process, on a new session of the
+    test run's Spark (its own temp views and settings; stopping it would stop the run's
+    Spark, so it is left to the run).  Returns what a subprocess gives: returncode,
+    stdout and stderr (with `merged`, both in one stream, in the order written)."""
+    import contextlib
+    import io
+    import types
+
+    from sparkfold.optimizer import cli
+
+    def session(master, remote, conf):
+        assert remote is None, "verify_here runs on a classic session"
+        new = spark.newSession()
+        for key, value in conf:
+            new.conf.set(key, value)
+        return new
+
+    monkeypatch.setattr(cli, "start_session", session)
+    monkeypatch.setattr(cli, "stop_session", lambda s: None)
+
+    def run(*args, merged: bool = False):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out if merged else err):
+            code = cli.main(["verify", *map(str, args)])
+        assert "Traceback" not in out.getvalue() + err.getvalue(), out.getvalue() + err.getvalue()
+        return types.SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
+
+    return run
 
 
 @pytest.fixture
@@ -466,7 +504,7 @@ def test_optimize_prints_findings_with_positions_in_the_source(schema):
     assert quiet.returncode == 0 and quiet.stderr == "" and quiet.stdout == proc.stdout
 
 
-# -- verify (each run starts a local Spark in the subprocess) --------------------------------
+# -- verify (on a new session of the test run's Spark, one in a subprocess) ------------------
 
 def _data(tmp_path: Path) -> dict[str, Path]:
     import pyarrow as pa
@@ -492,14 +530,13 @@ SELECT status, count(*) AS n FROM orders WHERE status IS NOT NULL OR status IS N
 """
 
 
-@pytest.mark.spark
-def test_verify_reads_tables_by_extension_and_reports_equal(tmp_path):
+def test_verify_reads_tables_by_extension_and_reports_equal(tmp_path, verify_here):
     data = _data(tmp_path)
     before = snapshot(tmp_path)
     query = tmp_path / "q.sql"
     query.write_text(VERIFY_SQL)
-    proc = sparkfold("verify", "-f", query, "--master", "local[1]", "--format", "json",
-                     *sum((["--table", f"{k}={v}"] for k, v in data.items()), []))
+    proc = verify_here("-f", query, "--master", "local[1]", "--format", "json",
+                       *sum((["--table", f"{k}={v}"] for k, v in data.items()), []))
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout)
     docs = out["statements"]
@@ -535,22 +572,20 @@ def test_verify_exits_1_on_a_difference(tmp_path):
     assert "DIFFERENT" in proc.stdout and "Traceback" not in proc.stderr
 
 
-@pytest.mark.spark
-def test_verify_unreadable_table_is_bad_input(tmp_path):
+def test_verify_unreadable_table_is_bad_input(tmp_path, verify_here):
     broken = tmp_path / "broken.parquet"
     broken.write_bytes(b"this is not parquet")
-    proc = sparkfold("verify", "SELECT * FROM b", "--master", "local[1]", "--table", f"b={broken}")
+    proc = verify_here("SELECT * FROM b", "--master", "local[1]", "--table", f"b={broken}")
     assert proc.returncode == 2 and "--table b: cannot read" in proc.stderr, proc.stderr[-3000:]
 
 
-@pytest.mark.spark
-def test_verify_reports_bad_statements_and_verifies_the_rest(tmp_path):
+def test_verify_reports_bad_statements_and_verifies_the_rest(tmp_path, verify_here):
     data = _data(tmp_path)
     query = tmp_path / "q.sql"
     query.write_text("SELECT id FROM orders WHERE id = NULL;\nSELECT (;\nSELECT nope FROM orders;\n"
                      "SELECT status FROM orders WHERE amount > 10")
-    proc = sparkfold("verify", "-f", query, "--master", "local[1]", "--format", "json",
-                     "--table", f"orders={data['orders']}")
+    proc = verify_here("-f", query, "--master", "local[1]", "--format", "json",
+                       "--table", f"orders={data['orders']}")
     assert proc.returncode == 2, proc.stderr[-3000:]
     out = json.loads(proc.stdout)
     assert [d["statement"] for d in out["statements"]] == [1, 4] and all(d["equal"] for d in out["statements"])
@@ -580,16 +615,15 @@ def test_verify_bad_options_fail_before_spark_starts(tmp_path):
         assert proc.returncode == 2 and message in proc.stderr, (args, proc.stderr)
 
 
-@pytest.mark.spark
-def test_verify_checks_the_schemas_not_null_against_the_data_first(tmp_path):
+def test_verify_checks_the_schemas_not_null_against_the_data_first(tmp_path, verify_here):
     """`customer_id` is declared NOT NULL, and the Parquet file has a NULL there: with it,
     `count(customer_id)` becomes `count(1)` and the results differ.  verify says why."""
     data = _data(tmp_path)
     schema = tmp_path / "schema.json"
     schema.write_text(json.dumps({"orders": {"id": "bigint not null", "customer_id": "bigint not null",
                                              "amount": "double", "status": "string"}}))
-    proc = sparkfold("verify", "SELECT count(customer_id) AS n FROM orders", "--schema", schema,
-                     "--master", "local[1]", "--table", f"orders={data['orders']}")
+    proc = verify_here("SELECT count(customer_id) AS n FROM orders", "--schema", schema,
+                       "--master", "local[1]", "--table", f"orders={data['orders']}")
     assert proc.returncode == 1, proc.stderr[-3000:]  # the difference first: what verify is for
     assert "DIFFERENT" in proc.stdout
     assert ("sparkfold: error: orders.customer_id has 1 NULL; the schema says NOT NULL (rewrites that rest "
@@ -597,8 +631,8 @@ def test_verify_checks_the_schemas_not_null_against_the_data_first(tmp_path):
     assert "orders.id" not in proc.stderr  # id has no NULL: its declaration holds
 
 
-@pytest.mark.spark
-def test_verify_reads_in_order_a_broken_declaration_first_then_each_query_with_its_sql_and_findings(tmp_path):
+def test_verify_reads_in_order_a_broken_declaration_first_then_each_query_with_its_sql_and_findings(
+        tmp_path, verify_here):
     """In a terminal (stdout and stderr together): the schema's broken NOT NULL comes before
     the verdicts it explains; the rules the references run without are said once for the
     file, not per statement; each statement shows its optimized SQL (when it is not the
@@ -610,10 +644,8 @@ def test_verify_reads_in_order_a_broken_declaration_first_then_each_query_with_i
     query = tmp_path / "q.sql"
     query.write_text("SELECT count(id) AS n FROM orders;\nSELECT status FROM orders WHERE amount > 1;\n"
                      "SELECT count(customer_id) AS m FROM orders")
-    proc = subprocess.run([sys.executable, "-m", "sparkfold.optimizer.cli", "verify", str(query), "--schema",
-                           str(schema), "--master", "local[1]", "--table", f"orders={data['orders']}"],
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300, cwd=tmp_path,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    proc = verify_here(query, "--schema", schema, "--master", "local[1]", "--table", f"orders={data['orders']}",
+                       merged=True)
     out = proc.stdout
     assert proc.returncode == 1, out[-3000:]
     broken = out.index("sparkfold: error: orders.customer_id has 1 NULL")
@@ -663,8 +695,8 @@ def test_a_bad_file_in_a_folder_does_not_stop_the_others(schema, tmp_path):
     assert last[0].startswith("sparkfold: 1 of 3 files not written") and "b.sql:1:8: error: unknown column `nope`" in last[1]
 
 
-@pytest.mark.parametrize("command", ["optimize", "explain", "lint", "verify"])
-def test_one_error_format_with_the_offending_name_and_a_caret(schema, tmp_path, command):
+@pytest.mark.parametrize("command", ["optimize", "explain", "lint", pytest.param("verify", marks=pytest.mark.spark)])
+def test_one_error_format_with_the_offending_name_and_a_caret(schema, tmp_path, command, request):
     """Every command prints an input error as `file:line:col: error: message`, placed at
     the name it is about (an unknown table at the table, not at the statement's start),
     with the source line and a caret under it; no Python class names from the parser."""
@@ -677,7 +709,8 @@ def test_one_error_format_with_the_offending_name_and_a_caret(schema, tmp_path, 
              "    FROM t JOIN nowhere n ON t.num = n.num;", "                ^"),
             (syntax, f"{syntax}:2:31: error: syntax error: an expression is missing near '('",
              "  SELECT num FROM t WHERE num = (", " " * 32 + "^")):
-        proc = sparkfold(command, "-f", f, "--schema", schema)
+        proc = request.getfixturevalue("verify_here")("-f", f, "--schema", schema) if command == "verify" \
+            else sparkfold(command, "-f", f, "--schema", schema)
         assert proc.returncode == 2, proc.stderr
         lines = (proc.stdout + proc.stderr).splitlines()
         i = next(k for k, ln in enumerate(lines) if ln.startswith(first))  # (lint adds its [code])
