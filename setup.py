@@ -42,6 +42,12 @@ COMPILE_REQUIRES = ["mypy==2.4.1", "sqlglot>=30.8,<31"]
 
 class BuildWithPth(build_py):
     def run(self):
+        # compiled modules an earlier build left in the build folder (pip builds in the
+        # checkout) would be packed with this one's: a build that compiles fewer modules
+        # (SPARKFOLD_COMPILE_MODULES) shipped stale compiled copies of the others
+        for stale in Path(self.build_lib).rglob("*"):
+            if stale.suffix in (".so", ".pyd"):
+                stale.unlink()
         super().run()
         self.copy_file(str(SOURCE), str(Path(self.build_lib) / PTH), preserve_mode=False)
 
