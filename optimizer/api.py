@@ -31,7 +31,7 @@ from ..plans.sql_in.catalog import Catalog
 from ..plans.sql_in.expr_context import NotModelled
 from ..plans.sql_in.parse import parse_query
 from ..plans.sql_out.to_sql import SqlGenerator
-from ..rules.base import Rule, RuleContext
+from ..rules.base import UNNAMED_OPAQUE_ARGUMENTS, Rule, RuleContext
 from .engine import Batch, Trace, execute
 from .findings import SourceMap, find_all
 from .output_nullability import NAME as KEEP_NULLABILITY
@@ -305,8 +305,33 @@ def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regener
     try:
         return _optimize_tree(sql, tree, timings, cat, batches, rules, exclude, pretty, always_regenerate,
                               keep_layout, in_statement)
+    except _NamedOnlyAsWritten:
+        forget_spans(tree)
+        tree = parse_query(sql)  # (the analyzer marks the tree it reads)
+        token = UNNAMED_OPAQUE_ARGUMENTS.set(False)
+        try:
+            return _optimize_tree(sql, tree, timings, cat, batches, rules, exclude, pretty, always_regenerate,
+                                  keep_layout, in_statement)
+        finally:
+            UNNAMED_OPAQUE_ARGUMENTS.reset(token)
     finally:
         forget_spans(tree)  # the analyzer, the splice and the findings, which place nodes, are done
+
+
+class _NamedOnlyAsWritten(Exception):
+    """An output column only Spark can name holds an unmodelled expression whose
+    arguments the rules rewrote: optimize again without rewriting those."""
+
+
+def _unnamed_rewritten(plan: L.Plan) -> bool:
+    """Does the plan hold an unmodelled expression with an unknown name whose arguments
+    the rules rewrote?"""
+    for node in plan.walk():
+        for e in node.expressions:
+            if e.deep_mask & E.Opaque.bit and any(isinstance(n, E.Opaque) and n.rewritten and not n.name_known
+                                                  for n in e.walk()):
+                return True
+    return False
 
 
 def _optimize_tree(sql, tree: exp.Expression, timings: dict[str, float], cat: Catalog, batches, rules, exclude,
@@ -376,6 +401,8 @@ def _optimize_tree(sql, tree: exp.Expression, timings: dict[str, float], cat: Ca
         except _NoPlaceForHint:
             regenerated = None  # the original text, hints and all
         except UnknownName as e:
+            if UNNAMED_OPAQUE_ARGUMENTS.get() and _unnamed_rewritten(optimized):
+                raise _NamedOnlyAsWritten from e
             # an output column only Spark can name could not be written for Spark to name
             # it again: the original text
             regenerated = as_edited = None

@@ -10,11 +10,14 @@ Two decorators cover the common shapes:
   operator (subquery plans included).
 
 Both return the very same object when nothing matched, so the engine's fixed-point
-test is an identity check.  `Opaque` expressions are never entered.
+test is an identity check.  Expression rules enter the arguments of an `Opaque`
+expression (an unmodelled call sees the same values); the rules with traversals of
+their own (propagation, constraints) do not.
 """
 
 from __future__ import annotations
 
+import contextvars
 from dataclasses import field
 from typing import Callable, Hashable
 
@@ -141,13 +144,22 @@ class _EachExpression:
         return p.map_expressions(self.expression)
 
     def expression(self, e: E.Expr) -> E.Expr:
-        return transform_up_typed(e, self.fn, self.mask, opaque=(E.Opaque,))
+        # (an expression the optimizer does not model keeps its arguments, which are
+        # rewritten as anywhere: the call sees the same values; see `_typed_rebuild`)
+        return transform_up_typed(e, self.fn, self.mask)
 
 
 def transform_expressions(plan: L.Plan, fn: Callable[[E.Expr], E.Expr], mask: int = -1,
                           stable: dict | None = None) -> L.Plan:
     """Apply an expression function bottom-up to every expression of every operator."""
     return transform_plan(plan, _EachExpression(fn, mask), mask, stable)
+
+
+# Are the arguments of an unmodelled expression whose name only Spark knows rewritten?
+# Yes, but for a query in which such an expression is an unaliased output column: Spark
+# must name that from the text as written, so the optimizer runs it again without.
+UNNAMED_OPAQUE_ARGUMENTS: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "sparkfold_unnamed_opaque_arguments", default=True)
 
 
 def transform_up_typed(root: E.Expr, fn: Callable[[E.Expr], E.Expr], mask: int = -1,
@@ -167,7 +179,14 @@ def _typed_rebuild(n: E.Expr, kids: list) -> E.Expr:
     if n.data_type == T.UNKNOWN:
         kids = [old if _becomes_integral_literal(old, new) else new for old, new in zip(n.children, kids)]
     rebuilt = n.with_children(kids)
-    return n if rebuilt is not n and rebuilt.data_type != n.data_type else rebuilt
+    if rebuilt is n:
+        return n
+    if isinstance(n, E.Opaque):
+        # an unmodelled expression's arguments rewritten, marked for the writer; one
+        # whose name only Spark knows, unless the run is told not to (see
+        # `UNNAMED_OPAQUE_ARGUMENTS`)
+        return rebuilt.copy(rewritten=True) if n.name_known or UNNAMED_OPAQUE_ARGUMENTS.get() else n
+    return n if rebuilt.data_type != n.data_type else rebuilt
 
 
 def _becomes_integral_literal(old: E.Expr, new: E.Expr) -> bool:

@@ -900,7 +900,12 @@ class Opaque(Expr):
     `kind` is "scalar", "aggregate" (an unknown aggregate function) or "window";
     `function` is a window's function name, lower case (`row_number`).  `sql_text` is
     its column name as Spark generates it, when `name_known`; else sparkfold's best
-    guess, which names nothing Spark shows (see `naming.name_known`)."""
+    guess, which names nothing Spark shows (see `naming.name_known`).
+
+    The expression rules rewrite its arguments as anywhere (the call sees the same
+    values), when its name is known: `rewritten` says they did, so that the writer
+    names the column `sql_text` (Spark would name the call written with the new
+    arguments otherwise)."""
 
     template: Any
     args: tuple[Expr, ...]
@@ -909,6 +914,7 @@ class Opaque(Expr):
     sql_text: str = ""
     function: str = ""
     name_known: bool = True
+    rewritten: bool = False
 
     def _self_deterministic(self) -> bool:
         return False

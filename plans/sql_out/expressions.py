@@ -50,6 +50,8 @@ def _faithful(e: E.Expr) -> bool:
             return False
         if isinstance(n, E.Literal) and not literal_is_plain(n):
             return False
+        if isinstance(n, E.Opaque) and n.rewritten:  # Spark names it after its arguments as written
+            return False
     return True
 
 
@@ -210,7 +212,10 @@ class ExprWriter:
             name = col.name
             if name.startswith(ARG_PREFIX) and not col.table:
                 i = int(name[len(ARG_PREFIX):])
-                arg: exp.Expr = _wrap(args[i].copy(), ATOMIC)
+                # (an argument of a call stands between its commas; anywhere else in
+                # the template, parenthesized)
+                call_argument = isinstance(col.parent, exp.Anonymous) and col.arg_key == "expressions"
+                arg: exp.Expr = args[i].copy() if call_argument else _wrap(args[i].copy(), ATOMIC)
                 written = col.meta.get("written_name")
                 if written is not None and arg.name != written and _struct_field(col):
                     # struct(c) names its field after the column as written: keep that
