@@ -33,7 +33,7 @@ from .from_clause import CTEDef, _has_modifiers, from_items, values_relation
 from .precedence import MEANING
 from .recursive_cte import reads, recursive_cte
 from .scope import Entry, Scope
-from .select import limit_offset, select_block, sort_order
+from .select import limit_offset, select_block, sort_orders
 
 
 class Analyzer:
@@ -218,7 +218,7 @@ class Analyzer:
         if order is not None:
             scope = Scope.of((), list(plan.output)).with_parent(outer)
             ctx = Ctx(scope, clause="ORDER BY")
-            orders = tuple(sort_order(self, o, ctx, list(plan.output)) for o in order.expressions)
+            orders = tuple(sort_orders(self, order, ctx, list(plan.output)))
             plan = L.Sort(orders, plan)
         return limit_offset(self, node, plan)
 

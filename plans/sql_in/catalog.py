@@ -98,7 +98,8 @@ class Catalog:
     def __init__(self, tables: Mapping[str, TableSchema] | None = None, *, ansi: bool = True,
                  loader: Callable[[str], TableSchema | None] | None = None,
                  legacy_setops_precedence: bool = False, escaped_string_literals: bool = False,
-                 decimal_precision_loss: bool = True, unmodelled: tuple[tuple[str, str], ...] = ()):
+                 decimal_precision_loss: bool = True, group_by_aliases: bool = True,
+                 unmodelled: tuple[tuple[str, str], ...] = ()):
         self._tables: dict[str, TableSchema] = {_normalize(k): v for k, v in (tables or {}).items()}
         self._loader = loader
         self._lock = threading.Lock()
@@ -112,6 +113,9 @@ class Catalog:
         # spark.sql.decimalOperations.allowPrecisionLoss: decimal arithmetic past 38
         # digits gives up fraction digits (true) or keeps its scale bounded (false)
         self.decimal_precision_loss = decimal_precision_loss
+        # spark.sql.groupByAliases: GROUP BY may name a select alias (no FROM column having
+        # the name), or not
+        self.group_by_aliases = group_by_aliases
         # settings sparkfold does not model, set to other than Spark's default: the
         # queries they can change pass through (plans.sql_in.settings)
         self.unmodelled = tuple(unmodelled)

@@ -13,7 +13,7 @@ from sqlglot import exp
 from ..ir import expressions as E
 from ..ir import logical as L
 from ..ir.dialect import is_aggregate_call
-from ..ir.errors import AnalysisError
+from ..ir.errors import AnalysisError, UnknownColumnError
 from ..ir.naming import name_known, spark_name
 from ..ir.printer import expr_str, plan_str
 from ..ir.records import replace
@@ -170,7 +170,7 @@ def order_project(an, order: exp.Order, plan: L.Project | L.Distinct, scope: Sco
     project = cast(L.Project, plan.child) if isinstance(plan, L.Distinct) else plan
     outputs = list(project.output)
     ctx = Ctx(scope, preferred=_preferred(project.projections), clause="ORDER BY")
-    orders = [sort_order(an, o, ctx, outputs) for o in order.expressions]
+    orders = sort_orders(an, order, ctx, outputs)
     out_ids = {a.expr_id for a in outputs}
     missing: dict[int, E.Attribute] = {}
     for o in orders:
@@ -195,8 +195,45 @@ def _ordinal(node: exp.Expression) -> int | None:
     return None
 
 
+def names_all(node: exp.Expression) -> bool:
+    """Is node the bare name `all` (`ALL`, `` `all` ``: sqlglot reads it in ORDER BY as a
+    Var, quoted or not)?"""
+    if isinstance(node, exp.Var):
+        return node.name.lower() == "all"
+    return isinstance(node, exp.Column) and not node.table and node.name.lower() == "all"
+
+
+def column_all_visible(ctx: Ctx) -> bool:
+    """Does the name `all` resolve to a column (or a select alias) here, or is it
+    ambiguous?  Then Spark reads `ORDER BY all` / `GROUP BY all` as that column."""
+    if "all" in ctx.preferred or "all" in ctx.lateral:
+        return True
+    try:
+        _found, _rest, depth = ctx.scope.resolve(("all",), "all")
+    except UnknownColumnError:
+        return False
+    except AnalysisError:
+        return True
+    if depth > 0:  # (whether Spark reads it as the outer query's column or as ALL is not modelled)
+        raise NotModelled("`all` in ORDER BY / GROUP BY naming an outer query's column")
+    return True
+
+
+def sort_orders(an, order: exp.Order, ctx: Ctx, outputs: list[E.Attribute]) -> list[E.SortOrder]:
+    """The ORDER BY's sort orders.  `ORDER BY ALL [ASC|DESC] [NULLS FIRST|LAST]` (Spark
+    3.5+: its only item the name `all`, which resolves to no column) orders by every
+    output column from left to right, each with that direction and null ordering."""
+    items = order.expressions
+    if len(items) == 1 and names_all(items[0].this) and not column_all_visible(ctx):
+        asc, nulls_first = _direction(items[0])
+        return [E.SortOrder(a, asc, nulls_first) for a in outputs]
+    return [sort_order(an, o, ctx, outputs) for o in items]
+
+
 def sort_order(an, o: exp.Ordered, ctx: Ctx, outputs: list[E.Attribute]) -> E.SortOrder:
     node = o.this
+    if isinstance(node, exp.Var) and names_all(node):  # the column `all` (`ORDER BY all, x`)
+        node = exp.column(exp.to_identifier("all", quoted=True))
     i = _ordinal(node)
     if i is not None:
         if not 1 <= i <= len(outputs):
@@ -205,11 +242,14 @@ def sort_order(an, o: exp.Ordered, ctx: Ctx, outputs: list[E.Attribute]) -> E.So
         e: E.Expr = outputs[i - 1]
     else:
         e = an.exprs.analyze(node, ctx)
+    return E.SortOrder(e, *_direction(o))
+
+
+def _direction(o: exp.Ordered) -> tuple[bool, bool]:
+    """(ascending, nulls first) of an ORDER BY item (NULLS FIRST when ascending unless told)."""
     asc = not o.args.get("desc")
     nulls_first = o.args.get("nulls_first")
-    if nulls_first is None:
-        nulls_first = asc
-    return E.SortOrder(e, asc, bool(nulls_first))
+    return asc, bool(asc if nulls_first is None else nulls_first)
 
 
 def limit_offset(an, node: exp.Expression, plan: L.Plan) -> L.Plan:
@@ -269,7 +309,7 @@ def aggregate_query(an, sel, plan, scope, items, group, having) -> L.Plan:
     if order is not None:
         ctx = Ctx(scope, preferred=preferred, allow_aggregates=True, clause="ORDER BY")
         outputs = [E.to_attribute(e) for e in named]
-        orders = [cast(E.SortOrder, rewrite(sort_order(an, o, ctx, outputs))) for o in order.expressions]
+        orders = [cast(E.SortOrder, rewrite(o)) for o in sort_orders(an, order, ctx, outputs)]
     _carry_outer_grouping(grouping, agg_list + hidden, hidden, [having_cond] + list(orders or ()))
     agg = L.Aggregate(tuple(grouping), tuple(agg_list + hidden), plan)
     out: L.Plan = agg
@@ -335,12 +375,17 @@ def grouping_expressions(an, group: exp.Group, items, scope) -> list[E.Expr]:
     for arg in ("grouping_sets", "cube", "rollup", "totals"):
         if group.args.get(arg):
             raise NotModelled(f"GROUP BY {arg.upper().replace('_', ' ')}")
+    ctx = Ctx(scope, clause="GROUP BY", lateral=_group_by_aliases(an, items))
+    keys = list(group.expressions)
     if group.args.get("all"):
-        # (a window function is an aggregate to Spark's GROUP BY ALL: `count(*) OVER ()`)
+        # sqlglot reads `GROUP BY all, x` as GROUP BY ALL with x; Spark, as the column `all` and x
+        keys = [exp.column(exp.to_identifier("all", quoted=True))] + keys
+    if len(keys) == 1 and names_all(keys[0]) and not column_all_visible(ctx):
+        # GROUP BY ALL (`all`, quoted or not, when no column or select alias has the name): every select
+        # item without an aggregate; a window function is an aggregate to it (`count(*) OVER ()`)
         return [e for e, _ in items if not E.contains_aggregate(e) and not _contains_window(e)]
     out = []
-    ctx = Ctx(scope, clause="GROUP BY")
-    for g in group.expressions:
+    for g in keys:
         i = _ordinal(g)
         if i is not None:
             if not 1 <= i <= len(items):
@@ -351,16 +396,38 @@ def grouping_expressions(an, group: exp.Group, items, scope) -> list[E.Expr]:
                 raise AnalysisError(f"GROUP BY position {i} refers to an aggregate")
             out.append(_unalias(e))
             continue
-        try:
-            out.append(_unalias(an.exprs.analyze(g, ctx)))
-        except AnalysisError:
-            # groupByAliases: a select alias, when no FROM column has the name
-            if isinstance(g, exp.Column) and len(g.parts) == 1:
-                match = [e for e, a in items if a is not None and a.lower() == g.name.lower()]
-                if len(match) == 1 and not E.contains_aggregate(match[0]):
-                    out.append(_unalias(match[0]))
-                    continue
-            raise
+        for col in g.find_all(exp.Column):
+            if len(col.parts) == 1 and col.name.lower() in ctx.lateral and _outer_only(scope, col.name):
+                raise NotModelled(f"GROUP BY {col.name}, a select alias and an outer query's column")
+        e = _unalias(an.exprs.analyze(g, ctx))
+        if E.contains_aggregate(e) or _contains_window(e):
+            raise AnalysisError(f"GROUP BY {g.sql(dialect='spark')} refers to an aggregate or window function")
+        out.append(e)
+    return out
+
+
+def _outer_only(scope: Scope, name: str) -> bool:
+    try:
+        _found, _rest, depth = scope.resolve((name,), name)
+    except AnalysisError:
+        return False
+    return depth > 0
+
+
+def _group_by_aliases(an, items) -> dict[str, E.Expr]:
+    """The select items a GROUP BY name may mean when no FROM column has it
+    (spark.sql.groupByAliases, on by default), by name: an alias, or the name Spark gives
+    an unaliased item (`` GROUP BY `concat_ws( , a, b)` ``); the first item of a name, as
+    Spark takes it, also inside an expression (`GROUP BY k + 1`)."""
+    out: dict[str, E.Expr] = {}
+    if not an.catalog.group_by_aliases:
+        return out
+    for e, alias in items:
+        if alias is None:
+            if isinstance(e, (E.Attribute, E.Alias)) or not name_known(e):
+                continue
+            alias = spark_name(e)
+        out.setdefault(alias.lower(), _unalias(e))
     return out
 
 

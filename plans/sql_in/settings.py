@@ -68,7 +68,8 @@ def _text(pattern: str) -> Affects:
 SETTINGS = {"spark.sql.ansi.enabled": ("ansi", "true"),
             "spark.sql.legacy.setopsPrecedence.enabled": ("legacy_setops_precedence", "false"),
             "spark.sql.parser.escapedStringLiterals": ("escaped_string_literals", "false"),
-            "spark.sql.decimalOperations.allowPrecisionLoss": ("decimal_precision_loss", "true")}
+            "spark.sql.decimalOperations.allowPrecisionLoss": ("decimal_precision_loss", "true"),
+            "spark.sql.groupByAliases": ("group_by_aliases", "true")}
 
 # The settings sparkfold does not model, by key: (Spark 4's default, which queries the
 # setting can change)
@@ -83,7 +84,6 @@ UNMODELLED: dict[str, tuple[str, Affects]] = {
     "spark.sql.legacy.ignoreParenthesesAroundStar": ("false", _any(exp.Star)),
     # resolution
     "spark.sql.caseSensitive": ("false", _always),
-    "spark.sql.groupByAliases": ("true", _any(exp.Group)),
     "spark.sql.groupByOrdinal": ("true", _integer_position),
     "spark.sql.orderByOrdinal": ("true", _integer_position),
     "spark.sql.legacy.ctePrecedencePolicy": ("CORRECTED", _nested_with),
