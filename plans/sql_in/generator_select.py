@@ -117,3 +117,71 @@ def _stack_columns(an, args: list) -> list[tuple[str, T.DataType, bool]]:
             raise NotModelled("stack() column of several types, or of NULLs only")
         out.append((f"col{j}", types.pop(), True))
     return out
+
+
+def is_generator_item(item: exp.Expression) -> bool:
+    """Is a select item a generator call (`explode(xs)`, `posexplode(m) AS (p, k, v)`)?"""
+    return _is_generator(item)
+
+
+def generator_item_columns(an, item: exp.Expression, scope: Scope) -> list[tuple[str, T.DataType]]:
+    """The columns a generator in a select list adds, as Spark names and types them, over
+    the block's FROM scope: `explode` / `explode_outer` of an array (`col`, its element
+    type) or a map (`key`, `value`); `posexplode[_outer]` with `pos INT` first; `inline[_outer]`
+    of an array of structs (the struct's fields); `json_tuple(j, f1, ...)` (`c0, c1...`,
+    strings); `stack(n, v1, ...)` (`col0, col1...`, each of its values' one type).  An
+    alias names the one column, `AS (a, b)` each.  A type sparkfold cannot derive is
+    UNKNOWN; names it cannot derive, or aliases that do not match, are not modelled."""
+    body = _body(item)
+    name = function_name(body)
+    args = list(body.expressions) if isinstance(body, exp.Anonymous) else \
+        [a for a in (body.args.get("this"), *(body.args.get("expressions") or [])) if a is not None]
+    ctx = Ctx(scope, clause="SELECT", allow_aggregates=True)
+
+    def typed(node: exp.Expression) -> T.DataType:
+        try:
+            return an.exprs.analyze(node, ctx).data_type
+        except AnalysisError:
+            raise NotModelled(f"generator {name}() over an argument sparkfold cannot analyze") from None
+
+    out: list[tuple[str, T.DataType]]
+    if name in ("explode", "explode_outer", "posexplode", "posexplode_outer"):
+        t = typed(_one(args, name))
+        pos = [("pos", T.INT)] if name.startswith("pos") else []
+        if isinstance(t, T.ArrayType):
+            out = pos + [("col", t.element)]
+        elif isinstance(t, T.MapType):
+            out = pos + [("key", t.key), ("value", t.value)]
+        else:  # (which columns depends on the argument's type)
+            raise NotModelled(f"generator {name}() over {t.simple_string()}")
+    elif name in ("inline", "inline_outer"):
+        t = typed(_one(args, name))
+        if not (isinstance(t, T.ArrayType) and isinstance(t.element, T.StructType)):
+            raise NotModelled(f"generator {name}() over {t.simple_string()}")
+        out = [(f.name, f.data_type) for f in t.element.fields]
+    elif name == "json_tuple":
+        if len(args) < 2:
+            raise NotModelled("json_tuple() without fields")
+        out = [(f"c{i}", T.STRING) for i in range(len(args) - 1)]
+    elif name == "stack":
+        first = args[0] if args else None
+        if not (isinstance(first, exp.Literal) and not first.is_string and first.this.isdigit()
+                and int(first.this) > 0 and len(args) > 1):
+            raise NotModelled("stack() without a positive row count and values")
+        values = [typed(a) for a in args[1:]]
+        width = math.ceil(len(values) / int(first.this))
+        out = []
+        for j in range(width):
+            types = {v for v in values[j::width] if v != T.NULL}
+            out.append((f"col{j}", types.pop() if len(types) == 1 else T.UNKNOWN))
+    else:
+        raise NotModelled(f"generator {name}() in a select list")
+    if isinstance(item, exp.Aliases):
+        names = [a.name for a in item.expressions]
+    elif isinstance(item, exp.Alias):
+        names = [item.alias]
+    else:
+        names = [n for n, _ in out]
+    if len(names) != len(out):
+        raise NotModelled("a generator's aliases that do not name each column")  # Spark's error
+    return [(n, t) for n, (_, t) in zip(names, out)]

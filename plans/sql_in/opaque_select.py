@@ -1,7 +1,8 @@
 """SELECT blocks with clauses the optimizer does not model, kept as opaque relations.
 
-`GROUP BY ROLLUP/CUBE/GROUPING SETS`, `LATERAL VIEW`, `PIVOT`, `QUALIFY`, a named
-`WINDOW` clause, `SORT BY`/`DISTRIBUTE BY`/`CLUSTER BY`: the block itself is kept as
+`GROUP BY ROLLUP/CUBE/GROUPING SETS`, `LATERAL VIEW`, a generator in the select list
+(`explode(xs)`), `PIVOT`, `QUALIFY`, a named `WINDOW` clause, `SORT BY`/`DISTRIBUTE
+BY`/`CLUSTER BY`: the block itself is kept as
 sqlglot text, but what it reads (its FROM clause, and its WHERE when that comes first)
 is analyzed into a plan the rules still optimize.  In the template the FROM clause
 becomes the placeholder table `__sf_input_0`, and every column reference the FROM
@@ -22,6 +23,8 @@ from ..ir.dialect import ARG_PREFIX, node_span
 from ..ir.errors import AnalysisError
 from ..ir.naming import spark_name
 from .expr_context import Ctx, NotModelled, require_boolean
+from .generator_select import generator_item_columns, is_generator_item
+from .lateral_join import first_lateral, lateral_ids, lateral_items, place_input_stars
 
 if TYPE_CHECKING:
     from .analyze_expr import ExprAnalyzer
@@ -40,11 +43,15 @@ class SelectAnalyzer(Protocol):
 INPUT_TABLE = "__sf_input_0"
 SHOWN = 200  # characters of an opaque block's text kept for display
 
+GENERATOR_REASON = "a generator in the select list"
+
 # clauses that make a SELECT block opaque
 OPAQUE_CLAUSES = ("laterals", "qualify", "windows", "distribute", "sort", "cluster")
 
 
 def opaque_reason(sel: exp.Select) -> str | None:
+    if first_lateral(sel.args.get("joins") or []) is not None:
+        return "a LATERAL subquery"
     for arg in OPAQUE_CLAUSES:
         if sel.args.get(arg):
             return f"SELECT with {arg.rstrip('_')}"
@@ -59,6 +66,11 @@ def opaque_reason(sel: exp.Select) -> str | None:
     from_ = sel.args.get("from_")
     if from_ is not None and from_.this.args.get("pivots"):
         return "PIVOT / UNPIVOT"
+    generators = [item for item in sel.expressions if is_generator_item(item)]
+    if generators:
+        if len(generators) > 1:
+            raise NotModelled("two generators in a select list")
+        return GENERATOR_REASON
     return None
 
 
@@ -68,6 +80,9 @@ def opaque_select(analyzer: SelectAnalyzer, sel: exp.Select, outer: "Scope | Non
 
     from_ = sel.args.get("from_")
     joins = sel.args.get("joins") or []
+    lateral_at = first_lateral(joins)
+    later = joins[lateral_at:] if lateral_at is not None else []
+    joins = joins[:lateral_at] if lateral_at is not None else joins
     pivots = from_.this.args.get("pivots") if from_ is not None else None
     if pivots and joins:
         raise NotModelled("PIVOT over a join")
@@ -89,24 +104,34 @@ def opaque_select(analyzer: SelectAnalyzer, sel: exp.Select, outer: "Scope | Non
         template.set("from_", exp.From(this=exp.Table(this=exp.to_identifier(INPUT_TABLE))))
     scope = scope.with_parent(outer, ctes)
     template.set("with_", None)
+    args: list[E.Expr] = []
+    inside: set[int] = set()
+    input_scope = scope
+    if later:
+        # the FROM items from the first LATERAL subquery stay in the text, analyzed for
+        # their columns (`lateral_join`)
+        template.set("joins", [j.copy() for j in later])
+        scope, inside = lateral_items(analyzer, template.args["joins"], scope, outer, ctes, args)
+        place_input_stars(template, inside, input_scope, template.args["joins"], bool(joins), args)
     # subqueries in the FROM clause are part of the input; anywhere else they would have
     # to be analyzed inside the text, which we do not do
-    if any(isinstance(n, (exp.Subquery, exp.Exists)) or (isinstance(n, exp.In) and n.args.get("query"))
+    if any(id(n) not in inside and (isinstance(n, (exp.Subquery, exp.Exists)) or
+                                    (isinstance(n, exp.In) and n.args.get("query")))
            for n in template.find_all(exp.Subquery, exp.Exists, exp.In)):
         raise NotModelled(f"{reason} with a subquery")
-    if list(template.find_all(exp.Lambda)):
+    if any(id(n) not in inside for n in template.find_all(exp.Lambda)):
         raise NotModelled(f"{reason} with a lambda function")
-    # WHERE runs before all these clauses except LATERAL VIEW and PIVOT, whose columns
-    # it may use: then it stays in the template.
+    # WHERE runs before all these clauses except LATERAL VIEW, a LATERAL subquery and
+    # PIVOT, whose columns it may use: then it stays in the template.
     where = sel.args.get("where")
-    if where is not None and not sel.args.get("laterals") and not pivots:
+    if where is not None and not sel.args.get("laterals") and not pivots and not later:
         cond = analyzer.exprs.analyze(where.this, Ctx(scope, clause="WHERE"))
         plan = L.Filter(require_boolean(cond, "WHERE"), plan)
         template.set("where", None)
 
-    args: list[E.Expr] = []
+    later_ids = lateral_ids(scope) - lateral_ids(input_scope) if later else set()
     for col in list(template.find_all(exp.Column)):
-        if isinstance(col.this, exp.Star) or col.name.startswith(ARG_PREFIX):
+        if isinstance(col.this, exp.Star) or col.name.startswith(ARG_PREFIX) or id(col) in inside:
             continue
         parts = tuple(p.name for p in col.parts)
         try:
@@ -115,11 +140,34 @@ def opaque_select(analyzer: SelectAnalyzer, sel: exp.Select, outer: "Scope | Non
             continue  # a select alias, a LATERAL VIEW or PIVOT column: stays as text
         if rest:
             continue
+        if found.references & later_ids:
+            continue  # a LATERAL subquery's column, or a table's after it: stays as text
         args.append(found)
         col.replace(exp.column(f"{ARG_PREFIX}{len(args) - 1}"))
 
     output = _output(analyzer, sel, scope, bool(pivots or sel.args.get("laterals")), is_root)
+    if later or reason == GENERATOR_REASON:
+        _refuse_shadowed_names(analyzer, sel, input_scope, scope)
     return L.OpaqueRelation(template, tuple(output), (plan,), tuple(args), _shown(analyzer, sel))
+
+
+def _refuse_shadowed_names(analyzer, sel: exp.Select, input_scope: "Scope", scope: "Scope") -> None:
+    """ORDER BY (HAVING, SORT BY...) may name a select alias or a generator's column, which
+    Spark prefers to a FROM column of that name, where the text's placeholders would read
+    the input's: a block with both is not modelled."""
+    if not any(sel.args.get(k) for k in ("order", "having", "sort", "distribute", "cluster", "qualify")):
+        return
+    named: set[str] = set()
+    for item in sel.expressions:
+        if isinstance(item, exp.Aliases):
+            named |= {a.name.lower() for a in item.expressions}
+        elif isinstance(item, exp.Alias):
+            named.add(item.alias.lower())
+        elif is_generator_item(item):
+            named |= {n.lower() for n, _ in generator_item_columns(analyzer, item, scope)}
+    columns = {c.name.lower() for c in input_scope.star if isinstance(c, (E.Attribute, E.Alias))}
+    if named & columns:
+        raise NotModelled("ORDER BY / HAVING in a block kept as text, with a select alias named as a FROM column")
 
 
 def _copy_but(node: exp.Expression, keys: tuple) -> exp.Expression:
@@ -176,6 +224,9 @@ def _output(analyzer, sel, scope, generated_columns: bool, is_root: bool) -> lis
                 a = E.to_attribute(c) if isinstance(c, (E.Attribute, E.Alias)) else None
                 if a is not None:
                     out.append(E.Attribute(a.name, a.data_type, True, E.new_id()))
+            continue
+        if is_generator_item(item):
+            out.extend(E.Attribute(n, t, True, E.new_id()) for n, t in generator_item_columns(analyzer, item, scope))
             continue
         name = item.alias if isinstance(item, exp.Alias) else None
         body = item.this if isinstance(item, exp.Alias) else item
