@@ -18,6 +18,7 @@ from sqlglot import exp
 
 from ..ir import expressions as E
 from ..ir.dialect import ARG_PREFIX
+from ..ir.errors import AnalysisError
 from .expr_context import NotModelled
 from .scope import Scope
 
@@ -56,7 +57,7 @@ def lateral_items(analyzer, joins: list[exp.Join], input_scope: Scope, outer, ct
         sub = item.this
         if not isinstance(sub, exp.Subquery) or item.args.get("view"):
             raise NotModelled("a LATERAL table function" if isinstance(sub, exp.Func) else "LATERAL VIEW in a join")
-        _refuse_ctes_and_input_stars(sub, ctes, input_scope)
+        _refuse_ctes_and_outer_stars(sub, ctes, visible)
         seen: list[tuple[exp.Expression, E.Expr]] = []
         prev = analyzer.exprs.observer
 
@@ -66,6 +67,10 @@ def lateral_items(analyzer, joins: list[exp.Join], input_scope: Scope, outer, ct
         analyzer.exprs.observer = observe
         try:
             plan = analyzer.query(sub, visible.with_parent(outer, ctes), ctes)
+        except AnalysisError as e:
+            # (where sparkfold's scoping of a LATERAL subquery and Spark's could part,
+            # Spark has the last word on the text: never a rejection of what it reads)
+            raise NotModelled(f"a LATERAL subquery sparkfold cannot analyze: {e}") from None
         finally:
             analyzer.exprs.observer = prev
         inside.update(id(n) for n in sub.walk())
@@ -128,15 +133,15 @@ def place_input_stars(template: exp.Expression, inside: set[int], input_scope: S
         template.set("expressions", template.expressions[:position] + items + template.expressions[position + 1:])
 
 
-def _refuse_ctes_and_input_stars(sub: exp.Expression, ctes: dict, input_scope: Scope) -> None:
+def _refuse_ctes_and_outer_stars(sub: exp.Expression, ctes: dict, visible: Scope) -> None:
     for table in sub.find_all(exp.Table):
         if not table.db and table.name.lower() in ctes:
             raise NotModelled("a LATERAL subquery reading a CTE")
     for col in sub.find_all(exp.Column):
         if isinstance(col.this, exp.Star) and col.table:
             qual = tuple(p.name.lower() for p in col.parts[:-1])
-            if any(en.matches(qual) for en in input_scope.entries):
-                raise NotModelled("a LATERAL subquery with a star over its input")
+            if any(en.matches(qual) for en in visible.entries):
+                raise NotModelled("a LATERAL subquery with a star over an earlier FROM item")
 
 
 def lateral_ids(scope: Scope) -> set[int]:
