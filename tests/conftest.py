@@ -18,10 +18,10 @@ if ROOT not in sys.path:
 # worker has nothing left to do: the whole compiled build (5 tests) used to start in the
 # last minutes of the run.  Ordered by the times of the last full runs.
 LONGEST_FIRST = [
-    "test_compiled_build.py", "test_fuzz.py", "test_cli.py", "test_examples.py", "test_lowering.py",
-    "test_verify_random.py", "test_runner.py", "test_dbt.py", "test_connect.py", "test_corpus.py",
-    "test_oracle_expr_types.py", "test_dbt_command.py", "test_completeness.py", "test_benchmark.py",
-    "test_fold_errors.py",
+    "test_compiled_build.py", "test_fuzz.py", "test_runner.py", "test_lowering.py", "test_examples.py",
+    "test_cli.py", "test_dbt.py", "test_oracle_expr_types.py", "test_sqlglot_range.py", "test_verify_random.py",
+    "test_connect.py", "test_corpus.py", "test_dbt_command.py", "test_completeness.py", "test_benchmark.py",
+    "test_fold_errors.py", "test_tpc_corpus.py", "test_roundtrip_spark.py",
 ]
 
 

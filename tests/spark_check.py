@@ -7,7 +7,13 @@ from sparkfold.optimizer.verify import base_type, schema_of
 from sparkfold.plans.ir import logical as L
 
 __all__ = ["schema_of", "names_and_types", "run", "run_or_error", "error_class", "is_ordered",
-           "assert_same_result"]
+           "assert_same_result", "verify_batched"]
+
+# Results verified per batch by `verify_batched`: each batch is two Spark jobs (every
+# reference in one, every candidate in the other) unless a side raises, when the
+# verifier halves the failing job until the raising sides are alone.  Small batches
+# keep that search short where many queries raise (ANSI errors are results too).
+BATCH = 20
 
 
 def names_and_types(df) -> list[tuple[str, str]]:
@@ -65,3 +71,14 @@ def assert_same_result(spark, original: str, candidate: str, ordered: bool = Fal
     diff = compare_rows(a[1], b[1], ordered=ordered)
     assert diff.equal, (f"rows differ ({diff.left_count} vs {diff.right_count}); only in original: "
                         f"{diff.only_left}; only in candidate: {diff.only_right}\n{msg}")
+
+
+def verify_batched(results, spark, batch: int = BATCH, **options):
+    """`verify_many` over many results in a few Spark jobs (its untimed mode, `batch`
+    results at a time): the same comparisons, sides and reports, without one Spark job
+    per side.  Job scheduling, not the tiny data, is what a side costs on its own."""
+    from sparkfold.optimizer.verify import verify_many
+
+    results = list(results)
+    return [report for i in range(0, len(results), batch)
+            for report in verify_many(results[i:i + batch], spark, timed=False, **options)]

@@ -57,12 +57,12 @@ def _names_only(report) -> bool:
 
 @pytest.mark.parametrize("rules_on", [False, True], ids=["no rules", "all rules"])
 def test_round_trip_corpus_lowered_equals_original(spark, tables, rules_on):
-    from sparkfold.optimizer.verify import verify_many
+    from tests.spark_check import verify_batched
 
     queries = load_queries("roundtrip.sql")
     results = [optimize(q, tables) if rules_on else optimize(q, tables, rules=[], always_regenerate=True)
                for q in queries]
-    reports = verify_many(results, spark, candidates=("DataFrame",), parallel=4)
+    reports = verify_batched(results, spark, candidates=("DataFrame",))
     bad = [r.to_text() + "\n" + r.candidates[0].text for r in reports
            if not r.equal and not (r.original_sql in NAMING_GAPS and _names_only(r))]
     assert not bad, f"{len(bad)} of {len(reports)} differ:\n" + "\n\n".join(bad[:3])

@@ -319,14 +319,15 @@ def test_random_queries_agree_on_spark(spark, all_tables):
     """Every random query, optimized with all registered rules and with none, gives on
     Spark what the original gives: on the SQL path and on the DataFrame path."""
     from sparkfold.optimizer import optimize
-    from sparkfold.optimizer.verify import verify_many
+
+    from tests.spark_check import verify_batched
 
     queries = random_queries(SEED, COUNT)
     results = []
     for q in queries:
         results.append(optimize(q, all_tables))
         results.append(optimize(q, all_tables, rules=[], always_regenerate=True))
-    reports = verify_many(results, spark, parallel=4)
+    reports = verify_batched(results, spark)  # a query's two results in one batch: its reference runs once
     disagreements = {"optimized SQL": [], "DataFrame": []}
     for report in reports:
         for comp in report.comparisons:

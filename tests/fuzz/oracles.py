@@ -10,7 +10,9 @@
    batches leaves the optimized plan as it is.
 
 Spark work is batched: `check_cases` optimizes every case in Python, then verifies all
-of them with one `verify_many` call (a fingerprint per side, computed inside Spark).
+of them in a few Spark jobs (`tests.spark_check.verify_batched`: a fingerprint per side,
+computed inside Spark, the references of a batch in one job and its candidates in
+another).
 
 A query sparkfold rejects (parse or analysis error) is checked against Spark: when
 Spark accepts it, that is a finding too ("rejected"); an internal error is a "crash".
@@ -225,10 +227,10 @@ def idempotence_problem(result, catalog, stats: "Stats | None" = None) -> str | 
     return None
 
 
-def check_cases(cases: list[Case], spark, *, parallel: int = 2, dataframe: bool = True,
+def check_cases(cases: list[Case], spark, *, dataframe: bool = True,
                 idempotence: bool = True) -> tuple[Stats, list[Finding]]:
     """Run every oracle on `cases` (all of one world, registered on `spark`)."""
-    from sparkfold.optimizer.verify import verify_many
+    from tests.spark_check import verify_batched
 
     quiet()
     stats, findings = Stats(), []
@@ -279,7 +281,7 @@ def check_cases(cases: list[Case], spark, *, parallel: int = 2, dataframe: bool 
     for group, cands in ((diff, candidates), (tlp, ("optimized SQL",))):
         if not group:
             continue
-        reports = verify_many([r for _, r in group], spark, candidates=cands, parallel=parallel)
+        reports = verify_batched([r for _, r in group], spark, candidates=cands)
         for (case, result), report in zip(group, reports):
             stats.raised += report.reference.error is not None
             if report.equal:
