@@ -36,10 +36,12 @@ from .sources import (
     parse_table_spec,
     plan_outputs,
     position,
+    read_exact,
     register_table,
     start_session,
     statements,
     stop_session,
+    write_in_place,
     write_output,
 )
 
@@ -428,10 +430,22 @@ Examples:
   sparkfold lint queries/ --schema schema.json --fail-on warning --format github
   sparkfold lint queries/ --schema schema.json --format sarif -o sparkfold.sarif
   git ls-files '*.sql' | xargs sparkfold lint --schema schema.json   # (files as arguments)
+  sparkfold lint queries/ --schema schema.json --diff                 # what --fix would change
+  sparkfold lint queries/ --schema schema.json --fix                  # apply the safe fixes
+  sparkfold lint queries/ --schema schema.json --fix --unsafe-fixes   # and the likely intent
 
 \b
-Exit codes: 0 nothing at or above --fail-on, 1 a finding at or above it,
-2 a statement could not be analyzed (its position is reported; the rest is linted).""")
+A safe fix keeps every result (rows, names, types, nullability, errors), as the
+optimizer proves it: a LEFT JOIN a filter makes inner written JOIN, a condition that is
+always TRUE or an OR branch or CASE branch that is never taken left out. An unsafe fix
+writes the likely intent and changes the result: `x = NULL` to `x IS NULL`, a NOT IN
+over a nullable subquery to NOT EXISTS. Files are rewritten whole or not at all, only
+when something changes; a file with a statement that cannot be analyzed is left as it is.
+
+\b
+Exit codes: 0 nothing at or above --fail-on, 1 a finding at or above it (with --fix:
+one that remains; with --diff: something would change), 2 a statement could not be
+analyzed (its position is reported; the rest is linted).""")
 @click.argument("args", nargs=-1, metavar=_INPUTS)
 @click.option("-f", "--file", "files", multiple=True,
               type=click.Path(exists=True, allow_dash=True, path_type=Path),
@@ -442,28 +456,66 @@ Exit codes: 0 nothing at or above --fail-on, 1 a finding at or above it,
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Write the report to FILE instead of standard output.")
 @click.option("-q", "--quiet", is_flag=True, help="No summary line on stderr.")
+@click.option("--fix", is_flag=True,
+              help="Apply the safe fixes in place (SQL from stdin or an argument: printed fixed); "
+                   "report what remains.")
+@click.option("--unsafe-fixes", is_flag=True,
+              help="With --fix or --diff, apply the unsafe fixes too (they change results: the likely intent).")
+@click.option("--diff", is_flag=True,
+              help="Print a unified diff of what --fix would change, and write nothing (exit 1 when "
+                   "something would change).")
 @debug_option
-def lint(args, files, sql, schema, exclude, conf, fail_on, fmt, output, quiet):
-    """Report likely mistakes in Spark SQL (findings only; nothing is rewritten).
+def lint(args, files, sql, schema, exclude, conf, fail_on, fmt, output, quiet, fix, unsafe_fixes, diff):
+    """Report likely mistakes in Spark SQL, and with --fix, fix them.
 
     The arguments are SQL files or folders of .sql files (- for standard input), or SQL
     text; with none, SQL is read from standard input."""
-    from .lint import exit_code, lint_sources, render, summary
+    from .lint import exit_code, fix_sources, fix_summary, lint_sources, render, summary, unified_diff
 
     sql, paths = split_arguments(args, sql)
     sources, _ = gather(sql, paths + tuple(files))
     catalog = load_catalog(schema, conf)
     exclude = check_rules(exclude, "--exclude-rule")
-    records = list(lint_sources(sources, catalog, exclude))
     _refuse_overwriting(sources, output)
+    fixed_count = None
+    fixed_text: list[str] = []  # SQL not from a file, fixed: printed
+    if fix or diff:
+        boms = {}
+        for i, s in enumerate(sources):
+            if s.name not in ("<stdin>", "<argument>"):  # as it is: line ends and byte-order mark kept
+                text, boms[s.name] = read_exact(Path(s.name))
+                sources[i] = Source(s.name, text, s.rel)
+        fixed = fix_sources(sources, catalog, exclude, unsafe_fixes)
+        if diff:
+            click.echo(unified_diff(fixed), nl=False)
+            if not quiet:
+                n, m = sum(f.fixes for f in fixed), sum(f.text != f.source.text for f in fixed)
+                click.echo(f"sparkfold: would fix {n} finding{'' if n == 1 else 's'} in {m} "
+                           f"file{'' if m == 1 else 's'}", err=True)
+            raise SystemExit(2 if any(f.unreadable for f in fixed) else 1 if any(f.fixes for f in fixed) else 0)
+        for f in fixed:
+            if f.text == f.source.text:
+                continue  # (nothing to fix: the file is not touched)
+            if f.source.name in boms:
+                write_in_place(Path(f.source.name), f.text, boms[f.source.name])
+            else:
+                fixed_text.append(f.text)
+        sources = [Source(f.source.name, f.text, f.source.rel) for f in fixed]
+        fixed_count = sum(f.fixes for f in fixed)
+    records = list(lint_sources(sources, catalog, exclude, fixes=True))
     text = render(records, fmt, _version())
-    if output is None:
-        click.echo(text, nl=False)
-    else:
+    if fixed_text:  # stdout has the fixed SQL: the report goes to stderr
+        click.echo("".join(fixed_text), nl=False)
+    if output is not None:
         write_output(output, text)
+    else:
+        click.echo(text, nl=False, err=bool(fixed_text))
     if not quiet:
         n = sum(len(statements(s)) for s in sources)
         click.echo(f"sparkfold: {summary(records, n)}", err=True)
+        more = fix_summary(records, fixed_count)
+        if more:
+            click.echo(f"sparkfold: {more}", err=True)
     raise SystemExit(exit_code(records, fail_on))
 
 

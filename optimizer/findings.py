@@ -8,7 +8,7 @@
 | `not-in-null`               | warning  | `a NOT IN (1, NULL)`: never TRUE                         |
 | `not-in-nullable-subquery`  | warning  | `a NOT IN (SELECT b ...)` with `b` nullable              |
 | `never-true`                | warning  | a WHERE / HAVING / ON condition that is never TRUE       |
-| `always-true`               | info     | a WHERE / HAVING / ON condition that is always TRUE      |
+| `always-true`               | info     | a WHERE / HAVING / ON condition, or a part of its AND, that is always TRUE |
 | `unreachable-branch`        | warning  | a CASE WHEN / IF branch that is never taken              |
 | `count-never-null`          | info     | `count(x)` with x never NULL: the same as `count(*)`     |
 | `outer-join-not-outer`      | warning  | an outer join a filter makes inner (its padded rows are dropped) |
@@ -625,6 +625,11 @@ def _clause(c: _Collector, what: str, cond_node: exp.Expression, consequence: st
         return any(answers.get(id(n)) is not None and answers[id(n)].value == "never"
                    for n in (node, *(p for p, _ in parts if _unparen(p) is node)))
 
+    def always(node) -> bool:
+        node = _unparen(node)
+        return any(answers.get(id(n)) is not None and answers[id(n)].value == "always"
+                   for n in (node, *(p for p, _ in parts if _unparen(p) is node)))
+
     def report():
         if answer.value in ("never", "always"):
             text = _code(_short(c.text.of(cond_node), 60))  # (placed only when reported: spans cost)
@@ -642,6 +647,9 @@ def _clause(c: _Collector, what: str, cond_node: exp.Expression, consequence: st
                 where = (f"this side of the OR in the {what} condition selects no rows" if isinstance(parent, exp.Or)
                          else f"the AND around it in the {what} condition is never TRUE either")
                 c.add("never-true", part, f"{_code(_short(c.text.of(part), 60))} is never TRUE: {where}")
+            elif always(part) and isinstance(parent, exp.And) and not always(parent) and answer.value != "never":
+                c.add("always-true", part, f"{_code(_short(c.text.of(part), 60))} is always TRUE: the AND in the "
+                                           f"{what} condition is the same without it", severity=INFO)
 
     ev.then(report)
 

@@ -32,6 +32,21 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
 @record(frozen=True)
+class Edit:
+    """A fix of a finding: replace the text from (line, column) up to, not including,
+    (end_line, end_column) by `text`; `safety` is `safe` (the result is proven the same)
+    or `unsafe` (the likely intent: the result changes; see `optimizer.fixes`)."""
+
+    safety: str
+    title: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    text: str
+
+
+@record(frozen=True)
 class Record:
     """One finding (or input error), positioned in its source file."""
 
@@ -45,15 +60,25 @@ class Record:
     end_column: int | None = None
     snippet: str = ""
     suggestion: str | None = None
+    fix: Edit | None = None
 
     def text(self) -> str:
-        return f"{self.file}:{self.line}:{self.column}: {self.severity}: {self.message} [{self.code}]"
+        return f"{self.file}:{self.line}:{self.column}: {self.severity}: {self.message} [{self.code}]" + \
+            (f" ({self.fix.safety} fix available)" if self.fix is not None else "")
+
+    def as_json(self) -> dict:
+        out = as_dict(self)
+        out["fix"] = as_dict(self.fix) if self.fix is not None else None
+        return out
 
 
-def lint_sources(sources: Iterable[Source], catalog, exclude=()) -> Iterator[Record]:
-    """The records of every statement of every source, in order."""
+def lint_sources(sources: Iterable[Source], catalog, exclude=(), fixes: bool = False) -> Iterator[Record]:
+    """The records of every statement of every source, in order; with `fixes`, each
+    finding's fix (`optimizer.fixes`), when one checks."""
+    from .fixes import Checker, fix_for, parsed
     from .hooks import rewrite
 
+    checker = Checker(catalog, exclude) if fixes else None
     for source in sources:
         for st in statements(source):  # an empty or comment-only file has nothing to lint
             if st.opted_out:
@@ -63,13 +88,88 @@ def lint_sources(sources: Iterable[Source], catalog, exclude=()) -> Iterator[Rec
             except SparkfoldError as e:
                 yield _input_error(st, e)
                 continue
-            for f in getattr(result, "findings", None) or ():
+            findings = getattr(result, "findings", None) or ()
+            tree = None
+            if checker is not None and findings and result is not None and result.original_sql == st.text:
+                tree = parsed(st.text)  # (a statement with parameter markers read otherwise: no fixes)
+            for f in findings:
                 line, col = position(st, f.line, f.column)
                 end_line = end_col = None
                 if f.end_line is not None and f.end_column is not None:
                     end_line, end_col = position(st, f.end_line, f.end_column)
+                fix = fix_for(st.text, tree, f, checker) if checker is not None and tree is not None else None
                 yield Record(st.source.name, line, col, f.severity, f.code, f.message, end_line, end_col,
-                             f.snippet, f.suggestion)
+                             f.snippet, f.suggestion, _edit(st, fix) if fix is not None else None)
+
+
+@record
+class Fixed:
+    """A source with its fixes applied (`text` is the source's own when none applied)."""
+
+    source: Source
+    text: str
+    fixes: int = 0
+    unreadable: bool = False  # a statement could not be analyzed: the source is left as it was
+
+
+def fix_sources(sources: Iterable[Source], catalog, exclude=(), unsafe: bool = False) -> list[Fixed]:
+    """Each source with the fixes of its statements applied (`fixes.fix_statement`); a
+    source with a statement that cannot be analyzed is left as it was."""
+    from .fixes import Checker, fix_statement
+    from .hooks import rewrite
+
+    checker = Checker(catalog, exclude)
+    out = []
+    for source in sources:
+        pieces: list[tuple[Statement, str]] = []
+        count, unreadable = 0, False
+        for st in statements(source):
+            if st.opted_out:
+                continue
+            try:
+                _, result = rewrite(st.text, catalog, exclude=exclude)
+            except SparkfoldError:
+                unreadable = True
+                break
+            if result is None or result.original_sql != st.text or not result.findings:
+                continue  # (parameter markers: read as another text, not fixed)
+            text, applied = fix_statement(st.text, checker, unsafe)
+            if applied:
+                pieces.append((st, text))
+                count += len(applied)
+        if unreadable or not pieces:
+            out.append(Fixed(source, source.text, 0, unreadable))
+            continue
+        text = source.text
+        for st, new in reversed(pieces):
+            text = text[:st.start] + new + text[st.end:]
+        out.append(Fixed(source, text, count))
+    return out
+
+
+def unified_diff(fixed: Iterable[Fixed]) -> str:
+    """What the fixes change, as `diff -u` prints it, file by file."""
+    import difflib
+
+    out = []
+    for f in fixed:
+        if f.text == f.source.text:
+            continue
+        for line in difflib.unified_diff(f.source.text.splitlines(keepends=True), f.text.splitlines(keepends=True),
+                                         f.source.name, f.source.name):
+            out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def _edit(st: Statement, fix) -> Edit:
+    """The fix (offsets in the statement) as an edit of the source (lines and columns)."""
+    def at(offset: int) -> tuple[int, int]:
+        text = st.source.text
+        i = st.start + offset
+        return text.count("\n", 0, i) + 1, i - (text.rfind("\n", 0, i) + 1) + 1
+
+    (line, col), (end_line, end_col) = at(fix.start), at(fix.end)
+    return Edit(fix.safety, fix.title, line, col, end_line, end_col, fix.text)
 
 
 def _input_error(st: Statement, e: SparkfoldError) -> Record:
@@ -88,6 +188,22 @@ def exit_code(records: list[Record], fail_on: str) -> int:
         return 0
     floor = SEVERITIES.index(fail_on)
     return 1 if any(SEVERITIES.index(r.severity) >= floor for r in records) else 0
+
+
+def fix_summary(records: list[Record], fixed: int | None = None) -> str | None:
+    """ruff's lines: `Found 3 findings (2 fixed, 1 remaining).` after --fix; before, how
+    many findings --fix (and --unsafe-fixes) would fix.  None when there is nothing to say."""
+    findings = [r for r in records if r.code != INPUT_ERROR]
+    safe = sum(r.fix is not None and r.fix.safety == "safe" for r in findings)
+    unsafe = sum(r.fix is not None and r.fix.safety == "unsafe" for r in findings)
+    more = f" ({unsafe} more with --fix --unsafe-fixes)" if unsafe else ""
+    if fixed is not None:
+        found = fixed + len(findings)
+        text = f"Found {found} finding{'' if found == 1 else 's'} ({fixed} fixed, {len(findings)} remaining)."
+        return text + (f" {unsafe} fixable with --unsafe-fixes." if unsafe else "")
+    if not safe and not unsafe:
+        return None
+    return f"{safe} fixable with --fix{more}."
 
 
 def summary(records: list[Record], statements: int) -> str:
@@ -110,7 +226,7 @@ def render(records: list[Record], fmt: str, version: str = "unknown") -> str:
         return "".join("\n".join([r.text(), *(caret_lines(r.snippet, r.column) if r.code == INPUT_ERROR else ())])
                        + "\n" for r in records)
     if fmt == "jsonl":
-        return "".join(json.dumps(as_dict(r)) + "\n" for r in records)
+        return "".join(json.dumps(r.as_json()) + "\n" for r in records)
     if fmt == "github":
         return "".join(_github(r) + "\n" for r in records)
     if fmt == "sarif":
@@ -136,7 +252,8 @@ def _github(r: Record) -> str:
         if r.end_line == r.line and r.end_column is not None:
             props.append(f"endColumn={r.end_column}")
     props.append(f"title={_escape_property('sparkfold ' + r.code)}")
-    return f"::{_GITHUB_LEVEL[r.severity]} {','.join(props)}::{_escape_data(r.message)}"
+    fix = f" ({r.fix.safety} fix: {r.fix.title})" if r.fix is not None else ""
+    return f"::{_GITHUB_LEVEL[r.severity]} {','.join(props)}::{_escape_data(r.message + fix)}"
 
 
 _SARIF_LEVEL = {ERROR: "error", WARNING: "warning", INFO: "note"}
@@ -164,6 +281,19 @@ def sarif(records: list[Record], version: str) -> dict:
         }
         if r.snippet:
             result["locations"][0]["physicalLocation"]["region"]["snippet"] = {"text": r.snippet}
+        if r.fix is not None:
+            result["fixes"] = [{
+                "description": {"text": r.fix.title},
+                "artifactChanges": [{
+                    "artifactLocation": {"uri": _uri(r.file)},
+                    "replacements": [{
+                        "deletedRegion": {"startLine": r.fix.line, "startColumn": r.fix.column,
+                                          "endLine": r.fix.end_line, "endColumn": r.fix.end_column},
+                        "insertedContent": {"text": r.fix.text},
+                    }],
+                }],
+                "properties": {"safety": r.fix.safety},
+            }]
         results.append(result)
     return {
         "$schema": SARIF_SCHEMA,

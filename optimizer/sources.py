@@ -125,6 +125,45 @@ def read_source(path: Path) -> str:
         raise InputError(f"cannot read {path}: {e.strerror}") from None
 
 
+def read_exact(path: Path) -> tuple[str, bool]:
+    """A file's text as it is (line ends kept), and whether it starts with a UTF-8 byte-order
+    mark (which the text leaves out): what a fix rewrites and writes back."""
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise InputError(f"cannot read {path}: {e.strerror}") from None
+    try:
+        return data.decode("utf-8-sig"), data.startswith(b"\xef\xbb\xbf")
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text") from None
+
+
+def write_in_place(path: Path, text: str, bom: bool = False) -> None:
+    """Rewrite an input file whole or not at all: a temporary file in its folder, with its
+    permissions, renamed over it (a link is followed: the file it names is rewritten)."""
+    import tempfile
+
+    target = Path(os.path.realpath(path))
+    try:
+        mode = target.stat().st_mode & 0o7777
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    except OSError as e:
+        raise InputError(f"cannot write {path}: {e.strerror or e}") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write((b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8"))
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except OSError as e:
+        os.unlink(tmp)
+        raise InputError(f"cannot write {path}: {e.strerror or e}") from None
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
 def statements(source: Source) -> list[Statement]:
     """Split a source at its top-level semicolons (by tokens, so not inside strings or
     comments)."""

@@ -281,6 +281,13 @@ def test_where_always_true_is_info():
     assert f.severity == F.INFO
 
 
+def test_a_part_of_an_and_that_is_always_true_is_info():
+    f = only("SELECT num FROM t WHERE num IS NOT NULL AND x > 1", "always-true")
+    assert f.severity == F.INFO and f.snippet == "num IS NOT NULL"
+    assert "the AND in the WHERE condition is the same without it" in f.message
+    assert "always-true" not in codes("SELECT num FROM t WHERE x IS NOT NULL AND x > 1")  # x is nullable
+
+
 def test_having_never_true():
     f = only("SELECT s FROM t GROUP BY s HAVING count(*) = NULL", "never-true")
     assert f.message.startswith("the HAVING condition")

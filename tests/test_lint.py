@@ -110,7 +110,7 @@ def test_pre_commit_hook_definition():
 
     root = Path(__file__).resolve().parent.parent
     hooks = _yaml.safe_load((root / ".pre-commit-hooks.yaml").read_text())
-    hook, = hooks
+    hook, = (h for h in hooks if h["id"] == "sparkfold-lint")  # (sparkfold-lint-fix: test_lint_fix.py)
     assert hook["id"] == "sparkfold-lint" and hook["entry"] == "sparkfold lint"
     assert hook["language"] == "python" and hook["types"] == ["sql"]
     # pre-commit runs `entry` with the staged file names appended
