@@ -14,7 +14,13 @@ plan may not replace the old one, or None:
   folding `count(*)` over an empty input to `0` under a HAVING that keeps no row hands
   Spark a `0L AS c` that its FoldablePropagation carries into `c % c` above and its
   ConstantFolding evaluates at planning, raising REMAINDER_BY_ZERO where the query
-  returned no row.  Such a rewrite is not kept (a trace warning names the rule).
+  returned no row.  Such a rewrite is not kept (a trace warning names the rule);
+- no call or relation sparkfold does not model is removed (`unmodelled`): Spark analyzes
+  the whole query before it optimizes, so it rejects `WHERE FALSE AND abs(1, 2) > 0`
+  (WRONG_NUM_ARGS), `... AND my_udf(x)` when no such function is registered
+  (UNRESOLVED_ROUTINE), `... AND soundex(array(1)) = ''` (DATATYPE_MISMATCH), although
+  no row ever reaches them.  Only Spark knows whether such a call is valid, so a rewrite
+  that leaves one out would turn Spark's error into a result: it is not kept.
 """
 
 from __future__ import annotations
@@ -257,13 +263,18 @@ class Checks:
 
     def __init__(self, ansi: bool):
         self.ansi = ansi
-        self._memo: dict[int, tuple[L.Plan, int, int, Constants]] = {}
+        self._memo: dict[int, tuple[L.Plan, int, int, Constants, frozenset[int]]] = {}
 
     def of(self, plan: L.Plan) -> tuple[int, int]:
-        _, ungrouped, errors, _ = self._node(plan)
+        _, ungrouped, errors, _, _ = self._node(plan)
         return ungrouped, errors
 
-    def _node(self, root: L.Plan) -> tuple[L.Plan, int, int, Constants]:
+    def unmodelled(self, plan: L.Plan) -> frozenset[int]:
+        """The unmodelled calls and relations of the plan (subquery plans included), by
+        the identity of their templates (which rules keep when they rewrite arguments)."""
+        return self._node(plan)[4]
+
+    def _node(self, root: L.Plan) -> tuple[L.Plan, int, int, Constants, frozenset[int]]:
         memo, ansi = self._memo, self.ansi
         stack: list = [(root, False)]
         while stack:
@@ -279,7 +290,12 @@ class Checks:
             ungrouped = sum(k[1] for k in kids) + (isinstance(p, L.Aggregate) and not aggregate_is_grouped(p))
             errors = sum(k[2] for k in kids)
             seen, values = _carried(p, [k[3] for k in kids])
+            unmodelled = _NONE.union(*(k[4] for k in kids if k[4]))
+            if isinstance(p, L.OpaqueRelation):
+                unmodelled |= {id(p.template)}
             for e in p.expressions:
+                if e.deep_mask & E.Opaque.bit:
+                    unmodelled |= {id(x.template) for x in e.walk() if isinstance(x, E.Opaque)}
                 if seen and not e.references.isdisjoint(seen):
                     errors += _substituted_errors(e, seen, ansi)
                 elif e.mask & E.Literal.bit:
@@ -287,14 +303,34 @@ class Checks:
                 if e.deep_mask & _SUBQUERY_MASK:
                     for x in e.walk():
                         if isinstance(x, E.SubqueryExpr):
-                            _, u, f, _ = self._node(x.plan)
-                            ungrouped, errors = ungrouped + u, errors + f
+                            _, u, f, _, o = self._node(x.plan)
+                            ungrouped, errors, unmodelled = ungrouped + u, errors + f, unmodelled | o
             if isinstance(p, L.Project):
                 values = _constant_columns(p.projections, values, ansi)
             elif isinstance(p, L.Aggregate):
                 values = _constant_columns(p.aggregates, values, ansi)
-            memo[id(p)] = (p, ungrouped, errors, values)
+            memo[id(p)] = (p, ungrouped, errors, values, unmodelled)
         return memo[id(root)]
+
+
+_NONE: frozenset[int] = frozenset()
+
+
+def _unmodelled_name(plan: L.Plan, template_ids: frozenset[int]) -> str:
+    """The text of one of the unmodelled calls or relations (by template id) in plan."""
+    stack: list[L.Plan] = [plan]
+    while stack:
+        p = stack.pop()
+        if isinstance(p, L.OpaqueRelation) and id(p.template) in template_ids:
+            return p.sql_text or p.template.sql(dialect="spark")
+        for e in p.expressions:
+            for x in e.walk():
+                if isinstance(x, E.Opaque) and id(x.template) in template_ids:
+                    return x.sql_text or x.template.sql(dialect="spark")
+                if isinstance(x, E.SubqueryExpr):
+                    stack.append(x.plan)
+        stack.extend(p.children)
+    return "an unmodelled call"
 
 
 def rejection(before: L.Plan, after: L.Plan, ansi: bool = True, checks: Checks | None = None) -> str | None:
@@ -307,4 +343,9 @@ def rejection(before: L.Plan, after: L.Plan, ansi: bool = True, checks: Checks |
     if errors_after > errors:
         return ("made a constant that Spark's optimizer would evaluate to an error before reading "
                 "a row (its FoldablePropagation and ConstantFolding)")
+    gone = checks.unmodelled(before) - checks.unmodelled(after)
+    if gone:
+        text = _unmodelled_name(before, gone)
+        return (f"removed `{text[:60]}`, which sparkfold does not model: only Spark knows whether it is "
+                f"valid (Spark analyzes it even where no row reaches it)")
     return None

@@ -35,6 +35,8 @@ QUERIES = [
     "SELECT num IN (SELECT num FROM u) AS z, count(*) FROM t GROUP BY num IN (SELECT num FROM u)",
     "SELECT num IN (SELECT num FROM u), count(*) AS c FROM t WHERE s <> NULL OR true "
     "GROUP BY num IN (SELECT num FROM u)",
+    # concat of no argument is '' (sqlglot's builder needs one)
+    "SELECT concat() AS e, concat(), concat(s) AS c FROM t WHERE 1 = 1",
 ]
 
 

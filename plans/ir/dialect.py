@@ -247,7 +247,7 @@ _TYPED_EXTRA: dict[str, tuple[int, int | None]] = {
     "COALESCE": (1, None), "NVL": (2, 2), "IFNULL": (2, 2), "IF": (3, 3), "IIF": (3, 3), "COUNT": (1, None),
     "FIRST": (1, 1), "LAST": (1, 1), "FIRST_VALUE": (1, 1), "LAST_VALUE": (1, 1), "ANY_VALUE": (1, 1),
     "COLLECT_LIST": (1, 1), "NULLIF": (2, 2), "NANVL": (2, 2), "ROUND": (1, 2), "GREATEST": (2, None),
-    "LEAST": (2, None), "CONCAT": (0, None), "DATE_ADD": (2, 2), "ISNAN": (1, 1), "ISNULL": (1, 1),
+    "LEAST": (2, None), "CONCAT": (1, None), "DATE_ADD": (2, 2), "ISNAN": (1, 1), "ISNULL": (1, 1),
     "ISNOTNULL": (1, 1), **{t: (1, 1) for t in ("BOOLEAN", "INT", "FLOAT", "DOUBLE", "STRING", "DATE",
                                                   "TIMESTAMP")}}
 

@@ -10,7 +10,8 @@ itself, under IS NULL, coalesce, IF and CASE branches, IN, AND / OR with a const
 filter that keeps no row, a column nothing reads, GROUP BY, DISTINCT, a UNION input, an
 unread CTE), mutated by putting into the slot an operand that raises: ANSI overflow, an
 invalid cast, division by zero, an index out of bounds, on every row or on some, and
-calls of the wrong arity (an analysis error in every mode).  Spark's outcome for each
+calls Spark's analysis rejects in every mode (of the wrong arity, with an argument of the
+wrong type, of an unknown function).  Spark's outcome for each
 query in each mode (its row count, or its error class) is recorded twice: with Spark's
 optimizer (what the user gets) and, where that raises nothing, with the rules sparkfold's
 references run without (`spark_eval.mode`), which may evaluate what Spark's optimizer drops.
@@ -40,10 +41,12 @@ OPEN = Path(__file__).parent / "error_mutations_open.txt"
 
 # the operands that raise, as ints: (on every row) ANSI overflow, invalid cast, division by
 # zero, index out of bounds, modulo by zero, a cast overflow; (on some rows) the same over a
-# column; and calls of the wrong arity, which Spark's analysis rejects in every mode
+# column; and calls Spark's analysis rejects in every mode, which sparkfold does not model:
+# of the wrong arity, of an argument of the wrong type, of a function that does not exist
 RAISING = ["2147483647 + 1", "CAST('x' AS INT)", "CAST(1 / 0 AS INT)", "element_at(array(1), 3)", "5 % 0",
            "CAST(300 AS TINYINT)", "abs(-2147483648)", "i + 2147483647", "CAST(s AS INT)", "ni DIV (ni - ni)",
-           "CAST(d AS INT)", "length('a', 'b')", "coalesce()", "abs(1, 2)"]
+           "CAST(d AS INT)", "length('a', 'b')", "coalesce()", "abs(1, 2)",
+           "ascii(array(1))", "no_such_function(1)"]
 
 # valid queries with a slot {x} for an int operand
 SEEDS = [
