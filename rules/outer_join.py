@@ -219,12 +219,9 @@ def eliminate_outer_join(p: L.Plan, ctx) -> L.Plan:
     outer join whose padded side nothing above reads, when it cannot change the rows
     that are read -> its preserved side."""
     match p:
-        case L.Filter(cond, L.Join() as join):  # WHERE rejects the padded rows
-            new = _eliminate(cond, join)
-            return p if new is join else L.Filter(cond, new)
-        case L.Filter(cond, L.SubqueryAlias(alias, L.Join() as join)):
-            new = _eliminate(cond, join)
-            return p if new is join else L.Filter(cond, L.SubqueryAlias(alias, new))
+        case L.Filter(cond, L.Join() | L.SubqueryAlias(_, L.Join()) as child):  # WHERE rejects the padded rows
+            new = _less_outer_below(child, cond, _row_safe(cond))
+            return p if new is child else L.Filter(cond, new)
         # a join's condition rejects the padded rows of an outer join below it, on a side
         # whose rows that fail the condition do not reach the result: `x LEFT JOIN u ...
         # JOIN y ON y.b = u.b` (Catalyst infers IS NOT NULL(u.b) below the join first);
@@ -255,6 +252,44 @@ def eliminate_outer_join(p: L.Plan, ctx) -> L.Plan:
             return L.Distinct(L.Project(projections, _kept_side(join)))
         case _:
             return p
+
+
+# The sides of a join whose rows reach its output unchanged: a row of such a side that a
+# filter above rejects gives only output rows the filter rejects.
+_UNCHANGED_SIDES = {L.INNER: (0, 1), L.CROSS: (0, 1), L.LEFT_OUTER: (0,), L.RIGHT_OUTER: (1,),
+                    L.LEFT_SEMI: (0,), L.LEFT_ANTI: (0,)}
+
+
+def _row_safe(cond: E.Expr | None) -> bool:
+    """Can cond be evaluated on fewer rows without hiding anything (deterministic, cannot
+    raise, no subquery)?"""
+    return cond is None or (cond.deterministic and not cond.may_raise and not cond.deep_mask & _SUBQUERIES)
+
+
+def _less_outer_below(plan: L.Plan, cond: E.Expr, deep: bool) -> L.Plan:
+    """The outer join at the top of plan (under a table alias or not) made less outer by a
+    filter's condition above it; with `deep`, also the outer joins below it, through
+    every side whose rows reach the filter unchanged (both sides of an inner join, the
+    kept side of an outer one).  A padded row cond rejects there only gives rows cond
+    rejects above, so removing it early changes no result.  That is Catalyst's result
+    for `n LEFT JOIN l ... LEFT JOIN r ... WHERE l.v <> r.v`, which it reaches by pushing
+    the WHERE into the (now inner) top join and inferring `l.v IS NOT NULL` below it:
+    both joins inner.  `deep` only when the filter's condition cannot raise, nor can the
+    conditions of the joins passed through: they see fewer rows."""
+    match plan:
+        case L.SubqueryAlias(alias, child):
+            new = _less_outer_below(child, cond, deep)
+            return plan if new is child else L.SubqueryAlias(alias, new)
+        case L.Join():
+            join = _eliminate(cond, plan)
+            if deep and _row_safe(join.condition):
+                sides = [_less_outer_below(c, cond, deep) if i in _UNCHANGED_SIDES.get(join.join_type, ()) else c
+                         for i, c in enumerate(join.children)]
+                if any(a is not b for a, b in zip(sides, join.children)):
+                    join = join.copy(left=sides[0], right=sides[1])
+            return join
+        case _:
+            return plan
 
 
 def _less_outer(side: L.Plan, cond: E.Expr) -> L.Plan:

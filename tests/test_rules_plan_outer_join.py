@@ -197,7 +197,29 @@ SPARK_CASES = [
     "SELECT t.num, u.z FROM t LEFT JOIN u ON t.x = u.z WHERE CASE WHEN u.z IS NULL THEN false ELSE true END",
     "SELECT t.num, u.y FROM t LEFT JOIN u ON t.num = u.num WHERE u.y BETWEEN 100 AND 500",
     "SELECT * FROM (SELECT * FROM t) a LEFT JOIN u ON a.num = u.num WHERE u.y * 2 > 1",
+    # through the joins below the filter whose rows reach it unchanged
+    "SELECT t.num, a.s, b.s FROM t LEFT JOIN u a ON t.num = a.num LEFT JOIN u b ON t.num = b.num WHERE a.s <> b.s",
+    "SELECT * FROM t LEFT JOIN u a ON t.num = a.num JOIN u b ON t.num = b.num LEFT JOIN u c ON c.num = t.num "
+    "WHERE a.z < c.z",
+    "SELECT * FROM t JOIN (u a LEFT JOIN u b ON a.num = b.num) ON t.num = a.num WHERE b.s > 'a'",
 ]
+
+
+def test_a_filter_makes_the_outer_joins_below_an_inner_join_inner():
+    """Catalyst's result for a generated connected-components query: the WHERE makes the
+    second join inner, then `l.s IS NOT NULL`, which it infers below that join, the first."""
+    r = run("SELECT t.num FROM t LEFT JOIN u l ON t.num = l.num LEFT JOIN u r ON t.num = r.num "
+            "WHERE l.s <> r.s", ELIM)
+    assert join_types(r.optimized) == [L.INNER, L.INNER]
+    assert r.sql == "SELECT t.num FROM t JOIN u l ON t.num = l.num JOIN u r ON t.num = r.num WHERE l.s <> r.s"
+
+
+def test_a_filter_that_may_raise_reaches_only_the_join_below_it():
+    """Removing padded rows further down would keep the filter from evaluating them (an
+    overflow of `l.y + r.y` on such a row would not be raised): only the top join."""
+    r = run("SELECT t.num FROM t LEFT JOIN u l ON t.num = l.num LEFT JOIN u r ON t.num = r.num "
+            "WHERE l.y + r.y > 0", ELIM)
+    assert join_types(r.optimized) == [L.INNER, L.LEFT_OUTER]  # (the top join first)
 
 
 @pytest.mark.parametrize("sql", SPARK_CASES)
