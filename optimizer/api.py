@@ -11,6 +11,7 @@ optimizer does not model is passed through unchanged (`result.passthrough` says 
 
 from __future__ import annotations
 
+import collections
 import gc
 import threading
 import time
@@ -116,6 +117,21 @@ def _with_comments(text: str, tree, source: str) -> str:
         return text
     comments = [c.strip() for node in tree.walk() for c in node.comments or ()]
     return _lead_with([c for c in comments if c and not c.startswith("+")], text)
+
+
+def _inflated(source: str, written: str, tree) -> bool:
+    """Would the query written whole be more than a tenth longer than the user's, because
+    it writes a CTE read more than once in each place it is read (the optimized plan
+    has no CTEs)?  A generated query reading its CTEs many times grew from 5.8 KB to 38
+    KB that way, its layout and comments lost: the rewrites are not worth that text
+    (Spark makes them itself; the findings still show them)."""
+    if len(written) <= 1.1 * len(source):
+        return False
+    names = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
+    if not names:
+        return False
+    reads = collections.Counter(t.name.lower() for t in tree.find_all(exp.Table) if not t.args.get("db"))
+    return any(reads[n] > 1 for n in names)
 
 
 def _same_but_nullability(a: L.Plan, b: L.Plan) -> bool:
@@ -424,6 +440,11 @@ def _optimize_tree(sql, tree: exp.Expression, timings: dict[str, float], cat: Ca
     elif regenerated is not None:  # asked for later, if ever
         regenerated = _later(regenerated, tree, sql)
     out_sql = cast(str, as_edited or regenerated or sql)
+    if out_sql is regenerated and keep_layout and not always_regenerate and _inflated(sql, out_sql, tree):
+        out_sql = sql
+        trace.warnings.append(f"the rewrites could not be applied to the query's text in place, and the query "
+                              f"written whole would read a CTE in several places ({len(regenerated)} characters "
+                              f"for {len(sql)}): it is kept as written (`regenerated_sql` has it written whole)")
     if analyzer.inner_hints and not as_edited and regenerated is not None:
         # hints inside the query (BROADCAST on a derived table, REPARTITION in a CTE) have
         # no place in a query written whole: only the kept-layout text keeps them

@@ -279,3 +279,22 @@ def test_a_part_kept_as_written_is_not_misread_by_sparks_grammar(spark, tables, 
     result = optimize(sql, STANDARD_SCHEMA)
     assert result.sql == out
     assert_same_result(spark, sql, result.sql)
+
+
+def test_a_query_written_whole_does_not_read_its_ctes_in_several_places():
+    """When the rewrites cannot be applied to the text in place, the query written whole
+    has no CTEs: each read of one is written out where it is read.  For a query reading
+    its CTEs more than once that is more text than the user's (a generated query grew
+    from 5.8 KB to 38 KB, its layout and comments lost): the text is kept as written,
+    the query written whole is still there (`regenerated_sql`), and so are the findings."""
+    sql = ("WITH c AS (\n"
+           "  SELECT num, s FROM u WHERE s = NULL  -- never true\n"
+           "), d AS (SELECT num, soundex(s) AS code FROM t)\n"
+           "SELECT d.num, d.code, c.s FROM d LEFT JOIN c ON d.num = c.num\n"
+           "UNION ALL\n"
+           "SELECT d.num, d.code, c.s FROM d JOIN c ON d.num = c.num")
+    result = optimize(sql, STANDARD_SCHEMA)
+    assert result.sql == sql
+    assert len(result.regenerated_sql) > 1.1 * len(sql) and "WITH" not in result.regenerated_sql
+    assert any("read a CTE in several places" in w for w in result.trace.warnings), result.trace.warnings
+    assert "null-comparison" in {f.code for f in result.findings}
