@@ -63,6 +63,34 @@ def test_from_spark_session_reads_schemas_nullability_and_ansi(spark, tables):
         cat.lookup("no_such_table_here")
 
 
+def test_the_session_says_which_of_its_functions_are_deterministic(spark, tables):
+    """A CTE read twice must give the same rows at each read: with a function only the
+    session knows (a UDF), sparkfold passes the query through, unless the session says
+    the function is deterministic (splink's generated queries read such CTEs twice).  A
+    Python UDF is deterministic unless marked `asNondeterministic()`."""
+    from pyspark.sql.functions import udf
+    from sparkfold import optimize
+
+    from tests.spark_check import assert_same_result
+
+    spark.udf.register("sf_test_plus_one", lambda v: None if v is None else v + 1, "int")
+    spark.udf.register("sf_test_shuffled", udf(lambda v: v, "int").asNondeterministic())
+    cat = Catalog.from_spark(spark)
+    assert cat.function_deterministic("sf_test_plus_one", 1) is True
+    assert cat.function_deterministic("sf_test_shuffled", 1) is False
+    assert cat.function_deterministic("sf_test_no_such_function", 1) is None
+    template = ("WITH c AS (SELECT num, {f}(num) AS v FROM t WHERE 1 = 1) "
+                "SELECT a.num, a.v FROM c a JOIN c b ON a.num = b.num WHERE b.v > NULL OR a.v > 1")
+    known = optimize(template.format(f="sf_test_plus_one"), cat)
+    assert known.passthrough is None and "1 = 1" not in known.sql, known.sql
+    assert_same_result(spark, known.original_sql, known.sql)
+    unknown = optimize(template.format(f="sf_test_shuffled"), cat)
+    assert unknown.passthrough is not None and "non-deterministic CTE" in unknown.passthrough
+    # without a session to ask, a function sparkfold does not know may be non-deterministic
+    schemas = Catalog({"t": cat.lookup("t")})
+    assert optimize(template.format(f="sf_test_plus_one"), schemas).passthrough is not None
+
+
 DDL_TABLES = [
     "CREATE TABLE ddl_db.orders (id INT NOT NULL, cust BIGINT, amount DECIMAL(10,2) NOT NULL COMMENT 'paid', "
     "tags ARRAY<STRING>, placed TIMESTAMP, meta STRUCT<a: INT, b: STRING>) USING parquet",

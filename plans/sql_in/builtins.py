@@ -81,3 +81,25 @@ variant_strip_nulls vector_avg vector_cosine_similarity vector_inner_product vec
 vector_norm vector_normalize vector_sum version weekday weekofyear when width_bucket window
 window_time xpath xpath_boolean xpath_double xpath_float xpath_int xpath_long xpath_number
 xpath_short xpath_string xxhash64 year zeroifnull zip_with""".split())
+
+
+
+def surely_deterministic_call(f, catalog) -> bool:
+    """Is the call f (a sqlglot function node) deterministic for certain: of a built-in
+    function not in `functions.NONDETERMINISTIC_NAMES`, or of one the session says is (a
+    UDF it registered, asked through the catalog: `Catalog.function_deterministic`)?"""
+    from sqlglot import exp
+
+    from ..ir.dialect import function_name
+    from ..ir.functions import NONDETERMINISTIC_NAMES
+
+    name = function_name(f)
+    if name in NONDETERMINISTIC_NAMES:
+        return False
+    if name in BUILTIN_FUNCTIONS:
+        return True
+    if catalog is None:
+        return False
+    n_args = len(f.expressions) if isinstance(f, exp.Anonymous) else \
+        sum(len(v) if isinstance(v, list) else 1 for v in f.args.values() if isinstance(v, (exp.Expression, list)))
+    return catalog.function_deterministic(name, n_args) is True

@@ -88,6 +88,35 @@ def settings_from(get: Callable[[str, str], Any]) -> dict[str, bool]:
             for key, (name, default) in SETTINGS.items()}
 
 
+def _session_function_determinism(spark: Any) -> Callable[[str, int], bool | None]:
+    """Ask a classic session's function registry whether a call of a function is
+    deterministic: the expression its builder makes for that many (NULL) arguments says
+    so (a Python UDF is deterministic unless marked `asNondeterministic()`; a Java or
+    Scala UDF carries the flag).  A Spark Connect session has no registry to ask from
+    the client, and any failure is no answer: None, and the function counts as possibly
+    non-deterministic, as without a session."""
+    def ask(name: str, n_args: int) -> bool | None:
+        jss = getattr(spark, "_jsparkSession", None)
+        if jss is None:  # Spark Connect
+            return None
+        try:
+            jvm = spark._jvm
+            builder = jss.sessionState().functionRegistry().lookupFunctionBuilder(
+                jvm.org.apache.spark.sql.catalyst.FunctionIdentifier.apply(name))
+            if not builder.isDefined():
+                return None
+            literal = jvm.org.apache.spark.sql.catalyst.expressions.Literal
+            nulls = jvm.java.util.ArrayList()
+            for _ in range(n_args):
+                nulls.add(literal.apply(None))
+            args = jvm.PythonUtils.toSeq(nulls)
+            return bool(builder.get().apply(args).deterministic())
+        except Exception:  # noqa: BLE001 - no answer: sparkfold assumes the worst
+            return None
+
+    return ask
+
+
 def _normalize(name: str) -> str:
     return ".".join(p.strip("`").lower() for p in name.split("."))
 
@@ -99,9 +128,14 @@ class Catalog:
                  loader: Callable[[str], TableSchema | None] | None = None,
                  legacy_setops_precedence: bool = False, escaped_string_literals: bool = False,
                  decimal_precision_loss: bool = True, group_by_aliases: bool = True,
-                 unmodelled: tuple[tuple[str, str], ...] = ()):
+                 unmodelled: tuple[tuple[str, str], ...] = (),
+                 functions: Callable[[str, int], bool | None] | None = None):
         self._tables: dict[str, TableSchema] = {_normalize(k): v for k, v in (tables or {}).items()}
         self._loader = loader
+        # a session's answer: is a call of this function (name, number of arguments)
+        # deterministic?  None where the session does not say (see `function_deterministic`)
+        self._functions = functions
+        self._function_answers: dict[tuple[str, int], bool | None] = {}
         self._lock = threading.Lock()
         self.ansi = ansi
         # Spark's legacy option: set operations evaluated left to right, with no
@@ -225,7 +259,20 @@ class Catalog:
                 return None
             return TableSchema(name, tuple(_from_spark_field(f) for f in schema.fields), "the Spark session's catalog")
 
-        return cls({}, loader=load, **session_settings(spark))
+        return cls({}, loader=load, functions=_session_function_determinism(spark), **session_settings(spark))
+
+    def function_deterministic(self, name: str, n_args: int) -> bool | None:
+        """Does the session say a call of the function `name` (one it registered: a Python
+        or Java UDF, a temporary function) with n_args arguments is deterministic?  None
+        when there is no session to ask or it does not know the name."""
+        if self._functions is None:
+            return None
+        key = (name.lower(), n_args)
+        if key not in self._function_answers:
+            answer = self._functions(*key)
+            with self._lock:
+                self._function_answers[key] = answer
+        return self._function_answers[key]
 
     @classmethod
     def from_remote(cls, url: str) -> "Catalog":
@@ -274,7 +321,8 @@ class Catalog:
             return next((found for found in (f(name) for f in loaders) if found is not None), None)
 
         return cls(tables, loader=load if loaders else None,
-                   unmodelled=next((c.unmodelled for c in catalogs if c.unmodelled), ()))
+                   unmodelled=next((c.unmodelled for c in catalogs if c.unmodelled), ()),
+                   functions=next((c._functions for c in catalogs if c._functions is not None), None))
 
     def without_not_null(self, table: str, column: str) -> "Catalog":
         """The same schemas with one column taken as nullable (what explain asks: which
@@ -282,7 +330,7 @@ class Catalog:
         schema = self.lookup(table)
         cols = tuple(Column(c.name, c.data_type, True) if c.name.lower() == column.lower() else c
                      for c in schema.columns)
-        out = Catalog(None, loader=self._loader, **self.settings_by_name())
+        out = Catalog(None, loader=self._loader, functions=self._functions, **self.settings_by_name())
         out._tables = {**self._tables, _normalize(table): TableSchema(schema.name, cols, schema.source)}
         return out
 
@@ -298,7 +346,7 @@ class Catalog:
         merged["unmodelled"] = tuple(merged["unmodelled"])
         if merged == self.settings_by_name():
             return self
-        out = Catalog(None, loader=self._loader, **merged)
+        out = Catalog(None, loader=self._loader, functions=self._functions, **merged)
         out._tables = self._tables
         return out
 

@@ -252,7 +252,7 @@ def cte_reference(an, d: CTEDef) -> L.Plan:
         if an.recorded is not None:
             an.recorded.extend((node, renumbered(e)) for node, e in pairs)
     d.uses.append(plan)
-    if len(d.uses) > 1 and not surely_deterministic(plan):
+    if len(d.uses) > 1 and not surely_deterministic(plan, an.catalog):
         raise NotModelled(f"non-deterministic CTE {d.name} referenced more than once")
     return an._rename(plan, d.columns, d.name)
 
@@ -419,11 +419,11 @@ def _convert_literal(lit: E.Literal, t: T.DataType):
     raise NotModelled(f"VALUES cell {v!r} of type {lit.data_type} in a {t} column")
 
 
-def surely_deterministic(plan: L.Plan) -> bool:
+def surely_deterministic(plan: L.Plan, catalog=None) -> bool:
     """Deterministic for certain: unmodelled (opaque) expressions count when they only call
-    built-in deterministic functions (window functions included), not user functions."""
-    from ..ir.functions import NONDETERMINISTIC_NAMES
-    from .builtins import BUILTIN_FUNCTIONS
+    built-in deterministic functions (window functions included), or functions the
+    session says are deterministic (`builtins.surely_deterministic_call`)."""
+    from .builtins import surely_deterministic_call
 
     for p in plan.walk():
         if isinstance(p, L.OpaqueRelation):
@@ -432,11 +432,10 @@ def surely_deterministic(plan: L.Plan) -> bool:
             for n in e.walk():
                 if isinstance(n, E.Opaque):
                     for f in n.template.find_all(exp.Func):
-                        name = function_name(f)
-                        if name not in BUILTIN_FUNCTIONS or name in NONDETERMINISTIC_NAMES:
+                        if not surely_deterministic_call(f, catalog):
                             return False
                 elif isinstance(n, E.SubqueryExpr):
-                    if not surely_deterministic(n.plan):
+                    if not surely_deterministic(n.plan, catalog):
                         return False
                 elif not n._self_deterministic():
                     return False

@@ -19,7 +19,7 @@ a subquery expression, a CTE that reads a later one, and a recursive CTE no quer
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 from sqlglot import exp
 
@@ -34,6 +34,8 @@ from .from_clause import CTEDef
 
 class QueryAnalyzer(Protocol):
     """What a recursive CTE needs of the query analyzer (`analyzer.Analyzer`)."""
+
+    catalog: Any
 
     def query(self, node: exp.Expression, outer, ctes: dict) -> L.Plan: ...
 
@@ -105,7 +107,7 @@ def recursive_cte(an: QueryAnalyzer, with_: exp.With, index: int, ctes: dict, en
         raise NotModelled("recursive CTE whose last UNION term does not read it")
     if [a.data_type for a in rest.output] != types:
         raise NotModelled("recursive CTE whose recursive term's types differ from its anchor's")
-    return CTEDef(name, body, [], None, {}, [], make=relation, repeatable=_deterministic(template),
+    return CTEDef(name, body, [], None, {}, [], make=relation, repeatable=_deterministic(template, an.catalog),
                   recursive=True)
 
 
@@ -143,16 +145,13 @@ def _has_any_modifier(node: exp.Expression) -> bool:
     return any(node.args.get(k) for k in ("order", "limit", "offset"))
 
 
-def _deterministic(template: exp.Expression) -> bool:
-    """Does the text surely give the same rows each time (built-in deterministic
-    functions only, no sample)?  Then a CTE can be read twice, as Spark inlines it."""
-    from ..ir.functions import NONDETERMINISTIC_NAMES
-    from .builtins import BUILTIN_FUNCTIONS
+def _deterministic(template: exp.Expression, catalog) -> bool:
+    """Does the text surely give the same rows each time (deterministic functions only, see
+    `builtins.surely_deterministic_call`; no sample)?  Then a CTE can be read twice, as
+    Spark inlines it."""
+    from .builtins import surely_deterministic_call
 
     if template.find(exp.TableSample) is not None:
         return False
-    for f in template.find_all(exp.Func):
-        fname = function_name(f)
-        if fname not in BUILTIN_FUNCTIONS or fname in NONDETERMINISTIC_NAMES:
-            return False
-    return True
+    return all(surely_deterministic_call(f, catalog)
+               for f in template.find_all(exp.Func))
