@@ -89,28 +89,21 @@ def settings_from(get: Callable[[str, str], Any]) -> dict[str, bool]:
 
 
 def _session_function_determinism(spark: Any) -> Callable[[str, int], bool | None]:
-    """Ask a classic session's function registry whether a call of a function is
-    deterministic: the expression its builder makes for that many (NULL) arguments says
-    so (a Python UDF is deterministic unless marked `asNondeterministic()`; a Java or
-    Scala UDF carries the flag).  A Spark Connect session has no registry to ask from
-    the client, and any failure is no answer: None, and the function counts as possibly
-    non-deterministic, as without a session."""
+    """Ask a classic session whether a call of a function is deterministic: Spark's
+    analysis of `SELECT f(NULL, ...)` (that many arguments) resolves the call to the
+    function's expression, which says so (a Python UDF is deterministic unless marked
+    `asNondeterministic()`; a Java or Scala UDF carries the flag).  Nothing runs.  A
+    Spark Connect session shows no analyzed plan to the client, and any failure is no
+    answer: None, and the function counts as possibly non-deterministic, as without a
+    session."""
     def ask(name: str, n_args: int) -> bool | None:
-        jss = getattr(spark, "_jsparkSession", None)
-        if jss is None:  # Spark Connect
-            return None
+        if getattr(spark, "_jsparkSession", None) is None or not name.isidentifier():
+            return None  # Spark Connect; a name to quote
         try:
-            jvm = spark._jvm
-            builder = jss.sessionState().functionRegistry().lookupFunctionBuilder(
-                jvm.org.apache.spark.sql.catalyst.FunctionIdentifier.apply(name))
-            if not builder.isDefined():
+            if not spark.catalog.functionExists(name):  # (analysis would log Spark's error)
                 return None
-            literal = jvm.org.apache.spark.sql.catalyst.expressions.Literal
-            nulls = jvm.java.util.ArrayList()
-            for _ in range(n_args):
-                nulls.add(literal.apply(None))
-            args = jvm.PythonUtils.toSeq(nulls)
-            return bool(builder.get().apply(args).deterministic())
+            df = spark.sql(f"SELECT {name}({', '.join(['NULL'] * n_args)})")
+            return bool(df._jdf.queryExecution().analyzed().expressions().head().deterministic())
         except Exception:  # noqa: BLE001 - no answer: sparkfold assumes the worst
             return None
 
