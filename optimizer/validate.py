@@ -29,6 +29,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import cast
 
+from sqlglot import exp
+
 from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
 from ..plans.ir import types as T
@@ -295,7 +297,7 @@ class Checks:
                 unmodelled |= {id(p.template)}
             for e in p.expressions:
                 if e.deep_mask & E.Opaque.bit:
-                    unmodelled |= {id(x.template) for x in e.walk() if isinstance(x, E.Opaque)}
+                    unmodelled |= {id(x.template) for x in e.walk() if isinstance(x, E.Opaque) and not _valid(x)}
                 if seen and not e.references.isdisjoint(seen):
                     errors += _substituted_errors(e, seen, ansi)
                 elif e.mask & E.Literal.bit:
@@ -314,6 +316,21 @@ class Checks:
 
 
 _NONE: frozenset[int] = frozenset()
+
+# the ranking window functions, which take no argument
+_RANKING = frozenset({"row_number", "rank", "dense_rank", "percent_rank", "cume_dist"})
+
+
+def _valid(x: E.Opaque) -> bool:
+    """Does Spark's analysis surely accept this unmodelled expression?  A ranking function
+    of no argument over an ordered window with no frame (`row_number() OVER (PARTITION BY
+    num ORDER BY num)`: what it partitions and orders by are modelled expressions, which
+    sparkfold analyzed as Spark does).  Catalyst itself drops the side of an outer join
+    that nothing reads such a window of."""
+    w = x.template
+    return (x.kind == "window" and x.function in _RANKING and isinstance(w, exp.Window)
+            and bool(w.args.get("order")) and not w.args.get("spec")
+            and not any(v for k, v in w.this.args.items() if k != "this"))  # (kept as written: its name)
 
 
 def _unmodelled_name(plan: L.Plan, template_ids: frozenset[int]) -> str:
