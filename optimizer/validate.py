@@ -29,8 +29,6 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import cast
 
-from sqlglot import exp
-
 from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
 from ..plans.ir import types as T
@@ -319,18 +317,28 @@ _NONE: frozenset[int] = frozenset()
 
 # the ranking window functions, which take no argument
 _RANKING = frozenset({"row_number", "rank", "dense_rank", "percent_rank", "cume_dist"})
+# the random functions, of no argument or an integer seed
+_RANDOM = frozenset({"rand", "randn", "random"})
 
 
 def _valid(x: E.Opaque) -> bool:
     """Does Spark's analysis surely accept this unmodelled expression?  A ranking function
     of no argument over an ordered window with no frame (`row_number() OVER (PARTITION BY
     num ORDER BY num)`: what it partitions and orders by are modelled expressions, which
-    sparkfold analyzed as Spark does).  Catalyst itself drops the side of an outer join
-    that nothing reads such a window of."""
+    sparkfold analyzed as Spark does; Catalyst itself drops the side of an outer join
+    that nothing reads such a window of), and `rand()` / `rand(7)` (a call never
+    evaluated may go: tests/test_nondeterminism.py)."""
+    from sqlglot import exp  # (not at import: `sparkfold rules` starts without sqlglot)
+
     w = x.template
-    return (x.kind == "window" and x.function in _RANKING and isinstance(w, exp.Window)
-            and bool(w.args.get("order")) and not w.args.get("spec")
-            and not any(v for k, v in w.this.args.items() if k != "this"))  # (kept as written: its name)
+    if x.kind == "window":
+        return (x.function in _RANKING and isinstance(w, exp.Window) and bool(w.args.get("order"))
+                and not w.args.get("spec")
+                and not any(v for k, v in w.this.args.items() if k != "this"))  # (kept as written: its name)
+    return (x.kind == "scalar" and isinstance(w, exp.Anonymous) and w.name.lower() in _RANDOM
+            and all(isinstance(a, exp.Column) for a in w.expressions)  # (the placeholders of x.args)
+            and (not x.args or (len(x.args) == 1 and isinstance(x.args[0], E.Literal)
+                                and x.args[0].value is not None and T.is_integral(x.args[0].data_type))))
 
 
 def _unmodelled_name(plan: L.Plan, template_ids: frozenset[int]) -> str:
