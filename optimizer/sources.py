@@ -149,16 +149,22 @@ def write_in_place(path: Path, text: str, bom: bool = False) -> None:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     except OSError as e:
         raise InputError(f"cannot write {path}: {e.strerror or e}") from None
+    _rename_over(fd, tmp, target, (b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8"), mode, path)
+
+
+def _rename_over(fd: int, tmp: str, target: Path, data: bytes, mode: int, shown: Path) -> None:
+    """Write data to the temporary file (fd, tmp) beside target, give it mode and rename it
+    over target; on any failure the temporary file goes and target is as it was."""
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write((b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8"))
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, target)
     except OSError as e:
         os.unlink(tmp)
-        raise InputError(f"cannot write {path}: {e.strerror or e}") from None
+        raise InputError(f"cannot write {shown}: {e.strerror or e}") from None
     except BaseException:
         os.unlink(tmp)
         raise
@@ -376,17 +382,7 @@ def write_output(target: Path, text: str) -> None:
         raise InputError(f"cannot write {target}: {e.strerror or e}") from None
     umask = os.umask(0)
     os.umask(umask)
-    try:
-        os.chmod(tmp, 0o666 & ~umask)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, target)
-    except OSError as e:
-        os.unlink(tmp)
-        raise InputError(f"cannot write {target}: {e.strerror or e}") from None
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    _rename_over(fd, tmp, target, text.encode("utf-8"), 0o666 & ~umask, target)
 
 
 # -- data files for verify --------------------------------------------------
