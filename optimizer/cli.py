@@ -882,6 +882,26 @@ def run_command(lint_only, quiet, command):
     raise SystemExit(128 - code if code < 0 else code)  # killed by a signal: as a shell says it
 
 
+@cli.command(epilog="""\b
+Examples:
+  sparkfold lsp                     # what an editor starts (docs/editors.md)
+
+The schemas come from the server's settings (the editor's initialization options:
+{"schema": ["schema.json"], "conf": {...}, "excludeRules": [...]}), else from the dbt
+project at the workspace's root. Needs the lsp extra: pip install 'sparkfold[lsp]'.""")
+@debug_option
+def lsp():
+    """Run the language server (LSP on standard input and output): lint diagnostics as
+    you type, hover with the optimized SQL, code actions for the fixes."""
+    try:
+        from .lsp import serve
+    except ImportError as e:
+        if e.name not in ("pygls", "lsprotocol") and not str(e.name or "").startswith(("pygls.", "lsprotocol.")):
+            raise
+        raise InputError("the language server needs pygls: pip install 'sparkfold[lsp]'") from None
+    serve()
+
+
 def rule_catalogue() -> list[dict[str, Any]]:
     """Every rule, in the order the default batches first run them."""
     from .batches import BATCHES, RULES

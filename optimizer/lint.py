@@ -75,31 +75,39 @@ class Record:
 def lint_sources(sources: Iterable[Source], catalog, exclude=(), fixes: bool = False) -> Iterator[Record]:
     """The records of every statement of every source, in order; with `fixes`, each
     finding's fix (`optimizer.fixes`), when one checks."""
-    from .fixes import Checker, fix_for, parsed
-    from .hooks import rewrite
+    from .fixes import Checker
 
     checker = Checker(catalog, exclude) if fixes else None
     for source in sources:
         for st in statements(source):  # an empty or comment-only file has nothing to lint
-            if st.opted_out:
-                continue
-            try:
-                _, result = rewrite(st.text, catalog, exclude=exclude)
-            except SparkfoldError as e:
-                yield _input_error(st, e)
-                continue
-            findings = getattr(result, "findings", None) or ()
-            tree = None
-            if checker is not None and findings and result is not None and result.original_sql == st.text:
-                tree = parsed(st.text)  # (a statement with parameter markers read otherwise: no fixes)
-            for f in findings:
-                line, col = position(st, f.line, f.column)
-                end_line = end_col = None
-                if f.end_line is not None and f.end_column is not None:
-                    end_line, end_col = position(st, f.end_line, f.end_column)
-                fix = fix_for(st.text, tree, f, checker) if checker is not None and tree is not None else None
-                yield Record(st.source.name, line, col, f.severity, f.code, f.message, end_line, end_col,
-                             f.snippet, f.suggestion, _edit(st, fix) if fix is not None else None)
+            if not st.opted_out:
+                yield from lint_statement(st, catalog, exclude, checker)[1]
+
+
+def lint_statement(st: Statement, catalog, exclude=(), checker=None) -> tuple[Any, list[Record]]:
+    """One statement's optimize result (None when it could not be analyzed) and its
+    records; with a `fixes.Checker`, each finding's fix, when one checks."""
+    from .fixes import fix_for, parsed
+    from .hooks import rewrite
+
+    try:
+        _, result = rewrite(st.text, catalog, exclude=exclude)
+    except SparkfoldError as e:
+        return None, [_input_error(st, e)]
+    findings = getattr(result, "findings", None) or ()
+    tree = None
+    if checker is not None and findings and result is not None and result.original_sql == st.text:
+        tree = parsed(st.text)  # (a statement with parameter markers read otherwise: no fixes)
+    records = []
+    for f in findings:
+        line, col = position(st, f.line, f.column)
+        end_line = end_col = None
+        if f.end_line is not None and f.end_column is not None:
+            end_line, end_col = position(st, f.end_line, f.end_column)
+        fix = fix_for(st.text, tree, f, checker) if checker is not None and tree is not None else None
+        records.append(Record(st.source.name, line, col, f.severity, f.code, f.message, end_line, end_col,
+                              f.snippet, f.suggestion, _edit(st, fix) if fix is not None else None))
+    return result, records
 
 
 @record

@@ -405,11 +405,13 @@ def test_rules_lists_every_registered_rule():
     assert all(RULES[line.split()[0]].description.split()[-1] in line for line in proc.stdout.splitlines())
 
 
-@pytest.mark.parametrize("args", [["--help"], ["--version"], ["rules"], ["optimize", "--help"], ["lint", "--help"]])
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["rules"], ["optimize", "--help"], ["lint", "--help"],
+                                  ["lsp", "--help"]])
 def test_help_version_and_rules_start_without_the_analysis(args):
-    """They read no SQL, so they load neither sqlglot nor the optimizer (start-up time)."""
+    """They read no SQL, so they load neither sqlglot nor the optimizer (start-up time), nor
+    the language server's pygls (the lsp extra)."""
     probe = ("import sys\nfrom sparkfold.optimizer.cli import main\nmain(sys.argv[1:])\n"
-             "heavy = [m for m in sys.modules if m.split('.')[0] in ('sqlglot', 'networkx')\n"
+             "heavy = [m for m in sys.modules if m.split('.')[0] in ('sqlglot', 'networkx', 'pygls', 'lsprotocol')\n"
              "         or m.startswith(('sparkfold.optimizer.api', 'sparkfold.plans.sql_in'))]\n"
              "print('HEAVY', sorted(heavy)[:5], file=sys.stderr)")
     proc = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, cwd=ROOT,
