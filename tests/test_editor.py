@@ -122,3 +122,46 @@ def test_resplitting_after_an_edit_is_splitting_the_whole():
             assert [(s.index, s.start, s.end, s.lead) for s in got] == \
                 [(s.index, s.start, s.end, s.lead) for s in statements(source)], (text, new)
             text, split = new, got
+
+
+# -- the server's settings and schemas (optimizer/lsp_settings.py) ----------------------------
+
+def test_settings_are_read_as_the_command_line_reads_its_options():
+    from sparkfold.optimizer.lsp_settings import Settings, settings_from
+    from sparkfold.plans.ir.errors import SparkfoldError
+
+    assert settings_from({"sparkfold": {"schema": "s.json", "conf": {"spark.sql.ansi.enabled": "false"},
+                                        "excludeRules": ["ConstantFolding"], "debounceMs": 20}}) == \
+        Settings(("s.json",), (("spark.sql.ansi.enabled", "false"),), ("ConstantFolding",), 20)
+    assert settings_from(None) == Settings()
+    for bad in ({"schema": [1]}, {"conf": ["novalue"]}, {"debounceMs": -1}, {"excludeRules": "x"}):
+        with pytest.raises(SparkfoldError):
+            settings_from(bad)
+
+
+def test_schemas_from_the_settings_else_the_dbt_project_at_the_root(tmp_path):
+    import json
+
+    from sparkfold.optimizer.lsp_settings import NO_SCHEMA_HINT, Settings, load
+
+    (tmp_path / "schema.json").write_text(json.dumps({"t": {"num": "int not null"}}))
+    project = load(tmp_path, Settings(schema=("schema.json",)))
+    assert [r.code for r in Editor(project.catalog).records("q.sql", "SELECT count(num) FROM t")] == \
+        ["count-never-null"]
+    assert load(tmp_path, Settings()).schema_hint == NO_SCHEMA_HINT
+    # a dbt project's artifacts: the model's columns from catalog.json, NOT NULL from a not_null test
+    (tmp_path / "dbt_project.yml").write_text("name: p\n")
+    (tmp_path / "target").mkdir()
+    (tmp_path / "target" / "manifest.json").write_text(json.dumps({"nodes": {
+        "model.p.m": {"resource_type": "model", "name": "m", "compiled_code": "select 1 as id",
+                      "original_file_path": "models/m.sql"},
+        "test.p.not_null_m_id": {"resource_type": "test", "attached_node": "model.p.m", "column_name": "id",
+                                 "test_metadata": {"name": "not_null", "kwargs": {"column_name": "id"}},
+                                 "config": {"severity": "ERROR", "enabled": True}, "depends_on": {"nodes": ["model.p.m"]}},
+    }}))
+    (tmp_path / "target" / "catalog.json").write_text(json.dumps({"nodes": {"model.p.m": {
+        "metadata": {"schema": "s", "name": "m"}, "columns": {"id": {"name": "id", "type": "int", "index": 1}}}}}))
+    project = load(tmp_path, Settings())
+    assert project.schema_hint is None and not project.catalog.ansi  # (dbt-spark's sessions)
+    records = Editor(project.catalog).records("q.sql", "SELECT count(id) FROM s.m WHERE id = NULL")
+    assert sorted({r.code for r in records}) == ["count-never-null", "never-true", "null-comparison"]

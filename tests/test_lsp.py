@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -228,3 +229,54 @@ def test_a_dbt_model_before_compilation_gets_no_diagnostics(server):
         assert found == []
 
     server(go)
+
+
+def test_positions_are_utf16_units_and_changes_are_incremental(server):
+    """An emoji is two UTF-16 code units (the protocol's default encoding): the range after
+    it on its line counts it as two; an incremental change is applied where it says."""
+    text = "SELECT s FROM t WHERE s = '😀' OR s = NULL\n"
+
+    async def go(ls):
+        found = await ls.open("emoji.sql", text)
+        d = next(d for d in found if d.code == "null-comparison")
+        at = text.index("s = NULL")  # (one code point before it is two units)
+        assert d.range == T.Range(T.Position(0, at + 1), T.Position(0, at + 1 + len("s = NULL")))
+        seen = ls.count[ls.uri("emoji.sql")]
+        ls.client.text_document_did_change(T.DidChangeTextDocumentParams(
+            T.VersionedTextDocumentIdentifier(2, ls.uri("emoji.sql")),
+            [T.TextDocumentContentChangePartial(T.Range(T.Position(0, at + 1 + 2), T.Position(0, at + 1 + 3)),
+                                                "IS")]))
+        assert [d.code for d in await ls.wait("emoji.sql", seen)] == []
+
+    server(go)
+
+
+def test_changes_in_a_row_are_analyzed_once(server):
+    """Debounced: five changes sent at once give one publication, of the last text."""
+    async def go(ls):
+        await ls.configure({"schema": ["schema.json"], "debounceMs": 1000})
+        try:
+            await ls.open("typing.sql", "SELECT num FROM t")
+            seen = ls.count[ls.uri("typing.sql")]
+            for version, text in enumerate(["SELECT num FROM t W", "SELECT num FROM t WHERE", "SELECT num FROM t "
+                                            "WHERE num", "SELECT num FROM t WHERE num = NUL",
+                                            "SELECT num FROM t WHERE num = NULL"], start=2):
+                ls.client.text_document_did_change(T.DidChangeTextDocumentParams(
+                    T.VersionedTextDocumentIdentifier(version, ls.uri("typing.sql")),
+                    [T.TextDocumentContentChangeWholeDocument(text)]))
+            found = await ls.wait("typing.sql", seen)
+            await asyncio.sleep(0.2)
+            assert ls.count[ls.uri("typing.sql")] == seen + 1
+            assert "null-comparison" in {d.code for d in found}
+        finally:
+            await ls.configure({"schema": ["schema.json"]})
+
+    server(go)
+
+
+def test_without_pygls_the_command_says_what_to_install():
+    probe = ("import sys\nsys.modules['pygls'] = None\nfrom sparkfold.optimizer.cli import main\n"
+             "sys.exit(main(['lsp']))")
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr == "sparkfold: error: the language server needs pygls: pip install 'sparkfold[lsp]'\n"
