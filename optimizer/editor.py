@@ -16,7 +16,7 @@ statement is a record of its own (`internal-error`), never a failure of the edit
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any, Callable
+from typing import Any
 
 from ..plans.ir.records import record, replace
 from .lint import INPUT_ERROR, Edit, Record, lint_statement
@@ -24,16 +24,15 @@ from .severities import INFO
 from .sources import Source, Statement, position, statements
 
 INTERNAL_ERROR = "internal-error"
-CACHE_SIZE = 4096  # statement texts kept per kind of analysis (a few MB)
+CACHE_SIZE = 4096  # statement texts whose records are kept (about 1 KB each)
+RESULTS_KEPT = 256  # and whose optimize results are (about 100 KB each: plans, trace), for hover
 MAX_REWRITES_SHOWN = 12
 
 
 @record(frozen=True)
 class Analysis:
-    """One statement text's analysis: its optimize result (None when it could not be
-    analyzed) and its records, positioned in that text alone."""
+    """One statement text's records, positioned in that text alone."""
 
-    result: Any
     records: tuple[Record, ...]
 
 
@@ -48,6 +47,7 @@ class Editor:
         self.schema_hint = schema_hint
         self._lints: OrderedDict[str, Analysis] = OrderedDict()
         self._fixes: OrderedDict[str, Analysis] = OrderedDict()
+        self._results: OrderedDict[str, Any] = OrderedDict()
         self._splits: dict[str, tuple[str, list[Statement]]] = {}  # file -> its last text, split
 
     def forget(self, name: str) -> None:
@@ -78,7 +78,7 @@ class Editor:
         st = next((st for st in self.statements(name, text) if st.start <= offset <= st.end), None)
         if st is None or st.opted_out:
             return None
-        result = self._lint(st.text).result
+        result = self._result(st.text)
         return None if result is None else hover_markdown(result)
 
     def fixes(self, name: str, text: str, start: int, end: int) -> list[Record]:
@@ -101,35 +101,55 @@ class Editor:
     # -- the caches ------------------------------------------------------------------
 
     def _lint(self, sql: str) -> Analysis:
-        return _cached(self._lints, sql, lambda: self._analyze(sql, None))
+        hit = _recall(self._lints, sql)
+        return hit if hit is not None else self._analyze(sql)[1]
+
+    def _result(self, sql: str):
+        """The statement's optimize result (None when it cannot be analyzed), analyzed again
+        when it is no longer kept."""
+        if sql in self._results:
+            return _recall(self._results, sql)
+        return self._analyze(sql)[0]
 
     def _fixed(self, sql: str) -> Analysis:
         from .fixes import Checker
 
-        return _cached(self._fixes, sql, lambda: self._analyze(sql, Checker(self.catalog, self.exclude)))
+        hit = _recall(self._fixes, sql)
+        if hit is None:
+            hit = _remember(self._fixes, sql, self._records(sql, Checker(self.catalog, self.exclude))[1], CACHE_SIZE)
+        return hit
 
-    def _analyze(self, sql: str, checker) -> Analysis:
+    def _analyze(self, sql: str) -> tuple[Any, Analysis]:
+        result, analysis = self._records(sql, None)
+        _remember(self._results, sql, result, RESULTS_KEPT)
+        return result, _remember(self._lints, sql, analysis, CACHE_SIZE)
+
+    def _records(self, sql: str, checker) -> tuple[Any, Analysis]:
         st = Statement(Source("", sql), 1, 0, len(sql), 0)
         try:
             result, records = lint_statement(st, self.catalog, self.exclude, checker)
         except Exception as e:  # a bug met on a half-typed statement: said, never raised
             first = str(e).strip().splitlines()[0] if str(e).strip() else ""
-            return Analysis(None, (Record("", 1, 1, INFO, INTERNAL_ERROR,
+            return None, Analysis((Record("", 1, 1, INFO, INTERNAL_ERROR,
                                           f"sparkfold could not analyze this statement (a bug in sparkfold: "
                                           f"{type(e).__name__}: {first})"),))
         if self.schema_hint and result is None:
             records = [replace(r, message=f"{r.message} ({self.schema_hint})", severity=INFO)
                        if r.code == INPUT_ERROR and r.message.startswith("unknown table") else r for r in records]
-        return Analysis(result, tuple(records))
+        return result, Analysis(tuple(records))
 
 
-def _cached(cache: OrderedDict[str, Analysis], key: str, compute: Callable[[], Analysis]) -> Analysis:
+def _recall(cache: OrderedDict, key: str):
     hit = cache.get(key)
     if hit is not None:
         cache.move_to_end(key)
-        return hit
-    value = cache[key] = compute()
-    if len(cache) > CACHE_SIZE:
+    return hit
+
+
+def _remember(cache: OrderedDict, key: str, value, limit: int):
+    cache[key] = value
+    cache.move_to_end(key)
+    if len(cache) > limit:
         cache.popitem(last=False)
     return value
 

@@ -94,12 +94,15 @@ def test_a_statement_that_does_not_parse_is_an_error_record_and_the_rest_are_lin
     assert [r.code for r in ed.records("f.sql", unclosed)] == ["input-error"]
 
 
-def test_hover_shows_the_optimized_sql(catalog):
-    text = "-- count them\nSELECT count(num) FROM t;\n"
+def test_hover_shows_the_optimized_sql(catalog, monkeypatch):
+    text = "-- count them\nSELECT count(num) FROM t;\nSELECT num FROM t WHERE num IS NOT NULL;\n"
     ed = Editor(catalog)
     assert ed.hover("f.sql", text, 3) is None  # on the comment
+    monkeypatch.setattr(editor_module, "RESULTS_KEPT", 1)  # (the second statement's result pushes the first's out)
+    ed.records("f.sql", text)
     markdown = ed.hover("f.sql", text, text.index("count("))
     assert "```sql\nSELECT count(1) AS `count(num)` FROM t\n```" in markdown
+    assert "```sql\nSELECT num FROM t\n```" in ed.hover("f.sql", text, text.index("IS NOT"))
 
 
 PIECES = ["SELECT 1", ";", "'a;b'", "\"x;\"", "`c;d`", "-- c;\n", "/* ; */", "\n", " ", "'", "/*", "*/", "FROM t",
