@@ -98,6 +98,14 @@ class Editor:
                     out.append(placed)
         return out
 
+    def pending(self, name: str, text: str) -> list[str]:
+        """The texts of the file's statements that are not analyzed yet."""
+        return [st.text for st in self.statements(name, text) if st.text not in self._lints and not st.opted_out]
+
+    def analyze(self, sql: str) -> None:
+        """Analyze a statement's text now (`records` then finds it analyzed)."""
+        self._lint(sql)
+
     # -- the caches ------------------------------------------------------------------
 
     def _lint(self, sql: str) -> Analysis:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -43,6 +44,7 @@ SEVERITY = {ERROR: T.DiagnosticSeverity.Error, WARNING: T.DiagnosticSeverity.War
             INFO: T.DiagnosticSeverity.Information}
 FIX_ALL = "source.fixAll.sparkfold"
 UNSAFE_NOTE = "unsafe fix, changes the query's results"
+SLICE = 0.05  # seconds of analysis between two looks at the client's messages
 
 
 def _templated(text: str) -> bool:
@@ -80,6 +82,7 @@ class SparkfoldServer(LanguageServer):
         self.editor: Editor | None = None
         self.root: Path | None = None
         self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._tasks: dict[str, asyncio.Future] = {}
 
     # -- configuration ---------------------------------------------------------------
 
@@ -105,11 +108,34 @@ class SparkfoldServer(LanguageServer):
         if timer is not None:
             timer.cancel()
         loop = asyncio.get_running_loop()
-        self._timers[uri] = loop.call_later(self.settings.debounce_ms / 1000, self.publish, uri)
+        self._timers[uri] = loop.call_later(self.settings.debounce_ms / 1000, self.start, uri)
+
+    def start(self, uri: str) -> None:
+        """Analyze the file and publish its diagnostics, in a task that a newer change of
+        the file cancels."""
+        self._timers.pop(uri, None)
+        task = self._tasks.pop(uri, None)
+        if task is not None:
+            task.cancel()
+        self._tasks[uri] = asyncio.ensure_future(self.analyze(uri))
+
+    async def analyze(self, uri: str) -> None:
+        """The statements not analyzed yet first, a few at a time: between them the server
+        answers (a hover, a code action), and takes the next change, which cancels this.
+        (Opening a 1,000-line file analyzes 210 statements: some 2.5 s.)"""
+        doc = self.workspace.get_text_document(uri)
+        if self.editor is not None and _is_sql(doc) and not _templated(doc.source):
+            since = time.perf_counter()
+            for sql in self.editor.pending(_name(doc), doc.source):
+                self.editor.analyze(sql)
+                if time.perf_counter() - since > SLICE:
+                    await asyncio.sleep(0)
+                    since = time.perf_counter()
+        self._tasks.pop(uri, None)
+        self.publish(uri)
 
     @guarded
     def publish(self, uri: str) -> None:
-        self._timers.pop(uri, None)
         doc = self.workspace.get_text_document(uri)
         if not _is_sql(doc) or self.editor is None:
             return
@@ -126,6 +152,9 @@ class SparkfoldServer(LanguageServer):
         timer = self._timers.pop(uri, None)
         if timer is not None:
             timer.cancel()
+        task = self._tasks.pop(uri, None)
+        if task is not None:
+            task.cancel()
         if self.editor is not None:
             self.editor.forget(_name_of(uri))
         self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri, []))
@@ -262,11 +291,11 @@ def build() -> SparkfoldServer:
         if isinstance(params.settings, dict) and params.settings:
             ls.configure(params.settings)
             for uri in list(ls.workspace.text_documents):
-                ls.publish(uri)
+                ls.start(uri)
 
     @server.feature(T.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: SparkfoldServer, params: T.DidOpenTextDocumentParams) -> None:
-        ls.publish(params.text_document.uri)
+        ls.start(params.text_document.uri)
 
     @server.feature(T.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: SparkfoldServer, params: T.DidChangeTextDocumentParams) -> None:
@@ -274,7 +303,7 @@ def build() -> SparkfoldServer:
 
     @server.feature(T.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: SparkfoldServer, params: T.DidSaveTextDocumentParams) -> None:
-        ls.publish(params.text_document.uri)
+        ls.start(params.text_document.uri)
 
     @server.feature(T.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: SparkfoldServer, params: T.DidCloseTextDocumentParams) -> None:

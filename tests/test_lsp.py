@@ -19,7 +19,8 @@ from lsprotocol import types as T  # noqa: E402
 from pygls.lsp.client import LanguageClient  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-SCHEMA = {"t": {"num": "int not null", "s": "string"}, "u": {"id": "bigint not null", "name": "string"}}
+SCHEMA = {**json.loads((ROOT / "examples" / "schema.json").read_text()),  # (the tables of test_editor.generated)
+          "t": {"num": "int not null", "s": "string"}, "u": {"id": "bigint not null", "name": "string"}}
 TIMEOUT = 60  # seconds for one answer (the server's first analysis imports the optimizer)
 
 
@@ -280,3 +281,24 @@ def test_without_pygls_the_command_says_what_to_install():
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert proc.returncode == 2
     assert proc.stderr == "sparkfold: error: the language server needs pygls: pip install 'sparkfold[lsp]'\n"
+
+
+def test_the_server_answers_while_it_analyzes_a_large_file(server):
+    """Opening a file of 600 lines analyzes 126 statements (a second or more): a hover sent
+    meanwhile is answered before the file's diagnostics are published, not after."""
+    from tests.test_editor import generated
+
+    text = generated(600)
+
+    async def go(ls):
+        uri = ls.uri("large.sql")
+        ls.client.text_document_did_open(T.DidOpenTextDocumentParams(T.TextDocumentItem(uri, "sql", 1, text)))
+        await asyncio.sleep(0.3)
+        hover = await asyncio.wait_for(ls.client.text_document_hover_async(T.HoverParams(
+            T.TextDocumentIdentifier(uri), T.Position(1, 3))), TIMEOUT)
+        published_before_hover = ls.count.get(uri, 0)
+        found = await ls.wait("large.sql", 0)
+        assert hover is not None and published_before_hover == 0
+        assert len(found) == len({(d.code, d.range.start.line, d.range.start.character) for d in found}) > 100
+
+    server(go)
