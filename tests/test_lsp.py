@@ -248,6 +248,10 @@ def test_positions_are_utf16_units_and_changes_are_incremental(server):
             [T.TextDocumentContentChangePartial(T.Range(T.Position(0, at + 1 + 2), T.Position(0, at + 1 + 3)),
                                                 "IS")]))
         assert [d.code for d in await ls.wait("emoji.sql", seen)] == []
+        # Windows line ends: lines and columns as the editor counts them
+        found = await ls.open("crlf.sql", "SELECT s\r\nFROM t\r\nWHERE s = NULL\r\n")
+        d = next(d for d in found if d.code == "null-comparison")
+        assert d.range == T.Range(T.Position(2, 6), T.Position(2, 14))
 
     server(go)
 
