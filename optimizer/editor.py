@@ -75,11 +75,15 @@ class Editor:
     def hover(self, name: str, text: str, offset: int) -> str | None:
         """Markdown about the statement at `offset`: its optimized SQL and the rewrites
         (None outside a statement, or on one that could not be analyzed)."""
-        st = next((st for st in self.statements(name, text) if st.start <= offset <= st.end), None)
+        st = self.statement_at(name, text, offset)
         if st is None or st.opted_out:
             return None
         result = self._result(st.text)
         return None if result is None else hover_markdown(result)
+
+    def statement_at(self, name: str, text: str, offset: int) -> Statement | None:
+        """The statement whose text holds `offset` (or ends just before it)."""
+        return next((st for st in self.statements(name, text) if st.start <= offset <= st.end), None)
 
     def fixes(self, name: str, text: str, start: int, end: int) -> list[Record]:
         """The records with a fix among those whose text overlaps the offsets [start,

@@ -268,11 +268,13 @@ def hover(server: SparkfoldServer, params: T.HoverParams) -> T.Hover | None:
     if not _is_sql(doc) or server.editor is None:
         return None
     text = doc.source
-    offset = Positions(doc, text).offset(params.position)
+    codec = Positions(doc, text)
+    offset = codec.offset(params.position)
     markdown = server.editor.hover(_name(doc), text, offset)
-    if markdown is None:
+    st = server.editor.statement_at(_name(doc), text, offset)
+    if markdown is None or st is None:
         return None
-    return T.Hover(T.MarkupContent(T.MarkupKind.Markdown, markdown))
+    return T.Hover(T.MarkupContent(T.MarkupKind.Markdown, markdown), codec.range(st.start, st.end))
 
 
 def build() -> SparkfoldServer:

@@ -142,6 +142,7 @@ def test_null_comparison_diagnostic_code_action_and_hover(server):
         hover = await asyncio.wait_for(ls.client.text_document_hover_async(T.HoverParams(
             T.TextDocumentIdentifier(ls.uri("q.sql")), T.Position(2, 3))), TIMEOUT)
         assert hover.contents.kind == T.MarkupKind.Markdown
+        assert hover.range == T.Range(T.Position(2, 0), T.Position(2, len("SELECT count(num) FROM t")))
         assert hover.contents.value == (
             "**sparkfold**: 1 rewrite (NullPropagation)\n\n"
             "```sql\nSELECT count(1) AS `count(num)` FROM t\n```\n\n"
