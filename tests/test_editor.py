@@ -152,6 +152,16 @@ def test_schemas_from_the_settings_else_the_dbt_project_at_the_root(tmp_path):
     assert [r.code for r in Editor(project.catalog).records("q.sql", "SELECT count(num) FROM t")] == \
         ["count-never-null"]
     assert load(tmp_path, Settings()).schema_hint == NO_SCHEMA_HINT
+    # the project's pre-commit hook says how it lints: its --schema and --conf are taken
+    (tmp_path / ".pre-commit-config.yaml").write_text(
+        "repos:\n  - repo: local\n    hooks: [{id: black}]\n  - repo: https://example.invalid/sparkfold\n"
+        "    rev: v1\n    hooks:\n      - id: sparkfold-lint\n"
+        "        args: [--schema, schema.json, --fail-on, error, --conf=spark.sql.ansi.enabled=false]\n")
+    project = load(tmp_path, Settings())
+    assert project.schema_hint is None and not project.catalog.ansi and "sparkfold-lint hook" in project.described
+    assert [r.code for r in Editor(project.catalog).records("q.sql", "SELECT count(num) FROM t")] == \
+        ["count-never-null"]
+    (tmp_path / ".pre-commit-config.yaml").unlink()
     # a dbt project's artifacts: the model's columns from catalog.json, NOT NULL from a not_null test
     (tmp_path / "dbt_project.yml").write_text("name: p\n")
     (tmp_path / "target").mkdir()
