@@ -66,5 +66,13 @@ def _command() -> int:
     return main()
 
 
+def load_ipython_extension(ipython) -> None:
+    """`%load_ext sparkfold` in IPython or Jupyter: the `%%sparkfold` cell magic
+    (optimizer/notebook.py, which imports IPython: the `notebook` extra)."""
+    from .optimizer.notebook import load
+
+    load(ipython)
+
+
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))

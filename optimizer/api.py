@@ -86,6 +86,13 @@ class OptimizeResult:
 
         return explain(self, format=format, **kwargs)
 
+    def _repr_html_(self) -> str:
+        """How Jupyter shows a result: the explain, as HTML a notebook holds (no script,
+        nothing fetched; optimizer/notebook_html.py)."""
+        from .notebook_html import result_html
+
+        return result_html(self)
+
     def to_dataframe(self, spark: Any):
         from ..plans.pyspark.to_pyspark import to_dataframe
 
