@@ -103,19 +103,58 @@ def test_explain_null_propagation_example(example_spark):
         assert "LocalRelation <empty>" in where_null
 
 
-@pytest.mark.spark  # the script starts a SparkSession
-def test_verify_parquet_example(tmp_path):
-    proc = run_example(sys.executable, EXAMPLES / "verify_parquet.py", tmp_path)
-    assert proc.stdout.count("verification: EQUAL") == 5 and proc.stdout.rstrip().endswith("all equal")
-    assert (tmp_path / "orders.parquet").is_dir() and (tmp_path / "customers.parquet").is_dir()
+# Runs scripts one after the other in one Python process, each as `python SCRIPT ARGS...`
+# runs it (its own sys.argv, run as __main__, its folder first on sys.path), and prints
+# what each printed, as JSON.  Each script builds its own SparkSession and stops it; the
+# JVM PySpark started for the first is kept by the process (as in any PySpark program
+# that stops a session and builds another), so the scripts after it start a new Spark
+# context but no JVM: a JVM start is most of such a script's time.
+SCRIPTS = """
+import contextlib, io, json, runpy, sys
+outputs = []
+for script, *args in json.loads(sys.argv[1]):
+    sys.argv, path = [script, *args], list(sys.path)
+    sys.path.insert(0, script.rsplit("/", 1)[0])
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            runpy.run_path(script, run_name="__main__")
+            code = 0
+        except SystemExit as e:
+            code = e.code or 0
+    sys.path[:] = path
+    outputs.append([code, out.getvalue()])
+print(json.dumps(outputs))
+"""
+
+
+@pytest.fixture(scope="module")
+def spark_scripts(tmp_path_factory):
+    """The examples that start a SparkSession, run in one Python process (`SCRIPTS`):
+    (exit code, stdout) per script, and the data folder verify_parquet.py wrote to."""
+    data = tmp_path_factory.mktemp("verify-parquet")
+    scripts = [[str(EXAMPLES / "verify_parquet.py"), str(data)], [str(EXAMPLES / "spark_sql_hook.py")]]
+    proc = run_example(sys.executable, "-c", SCRIPTS, json.dumps(scripts), timeout=600)
+    verify_parquet, spark_sql_hook = json.loads(proc.stdout.splitlines()[-1])
+    return {"verify_parquet": verify_parquet, "spark_sql_hook": spark_sql_hook, "data": data}
 
 
 @pytest.mark.spark  # the script starts a SparkSession
-def test_spark_sql_hook_example():
-    proc = run_example(sys.executable, EXAMPLES / "spark_sql_hook.py")
-    assert proc.stdout.count("(same)") == 4 and "DIFFERENT" not in proc.stdout
-    assert "sent:     SELECT /* sparkfold:off */ count(id) AS n FROM orders" in proc.stdout
-    assert "__sf_p" not in proc.stdout
+def test_verify_parquet_example(spark_scripts):
+    code, stdout = spark_scripts["verify_parquet"]
+    data = spark_scripts["data"]
+    assert code == 0, stdout
+    assert stdout.count("verification: EQUAL") == 5 and stdout.rstrip().endswith("all equal")
+    assert (data / "orders.parquet").is_dir() and (data / "customers.parquet").is_dir()
+
+
+@pytest.mark.spark  # the script starts a SparkSession
+def test_spark_sql_hook_example(spark_scripts):
+    code, stdout = spark_scripts["spark_sql_hook"]
+    assert code == 0, stdout
+    assert stdout.count("(same)") == 4 and "DIFFERENT" not in stdout
+    assert "sent:     SELECT /* sparkfold:off */ count(id) AS n FROM orders" in stdout
+    assert "__sf_p" not in stdout
 
 
 def test_sqlglot_builder_example():

@@ -4,8 +4,9 @@ create, with no change to the program.
 The command here is a real program, run as a user would run it, that knows nothing of
 sparkfold: it creates its own local SparkSession, registers a view and runs queries
 with `spark.sql`.  It prints what Spark returned and, to show what Spark received, the
-text the class-wide hook sent.  Spark is the oracle: the rows must be the ones the
-same program prints without sparkfold."""
+text the class-wide hook sent.  Spark is the oracle: the rows must be the ones Spark
+gives the same queries without sparkfold (asked of the run's own Spark: each program run
+here starts a JVM of its own, most of its time)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,10 @@ import textwrap
 
 import pytest
 
-PROGRAM = textwrap.dedent("""
+ROWS, VIEW_SCHEMA = [(1, "a"), (2, None), (3, "c")], "k int, v string"  # the view `r`
+QUERIES = ("SELECT k FROM r WHERE v = NULL OR k > 1", "SELECT count(k) AS n FROM r WHERE k IS NOT NULL")
+
+PROGRAM = f"ROWS, VIEW_SCHEMA, QUERIES = {ROWS!r}, {VIEW_SCHEMA!r}, {QUERIES!r}\n" + textwrap.dedent("""
     import json, sys
     from pyspark.sql import SparkSession
     spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
@@ -29,12 +33,9 @@ PROGRAM = textwrap.dedent("""
         autohook.on_query(lambda r: records.append([r.rewritten, len(r.findings)]))
     except ImportError:
         pass
-    spark.createDataFrame([(1, "a"), (2, None), (3, "c")], "k int, v string").createOrReplaceTempView("r")
+    spark.createDataFrame(ROWS, VIEW_SCHEMA).createOrReplaceTempView("r")
     out = {
-        "rows": [sorted(map(tuple, spark.sql(q).collect())) for q in (
-            "SELECT k FROM r WHERE v = NULL OR k > 1",
-            "SELECT count(k) AS n FROM r WHERE k IS NOT NULL",
-        )],
+        "rows": [sorted(map(tuple, spark.sql(q).collect())) for q in QUERIES],
         "patched": hasattr(type(spark), "_sparkfold_original_sql"),
         "records": records,
     }
@@ -61,12 +62,15 @@ def _run(args, tmp_path, extra_env=None):
 
 
 @pytest.fixture(scope="module")
-def plain(tmp_path_factory):
-    """The program on its own: what Spark returns without sparkfold."""
-    proc, result = _run([], tmp_path_factory.mktemp("plain"))
-    assert proc.returncode == 0 and result is not None, proc.stderr
-    assert not result["patched"] and result["records"] == []
-    return result
+def plain(spark):
+    """What Spark returns for the program's queries without sparkfold: the run's Spark
+    (in a session of its own, for the view), not a program starting a JVM of its own; the
+    program without sparkfold runs in the tests of an unset or unknown SPARKFOLD."""
+    session = spark.newSession()
+    session.createDataFrame(ROWS, VIEW_SCHEMA).createOrReplaceTempView("r")
+    sql = getattr(type(session), "_sparkfold_original_sql", type(session).sql)  # Spark's own, hooked or not
+    rows = [sorted(map(tuple, sql(session, q).collect())) for q in QUERIES]
+    return {"rows": [[list(row) for row in q] for q in rows]}  # as the program's JSON has them
 
 
 @pytest.mark.spark  # the program starts a SparkSession
@@ -103,12 +107,12 @@ def test_the_command_exit_code_and_a_missing_command(tmp_path):
 
 
 @pytest.mark.spark  # the program starts a SparkSession
-def test_an_unknown_mode_leaves_sparkfold_off_and_says_so(tmp_path):
+def test_an_unknown_mode_leaves_sparkfold_off_and_says_so(plain, tmp_path):
     proc, result = _run([], tmp_path, {"SPARKFOLD": "maybe",
                                        "PYTHONPATH": os.path.join(os.path.dirname(os.path.dirname(
                                            os.path.abspath(__file__))), "optimizer", "_boot")})
     assert proc.returncode == 0, proc.stderr
-    assert not result["patched"]
+    assert not result["patched"] and result["records"] == [] and result["rows"] == plain["rows"]
     assert "SPARKFOLD=maybe is not one of on, lint, off" in proc.stderr
 
 
