@@ -9,9 +9,10 @@ written against the optimized SQL (a line diff), every rule step and both plans 
 Drawn here, in Python, not by a script: a notebook shows an output's script only when it
 trusts the notebook (JupyterLab runs none in a notebook it did not execute itself, and
 GitHub's viewer none at all), and several outputs share one page, so a page's element
-ids would collide.  No script, no fetch (fonts, stylesheets, images): the fragment reads
-the same wherever it is opened.  Its style is scoped to its own root element, and sets
-its own colours, so that it neither restyles the notebook nor vanishes in a dark theme.
+ids would collide.  No script, no fetch (fonts, stylesheets, images): the fragment shows
+wherever HTML shows, and where a viewer strips styles its text, marks and lists remain.
+Its style is scoped to its own root element, and sets its own colours, so that it neither
+restyles the notebook nor vanishes in a dark theme.
 """
 
 from __future__ import annotations

@@ -129,28 +129,33 @@ def test_import_sparkfold_does_not_import_ipython():
     assert proc.stdout.strip() == "[]"
 
 
-def test_the_magic_has_help_and_rejects_a_bad_option(capsys):
-    from IPython.core.interactiveshell import InteractiveShell
-
-    shell = InteractiveShell.instance()
-    try:
-        shell.run_line_magic("load_ext", "sparkfold")
-        magic = shell.find_cell_magic("sparkfold")
-        assert magic is not None
-        shell.run_cell("%%sparkfold?\n")  # the help, on the pager (standard output here)
-        shown = capsys.readouterr().out
-        for option in ("--lint-only", "--no-run", "-o NAME, --out NAME", "--exclude-rule RULE", "--spark NAME"):
-            assert option in shown, shown
-        assert "Lint, optimize and run the cell's Spark SQL" in shown
-        result = shell.run_cell("%%sparkfold --no-such-option\nSELECT 1\n")
-        err = capsys.readouterr()
-        assert "UsageError" in err.err + err.out and "Traceback" not in err.err + err.out
-        assert result.error_in_exec is not None
-        result = shell.run_cell("%%sparkfold --exclude-rule NoSuchRule\nSELECT 1\n")
-        err = capsys.readouterr()
-        assert "NoSuchRule" in err.err + err.out and "Traceback" not in err.err + err.out
-    finally:
-        InteractiveShell.clear_instance()
+def test_the_magic_has_help_and_rejects_a_bad_option():
+    """In an IPython shell of its own (a shell takes over the process's `__main__`)."""
+    code = """
+import json, sys
+from traitlets.config import Config
+from IPython.core.interactiveshell import InteractiveShell
+config = Config()
+config.HistoryManager.enabled = False
+shell = InteractiveShell.instance(config=config)
+shell.run_line_magic("load_ext", "sparkfold")
+print(json.dumps({"magic": shell.find_cell_magic("sparkfold") is not None}), flush=True)
+for cell in ("%%sparkfold?\\n", "%%sparkfold --no-such-option\\nSELECT 1\\n",
+             "%%sparkfold --exclude-rule NoSuchRule\\nSELECT 1\\n"):
+    print("@@", cell.split("\\n")[0], flush=True)
+    print("@@", "failed" if shell.run_cell(cell).error_in_exec is not None else "ok", flush=True)
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
+                          env={**os.environ, "PAGER": "cat", "TERM": "dumb"})
+    assert proc.returncode == 0, proc.stderr
+    shown = proc.stdout + proc.stderr
+    assert '{"magic": true}' in proc.stdout
+    help_text = proc.stdout.split("@@ %%sparkfold --no-such-option")[0]
+    for option in ("--lint-only", "--no-run", "-o NAME, --out NAME", "--exclude-rule RULE", "--spark NAME"):
+        assert option in help_text, help_text
+    assert "Lint, optimize and run the cell's Spark SQL" in help_text
+    assert re.findall(r"@@ (ok|failed)", proc.stdout) == ["ok", "failed", "failed"], proc.stdout
+    assert "UsageError" in shown and "NoSuchRule" in shown and "Traceback" not in shown, shown
 
 
 # -- a real notebook, executed -------------------------------------------------------
@@ -196,7 +201,7 @@ RAISES = {"syntax_error", "unknown_table"}
 @pytest.fixture(scope="module")
 def notebook(tmp_path_factory):
     """The notebook, executed: {cell name: the executed cell}, and the seconds it took."""
-    nbformat = pytest.importorskip("nbformat")
+    import nbformat  # (the test extra's: a missing one fails the run)
     from nbclient import NotebookClient
 
     work = tmp_path_factory.mktemp("notebook")
