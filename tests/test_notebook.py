@@ -5,7 +5,8 @@ the rewrite, the DataFrame's rows against Spark's rows for the query as written)
 cell's rendered output opened in headless Chromium (a screenshot is kept in
 `test-artifacts/notebook.png`; docs/img/notebook.png is a copy of it).
 
-One kernel, one notebook execution: the JVM starts once."""
+One kernel, one notebook execution: the JVM starts once (with the JVM options of
+tests/conftest.py, which the kernel inherits through the environment)."""
 
 from __future__ import annotations
 
@@ -168,9 +169,7 @@ spark = (SparkSession.builder.master("local[2]").appName("sparkfold-notebook")
          .config("spark.sql.session.timeZone", "UTC").config("spark.driver.memory", "1g")
          .config("spark.sql.adaptive.enabled", "false")
          .config("spark.sql.repl.eagerEval.enabled", "true")  # a DataFrame shows its rows
-         # (a JVM quick to start, and no code generation: a few rows, 5-8 s less of the test run)
-         .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
-         .config("spark.sql.codegen.wholeStage", "false")
+         .config("spark.sql.codegen.wholeStage", "false")  # (a few rows: compiling them costs more)
          .getOrCreate())
 spark.sparkContext.setLogLevel("OFF")
 %load_ext sparkfold"""
