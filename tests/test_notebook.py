@@ -186,7 +186,22 @@ CELLS = {
     "query": "%%sparkfold -o df\n" + QUERY,
     "rows": f"as_written = spark.sql({QUERY!r})  # Spark alone\n"
             "print(json.dumps({'magic': [list(r) for r in df.collect()], 'spark': [list(r) for r in as_written.collect()]}))",
+    "hook": "from sparkfold.optimizer.hooks import install\nhook = install(spark)  # sparkfold's spark.sql hook",
     "lint_only": "%%sparkfold --lint-only\n" + QUERY,
+    "hook_queries": "print(json.dumps({'hook': hook.queries}))\nhook.uninstall()",
+    # a session that rejects the optimized text, as Spark would a text a sparkfold bug wrote
+    "picky": "class Picky:\n"
+             "    def __init__(self, spark):\n"
+             "        self._spark = spark\n"
+             "    def __getattr__(self, name):\n"
+             "        return getattr(self._spark, name)\n"
+             "    def sql(self, text, args=None, **kwargs):\n"
+             "        if ' JOIN customers' in text and 'LEFT JOIN' not in text:\n"
+             "            raise ValueError('rejected on purpose')\n"
+             "        return self._spark.sql(text, args, **kwargs)\n"
+             "picky = Picky(spark)",
+    "rejected": "%%sparkfold --spark picky -o rejected\n" + QUERY,
+    "rejected_rows": "print(json.dumps([list(r) for r in rejected.collect()]))",
     "no_run": "%%sparkfold --no-run -o res\n" + QUERY,
     "no_run_value": "import sparkfold\n"
                     "print(json.dumps({'stored': res.sql, 'api': sparkfold.optimize(res.original_sql, spark).sql}))",
@@ -280,6 +295,22 @@ def test_lint_only_runs_the_sql_as_written_and_no_run_runs_nothing(notebook):
     assert "not run (--no-run)" in _html(no_run) and not _outputs(no_run, "execute_result")
     stored = json.loads(_stdout(cells["no_run_value"]))  # -o NAME with --no-run: the OptimizeResult
     assert stored["stored"] == stored["api"] == optimize(QUERY, SCHEMA).sql != QUERY
+
+
+def test_the_magic_runs_its_text_past_a_hook_on_the_session(notebook):
+    """With sparkfold's spark.sql hook on the session, --lint-only still runs the SQL as
+    written: the magic sends its text through the session's own spark.sql."""
+    cells, _ = notebook
+    assert json.loads(_stdout(cells["hook_queries"])) == {"hook": 0}
+
+
+def test_when_spark_rejects_the_optimized_text_the_query_runs_as_written(notebook):
+    cells, _ = notebook
+    cell = cells["rejected"]
+    text = html.unescape(_html(cell))
+    assert "Spark rejected the optimized SQL (ValueError: rejected on purpose); please report this as a bug" in text
+    assert "ran as written" in text and not _outputs(cell, "error")
+    assert json.loads(_stdout(cells["rejected_rows"])) == json.loads(_stdout(cells["rows"]))["spark"]
 
 
 def test_a_cell_of_several_statements_runs_them_in_turn(notebook):
