@@ -251,7 +251,7 @@ def _fail(text: str, where: Where, message: str, line: int, column: int, report:
     l, c = where.position(line, column)
     head = f"{where.name}:{l}:{c}: error: {message}"
     note = f"Spark: {first_line(spark_error)}" if spark_error is not None else None
-    report.html.append(error_section(text, message, line, column, where, note="not run"))
+    report.html.append(error_section(text, message, line, column, where, note="not run", detail=note))
     report.text.append(head)
     raise SparkfoldCellError([head] + ([note] if note else []))
 

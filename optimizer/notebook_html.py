@@ -76,6 +76,7 @@ _STYLE = """
 .sparkfold-nb .sf-step .sf-rule { font-weight: 600; }
 .sparkfold-nb .sf-plans { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 10px; }
 .sparkfold-nb .sf-message { color: var(--sf-del-fg); font-weight: 600; margin: 4px 0; white-space: pre-wrap; }
+.sparkfold-nb .sf-detail { color: var(--sf-muted); margin: 2px 0 6px; white-space: pre-wrap; }
 """
 
 _SEVERITIES = ("error", "warning", "info")
@@ -130,14 +131,29 @@ def section(d: dict, where: Where | None = None, note: str | None = None, error:
 
 
 def error_section(sql: str, message: str, line: int | None, column: int | None, where: Where | None = None,
-                  note: str | None = None) -> str:
-    """A statement that could not be run: its error, and its source with the place marked."""
+                  note: str | None = None, detail: str | None = None) -> str:
+    """A statement that could not be run: its error (and `detail`: Spark's), and its
+    source with the word at the error's place marked."""
     parts = [_head(where, [_badge("error", "sf-error")], note), f'<p class="sf-message">{html.escape(message)}</p>']
+    if detail:
+        parts.append(f'<p class="sf-detail">{html.escape(detail)}</p>')
     if sql.strip():
-        spot = [] if line is None else [{"line": line, "column": column or 1, "severity": "error",
-                                         "code": "error", "message": message}]
+        spot = [] if line is None else [_error_spot(sql, line, column or 1, message)]
         parts.append(_source(sql, spot, where))
     return "<section>" + "".join(parts) + "</section>"
+
+
+_TOKEN = re.compile(r"[\w.`]+|\S")
+
+
+def _error_spot(sql: str, line: int, column: int, message: str) -> dict:
+    """The error as a finding over the word (or the character) at its place."""
+    lines = sql.split("\n")
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    word = _TOKEN.match(text, column - 1)
+    end = column + len(word.group(0)) - 1 if word else column
+    return {"line": line, "column": column, "end_line": line, "end_column": end, "severity": "error",
+            "code": "error", "message": message}
 
 
 def _count(n: int, what: str) -> str:

@@ -328,11 +328,11 @@ def test_a_statement_sparkfold_passes_through_still_runs(notebook):
     assert "<td>orders</td>" in table.replace("\n", "") or "orders" in table
 
 
-@pytest.mark.parametrize("name, expected", [
-    ("syntax_error", r"cell:3:6: error: syntax error"),
-    ("unknown_table", r"cell:2:15: error: unknown table `nope`"),
+@pytest.mark.parametrize("name, expected, marked", [
+    ("syntax_error", r"cell:3:6: error: syntax error", "orders"),
+    ("unknown_table", r"cell:2:15: error: unknown table `nope`", "nope"),
 ])
-def test_an_error_is_shown_in_place_without_a_traceback(notebook, name, expected):
+def test_an_error_is_shown_in_place_without_a_traceback(notebook, name, expected, marked):
     cells, _ = notebook
     cell = cells[name]
     errors = _outputs(cell, "error")
@@ -344,7 +344,9 @@ def test_an_error_is_shown_in_place_without_a_traceback(notebook, name, expected
     assert "Traceback" not in shown and "File " not in shown and "pyspark" not in shown, shown
     assert "Spark: [" in shown  # Spark's own error class, beside sparkfold's place
     page = _html(cell)
-    assert 'class="sf-badge sf-error"' in page and 'mark class="sf-finding sf-error"' in page
+    assert 'class="sf-badge sf-error"' in page
+    assert re.search(rf'<mark class="sf-finding sf-error"[^>]*>{marked}</mark>', page), page  # the word at its place
+    assert '<p class="sf-detail">Spark: [' in page
 
 
 def test_the_notebook_runs_within_its_budget(notebook):
