@@ -94,6 +94,17 @@ def test_a_result_shows_its_findings_marked_and_its_rewrites():
     assert steps == [s.rule for s in result.trace.rewrites]
 
 
+def test_a_long_querys_diff_keeps_the_changes_and_a_few_lines_around_them():
+    items = ",\n".join(f"  num + {i} AS c{i}" for i in range(60))
+    query = f"SELECT\n{items}\nFROM t\nWHERE x = NULL OR num > 1"
+    result = optimize(query, {"t": {"num": "int", "x": "double"}})
+    assert result.sql.endswith("WHERE num > 1") and result.sql.count("\n") == query.count("\n")
+    lines, words = _diff(result._repr_html_())
+    assert lines == [" ...", "   num + 58 AS c58,", "   num + 59 AS c59", " FROM t",  # (CONTEXT lines)
+                     "-WHERE x = NULL OR num > 1", "+WHERE num > 1"], lines
+    assert words == ["x = NULL OR"]
+
+
 def test_the_fragment_is_self_contained_and_keeps_text_as_text():
     result = optimize("SELECT '</style><script>alert(1)</script>' AS s, num FROM t WHERE num = NULL",
                       {"t": {"num": "int"}})
