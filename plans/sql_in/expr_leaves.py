@@ -326,6 +326,13 @@ def integral_decimal_literal(e: E.LessThan | E.LessThanOrEqual | E.GreaterThan |
     return type(e)(bound, right) if lit_left else type(e)(left, bound)
 
 
+def outside_bigint(e: E.Expr) -> bool:
+    """Is `e` a decimal literal past the bigint range (compared with an integral
+    expression, Spark's analyzer folds the comparison: `integral_decimal_literal`)?"""
+    v = _decimal_value(e)
+    return v is not None and not _LONG_MIN <= v <= _LONG_MAX
+
+
 def _decimal_value(e: E.Expr) -> Decimal | None:
     if isinstance(e, E.Literal) and isinstance(e.data_type, T.DecimalType) and isinstance(e.value, Decimal):
         return e.value

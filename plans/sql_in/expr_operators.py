@@ -13,7 +13,7 @@ from ..ir.dialect import TYPED_LITERAL, function_name
 from ..ir.errors import AnalysisError
 from .castable import can_cast
 from .expr_context import NotModelled, require_boolean
-from .expr_leaves import _data_type, integral_decimal_literal, typed_literal
+from .expr_leaves import _data_type, integral_decimal_literal, outside_bigint, typed_literal
 from .parse import IS_UNKNOWN
 
 
@@ -185,6 +185,11 @@ def analyze_between(ea, node: exp.Between, ctx):
                         ea.analyze(node.args["high"], ctx))
     if T.UNKNOWN in (value.data_type, low.data_type, high.data_type):
         return E.Func("between", (value, low, high))
+    if T.is_integral(value.data_type) and any(outside_bigint(b) for b in (low, high)):
+        # Spark's analyzer makes such a bound's comparison a boolean literal
+        # (`integral_decimal_literal`): the BETWEEN keeps its name but is FALSE, not NULL,
+        # for a NULL value, which the call cannot say
+        return ea.opaque(node, ctx)
     # Spark's BETWEEN is `value >= low AND value <= high`: each comparison coerced (or
     # rejected) as such; modelled where both compare the value as one type.  The value
     # is one expression both read (With), not a literal: an integral one next to decimal

@@ -525,7 +525,7 @@ BAD = ("mismatch", "rejects valid", "accepts invalid", "crash")
 
 def verdict(spark: Answer, sf: Outcome) -> str:
     """How sparkfold's outcome compares with Spark's answer: "agrees", "opaque" (kept as
-    its text, named as Spark names it, with an unknown type or Spark's type and taken as
+    its text, named as Spark names it or left for Spark to name, with an unknown type or Spark's type and taken as
     nullable), "passed through", "declined" (Spark rejects it too), or one of BAD."""
     if sf.kind == "crash":
         return "crash"
@@ -539,10 +539,12 @@ def verdict(spark: Answer, sf: Outcome) -> str:
         return "rejects valid"
     if sf.opaque or sf.kept:
         # kept as its text: its type unknown, or known but its nullability taken as
-        # nullable (nothing rewrites it; Spark computes both again)
+        # nullable (nothing rewrites it; Spark computes both again); named as Spark
+        # names it, or marked as a name only Spark knows (written unaliased for Spark)
         same_type = sf.opaque or sf.type == spark.type
         wider = sf.nullable or not spark.nullable
-        return "opaque" if sf.name == spark.name and same_type and wider else "mismatch"
+        same_name = sf.name == spark.name or not sf.name_known
+        return "opaque" if same_name and same_type and wider else "mismatch"
     if (sf.name, sf.type, sf.nullable) == (spark.name, spark.type, spark.nullable):
         return "agrees"
     return "mismatch"

@@ -26,7 +26,9 @@ from sparkfold.plans.sql_in.select import check_grouped, named_items
 class Outcome(NamedTuple):
     """`kind`: "ok" (name, type, nullable are the output's), "pass" (passed through:
     NotModelled), "reject" (a sparkfold error) or "crash" (any other exception).
-    `kept` says the item is an opaque expression (kept as its text)."""
+    `kept` says the item is an opaque expression (kept as its text); `name_known` that
+    sparkfold knows its name is Spark's (else the writers leave it unaliased, for Spark
+    to name: `naming.name_known`)."""
 
     kind: str
     name: str = ""
@@ -34,6 +36,7 @@ class Outcome(NamedTuple):
     nullable: bool = True
     why: str = ""
     kept: bool = False
+    name_known: bool = True
 
     @property
     def opaque(self) -> bool:
@@ -98,8 +101,11 @@ def _record(out: list, idxs: list[int], plan: L.Plan, sql: str) -> None:
 
 
 def _outcome(a: E.Attribute, named: E.Expr) -> Outcome:
+    from sparkfold.plans.ir.naming import name_known
+
     kept = isinstance(named, E.Alias) and isinstance(named.child, E.Opaque)
-    return Outcome("ok", a.name, a.data_type.simple_string(), a.nullable, kept=kept)
+    known = not (isinstance(named, E.Alias) and named.auto) or name_known(named.child)
+    return Outcome("ok", a.name, a.data_type.simple_string(), a.nullable, kept=kept, name_known=known)
 
 
 def _items_alone(catalog: Catalog, sql: str, tree, aggregate: bool) -> list[Outcome] | None:
