@@ -73,6 +73,7 @@ def lateral_items(analyzer, joins: list[exp.Join], input_scope: Scope, outer, ct
             raise NotModelled(f"a LATERAL subquery sparkfold cannot analyze: {e}") from None
         finally:
             analyzer.exprs.observer = prev
+        _refuse_outer_names(plan, lateral_ids(visible) | input_ids)
         inside.update(id(n) for n in sub.walk())
         observed = {id(n) for n, _ in seen}
         if any(id(c) not in observed for c in sub.find_all(exp.Column) if not isinstance(c.this, exp.Star)):
@@ -152,3 +153,21 @@ def lateral_ids(scope: Scope) -> set[int]:
             out |= {n.expr_id for n in c.walk() if isinstance(n, E.Attribute)}
     out |= {n.expr_id for c in scope.star for n in c.walk() if isinstance(n, E.Attribute)}
     return out
+
+
+def _refuse_outer_names(plan, outer_ids: set[int]) -> None:
+    """Spark names an unaliased column of a LATERAL subquery that reads an earlier FROM
+    item with `outer(...)` and that reference's qualifier (`least(outer(a.q1), q1)`), a
+    name sparkfold does not give: not modelled."""
+    from ..ir import logical as L
+
+    top = plan
+    while isinstance(top, (L.Sort, L.Limit, L.Offset, L.Distinct, L.Filter)):
+        top = top.children[0]
+    items = top.projections if isinstance(top, L.Project) else \
+        top.aggregates if isinstance(top, L.Aggregate) else ()
+    for e in items:
+        if isinstance(e, E.Alias) and e.auto and \
+                any(isinstance(n, E.Attribute) and n.expr_id in outer_ids for n in e.child.walk()):
+            raise NotModelled("an unaliased column of a LATERAL subquery reading an earlier FROM item "
+                              "(Spark names it with outer(...))")
