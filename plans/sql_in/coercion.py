@@ -123,6 +123,11 @@ def arithmetic(e: E.Arithmetic, ansi: bool) -> E.Expr:
         # an integral next to a decimal is cast to the decimal of its type, a literal to
         # the decimal of its digits (DecimalType.fromLiteral; a NULL of the other side's)
         return e.with_children([_integral_as_decimal(left), _integral_as_decimal(right)])
+    if isinstance(e, E.Divide) and T.FLOAT in (lt, rt) and lt != rt and T.NULL not in (lt, rt):
+        # Spark's Division rule: each operand straight to double, not first to the wider
+        # of the two (`2147483647 / 1.5F` is 1431655764.666..., not the float 2^31's
+        # quotient).  (Next to anything but a float the wider type holds the value exactly.)
+        return e.with_children([_to(left, T.DOUBLE), _to(right, T.DOUBLE)])
     t = tightest(lt, rt, ansi)
     if t is None:
         raise NotModelled(f"{lt.simple_string()} {e.symbol} {rt.simple_string()}")

@@ -50,8 +50,10 @@ def _interval_text(v: tuple, t: str) -> str:
     unit = t.split()[-1]
     if t.count(" ") == 1 and unit in ("year", "month") and days == micros == 0:
         return f"INTERVAL '{months // 12 if unit == 'year' else months}' {unit.upper()}"
-    if t == "interval day" and months == micros == 0:
-        return f"INTERVAL '{days}' DAY"
+    day = 86_400_000_000
+    total = days * day + micros  # (a day interval's value may be held as days or as microseconds)
+    if t == "interval day" and months == 0 and total % day == 0:
+        return f"INTERVAL '{total // day}' DAY"
     return f"{v}"
 
 
