@@ -117,3 +117,37 @@ def test_conditions_spark_casts_to_boolean_pass_through(spark, sql):
     spark.sql(sql).collect()  # Spark accepts it
     result = optimize(sql, {"tcb": CAT["t"]})
     assert result.sql == sql and result.passthrough
+
+
+# Queries Spark's analysis rejects by a rule about positions and stars (found on Spark's
+# own test files kept apart for checking): sparkfold rejects them too, so that no written
+# form of them (the query written whole, the DataFrame program) makes them succeed.
+POSITION_AND_STAR_ERRORS = [
+    ("SELECT * FROM t GROUP BY num, x, s, p, d, dt, b, 1", "STAR_GROUP_BY_POS"),
+    ("SELECT * FROM t ORDER BY -1", "ORDER_BY_POS_OUT_OF_RANGE"),
+    ("SELECT num FROM t ORDER BY (- 1)", "ORDER_BY_POS_OUT_OF_RANGE"),
+    ("SELECT num FROM t GROUP BY -1", "GROUP_BY_POS_OUT_OF_RANGE"),
+    ("SELECT * EXCEPT (num, num) FROM t", "EXCEPT_OVERLAPPING_COLUMNS"),
+]
+
+
+@pytest.mark.parametrize("sql, condition", POSITION_AND_STAR_ERRORS)
+def test_a_position_or_star_spark_rejects_is_rejected(spark, tables, sql, condition):
+    from sparkfold.plans.ir.errors import AnalysisError
+    from tests.data import STANDARD_SCHEMA
+    from tests.spark_check import run_or_error
+
+    assert run_or_error(spark, sql) == ("error", condition)
+    with pytest.raises(AnalysisError):
+        optimize(sql, STANDARD_SCHEMA)
+
+
+def test_except_of_one_column_written_in_two_cases_is_accepted(spark, tables):
+    from tests.data import STANDARD_SCHEMA
+    from tests.spark_check import assert_same_result, run_or_error
+
+    sql = "SELECT * EXCEPT (num, NUM) FROM t WHERE 1 = 1"
+    result = optimize(sql, STANDARD_SCHEMA)
+    assert run_or_error(spark, sql)[0] != "error"
+    assert "WHERE" not in result.regenerated_sql
+    assert_same_result(spark, sql, result.regenerated_sql)

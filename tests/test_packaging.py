@@ -37,7 +37,9 @@ def _written_by_readme() -> set[str]:
     default folder, and the site `mkdocs build` writes."""
     pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "examples" / "optimize_folder.sh"]
     text = "".join(p.read_text() for p in pages)
-    found = set(re.findall(r"(?:--out|-o)\s+([\w./-]+)", text))
+    # (not a notebook's magic line: `%%sparkfold -o df` names a variable)
+    shell = "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("%"))
+    found = set(re.findall(r"(?:--out|-o)\s+([\w./-]+)", shell))
     found |= set(re.findall(r"out=\$\{1:-([\w.-]+)\}", text))
     if "mkdocs build" in text:
         found.add("site")  # MkDocs' default output folder

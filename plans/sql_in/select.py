@@ -106,6 +106,12 @@ def star_except(columns: list[E.Expr], excepted: list[exp.Expression], scope: Sc
             raise NotModelled("SELECT * EXCEPT of a struct field")
         drop.append(found)
     dropped = {key(d) for d in drop}
+    if len(dropped) < len(drop):
+        written = [tuple(p.name for p in c.parts) for c in excepted if isinstance(c, exp.Column)]
+        if len(set(written)) < len(written):  # (`EXCEPT (a, A)` is accepted, checked on Spark 4.3)
+            raise AnalysisError("[EXCEPT_OVERLAPPING_COLUMNS] a column named twice in SELECT * EXCEPT (...)")
+        if len(written) - len({tuple(n.lower() for n in w) for w in written}) < len(drop) - len(dropped):
+            raise NotModelled("SELECT * EXCEPT naming a column twice, qualified otherwise")
     kept = [c for c in columns if key(c) not in dropped]
     if not kept:
         raise NotModelled("SELECT * EXCEPT of every column")
@@ -192,6 +198,9 @@ def _ordinal(node: exp.Expression) -> int | None:
         node = node.this
     if isinstance(node, exp.Literal) and not node.is_string and node.this.isdigit():
         return int(node.this)
+    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal) and not node.this.is_string \
+            and node.this.this.isdigit():
+        return -int(node.this.this)  # `-1` is a literal to Spark's parser: a position out of range
     return None
 
 
@@ -385,9 +394,16 @@ def grouping_expressions(an, group: exp.Group, items, scope) -> list[E.Expr]:
         # item without an aggregate; a window function is an aggregate to it (`count(*) OVER ()`)
         return [e for e, _ in items if not E.contains_aggregate(e) and not _contains_window(e)]
     out = []
+    select = group.parent
+    star = isinstance(select, exp.Select) and any(
+        isinstance(x, exp.Star) or (isinstance(x, exp.Column) and isinstance(x.this, exp.Star))
+        for x in select.expressions)
     for g in keys:
         i = _ordinal(g)
         if i is not None:
+            if star:
+                raise AnalysisError("[STAR_GROUP_BY_POS] a star (*) in the select list with GROUP BY "
+                                    f"position {i}: Spark does not allow it")
             if not 1 <= i <= len(items):
                 raise AnalysisError(f"GROUP BY position {i} is not in the select list "
                                     f"(1 to {len(items)})")
