@@ -128,18 +128,32 @@ POSITION_AND_STAR_ERRORS = [
     ("SELECT num FROM t ORDER BY (- 1)", "ORDER_BY_POS_OUT_OF_RANGE"),
     ("SELECT num FROM t GROUP BY -1", "GROUP_BY_POS_OUT_OF_RANGE"),
     ("SELECT * EXCEPT (num, num) FROM t", "EXCEPT_OVERLAPPING_COLUMNS"),
+    ("SELECT * EXCEPT num FROM t", "PARSE_SYNTAX_ERROR"),
+    ("SELECT num AS a, a + 1 AS c FROM t GROUP BY num, c", "UNSUPPORTED_FEATURE.LATERAL_COLUMN_ALIAS_IN_GROUP_BY"),
+    ("SELECT num AS a, a + 1 AS c FROM t GROUP BY ALL", "UNSUPPORTED_FEATURE.LATERAL_COLUMN_ALIAS_IN_GROUP_BY"),
+    ("SELECT num AS a, a + 1 AS c FROM t GROUP BY 2", "UNSUPPORTED_FEATURE.LATERAL_COLUMN_ALIAS_IN_GROUP_BY"),
 ]
 
 
 @pytest.mark.parametrize("sql, condition", POSITION_AND_STAR_ERRORS)
 def test_a_position_or_star_spark_rejects_is_rejected(spark, tables, sql, condition):
-    from sparkfold.plans.ir.errors import AnalysisError
+    from sparkfold.plans.ir.errors import SparkfoldError
     from tests.data import STANDARD_SCHEMA
     from tests.spark_check import run_or_error
 
     assert run_or_error(spark, sql) == ("error", condition)
-    with pytest.raises(AnalysisError):
+    with pytest.raises(SparkfoldError):
         optimize(sql, STANDARD_SCHEMA)
+
+
+def test_a_group_by_key_without_the_alias_of_another_item_is_accepted(spark, tables):
+    from tests.data import STANDARD_SCHEMA
+    from tests.spark_check import assert_same_result
+
+    sql = "SELECT num AS a, a + 1 AS c FROM t WHERE 1 = 1 GROUP BY num, a + 1"
+    result = optimize(sql, STANDARD_SCHEMA)
+    assert "WHERE" not in result.sql
+    assert_same_result(spark, sql, result.sql)
 
 
 def test_except_of_one_column_written_in_two_cases_is_accepted(spark, tables):

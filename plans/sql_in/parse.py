@@ -113,6 +113,11 @@ def _fix_tokens(tokens: list[Token], sql: str, bitwise_levels: set[int] | None =
                         mk(TokenType.L_PAREN, "("), t, mk(TokenType.R_PAREN, ")")])
             i += 3
             continue
+        if t.token_type == TokenType.EXCEPT and out and out[-1].token_type == TokenType.STAR \
+                and i + 1 < n and tokens[i + 1].token_type != TokenType.L_PAREN:
+            # Spark's grammar takes `* EXCEPT (a, b)` only (sqlglot reads `* EXCEPT a` too)
+            raise ParseError("`* EXCEPT` takes the columns it leaves out in parentheses: `* EXCEPT (...)`",
+                             tokens[i + 1].line, tokens[i + 1].col)
         if t.token_type == TokenType.INTERVAL:
             end = _multi_unit_interval(tokens, i)
             if end is not None:
@@ -283,7 +288,7 @@ def _restored(trees: list, fixes: _Fixes) -> None:
 
 
 # the tokens `_fix_tokens` may change (each case below starts at one of these)
-_FIXED = frozenset({TokenType.DOT, TokenType.ANY, TokenType.NUMBER, TokenType.BETWEEN, TokenType.STRING,
+_FIXED = frozenset({TokenType.DOT, TokenType.ANY, TokenType.NUMBER, TokenType.BETWEEN, TokenType.STRING, TokenType.EXCEPT,
                     TokenType.VAR, TokenType.LT, TokenType.INTERVAL, TokenType.PLUS, TokenType.UNKNOWN,
                     *_CAST_OPERAND_STARTS, *bitwise.TOKENS})
 # infix words and brackets an operand follows, which `ends_operand` takes for operands

@@ -392,7 +392,7 @@ def grouping_expressions(an, group: exp.Group, items, scope) -> list[E.Expr]:
     if len(keys) == 1 and names_all(keys[0]) and not column_all_visible(ctx):
         # GROUP BY ALL (`all`, quoted or not, when no column or select alias has the name): every select
         # item without an aggregate; a window function is an aggregate to it (`count(*) OVER ()`)
-        return [e for e, _ in items if not E.contains_aggregate(e) and not _contains_window(e)]
+        return _no_lateral_alias([e for e, _ in items if not E.contains_aggregate(e) and not _contains_window(e)])
     out = []
     select = group.parent
     star = isinstance(select, exp.Select) and any(
@@ -419,7 +419,17 @@ def grouping_expressions(an, group: exp.Group, items, scope) -> list[E.Expr]:
         if E.contains_aggregate(e) or _contains_window(e):
             raise AnalysisError(f"GROUP BY {g.sql(dialect='spark')} refers to an aggregate or window function")
         out.append(e)
-    return out
+    return _no_lateral_alias(out)
+
+
+def _no_lateral_alias(keys: list[E.Expr]) -> list[E.Expr]:
+    """Spark does not group by a select item that reads an earlier item's alias
+    (`SELECT k AS a, a + 1 AS c ... GROUP BY c`, by position, or by ALL)."""
+    for e in keys:
+        if any(isinstance(n, E.Alias) and n.name.startswith(LATERAL_PREFIX) for n in e.walk()):
+            raise AnalysisError("[UNSUPPORTED_FEATURE.LATERAL_COLUMN_ALIAS_IN_GROUP_BY] a GROUP BY key reads "
+                                "the alias of another select item")
+    return keys
 
 
 def _outer_only(scope: Scope, name: str) -> bool:
