@@ -55,3 +55,18 @@ def test_having_and_order_by_resolve_names_as_spark_does(spark, hv, sql):
     assert result.changed and result.sql != fired
     assert_same_result(spark, fired, result.sql, ordered="ORDER BY" in sql)
     assert_same_result(spark, sql, optimize(sql, hv, always_regenerate=True).sql, ordered="ORDER BY" in sql)
+
+
+# In a subquery, an earlier select item's alias comes before an outer query's column of
+# the name (Spark: the FROM's columns, then lateral aliases, then outer references; found
+# on Spark's column-resolution-aggregate.sql, where the written-whole query read `hv.a`)
+LATERAL_BEFORE_OUTER = [
+    "SELECT a FROM hv WHERE (21, 22) IN (SELECT max(b + 1) AS a, a + 1 FROM (SELECT b FROM hv) AS h)",
+    "SELECT a FROM hv WHERE EXISTS (SELECT b AS a, a + 1 AS d FROM (SELECT b FROM hv) AS h WHERE a > 10)",
+    "SELECT a, (SELECT max(b) AS a FROM hv) + a AS s FROM hv",
+]
+
+
+@pytest.mark.parametrize("sql", LATERAL_BEFORE_OUTER)
+def test_a_select_alias_comes_before_an_outer_column(spark, hv, sql):
+    assert_same_result(spark, sql, optimize(sql, hv, always_regenerate=True).sql)

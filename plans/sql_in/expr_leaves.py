@@ -42,7 +42,13 @@ def analyze_column(ea, node: exp.Column, ctx: Ctx) -> E.Expr:
             refuse_unnamed(ea.analyzer, [found])
             return found
     try:
-        found, rest, _depth = ctx.scope.resolve(parts, display, _position(ea.sql, node))
+        found, rest, depth = ctx.scope.resolve(parts, display, _position(ea.sql, node))
+        if depth > 0 and len(parts) == 1 and parts[0].lower() in ctx.lateral:
+            # an earlier select item's alias comes before an outer query's column (Spark
+            # resolves the FROM's columns, then lateral aliases, then outer references)
+            found = ctx.lateral[parts[0].lower()]
+            refuse_unnamed(ea.analyzer, [found])
+            return found
     except AnalysisError:
         if len(parts) == 1 and parts[0].lower() in ctx.lateral:
             found = ctx.lateral[parts[0].lower()]
