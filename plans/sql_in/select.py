@@ -415,7 +415,16 @@ def grouping_expressions(an, group: exp.Group, items, scope) -> list[E.Expr]:
         for col in g.find_all(exp.Column):
             if len(col.parts) == 1 and col.name.lower() in ctx.lateral and _outer_only(scope, col.name):
                 raise NotModelled(f"GROUP BY {col.name}, a select alias and an outer query's column")
-        e = _unalias(an.exprs.analyze(g, ctx))
+        try:
+            e = _unalias(an.exprs.analyze(g, ctx))
+        except UnknownColumnError:
+            if an.catalog.group_by_aliases and any(alias is None and not isinstance(x, (E.Attribute, E.Alias))
+                                                   and not name_known(x) for x, alias in items):
+                # (it may be Spark's name of a select item that sparkfold cannot name:
+                # `` GROUP BY `concat_ws( , a, b)` ``)
+                raise NotModelled(f"GROUP BY {g.sql(dialect='spark')}, which may name a select item "
+                                  f"Spark names with a name sparkfold does not know") from None
+            raise
         if E.contains_aggregate(e) or _contains_window(e):
             raise AnalysisError(f"GROUP BY {g.sql(dialect='spark')} refers to an aggregate or window function")
         out.append(e)
