@@ -179,3 +179,23 @@ def test_group_by_spark_s_name_of_an_item_sparkfold_cannot_name_is_not_rejected(
     spark.sql(sql).collect()  # Spark accepts it
     result = optimize(sql, STANDARD_SCHEMA)
     assert result.sql == sql and result.passthrough is not None, result.passthrough
+
+
+@pytest.mark.parametrize("key, sql", [
+    ("spark.sql.orderByOrdinal", "SELECT num FROM t ORDER BY -1"),
+    ("spark.sql.orderByOrdinal", "SELECT num FROM t ORDER BY (2)"),
+    ("spark.sql.groupByOrdinal", "SELECT num FROM t GROUP BY num, -1"),
+])
+def test_a_position_under_ordinals_off_is_passed_through(spark, tables, key, sql):
+    """With the session's ordinals off, `-1` and `(2)` are constants Spark accepts: a
+    session setting sparkfold does not model, so the query is passed through, not
+    rejected as a position out of range."""
+    from sparkfold import Catalog
+
+    spark.conf.set(key, "false")
+    try:
+        spark.sql(sql).collect()  # Spark accepts it
+        result = optimize(sql, Catalog.from_spark(spark))
+    finally:
+        spark.conf.unset(key)
+    assert result.sql == sql and result.passthrough is not None and key in result.passthrough

@@ -110,7 +110,7 @@ def star_except(columns: list[E.Expr], excepted: list[exp.Expression], scope: Sc
         written = [tuple(p.name for p in c.parts) for c in excepted if isinstance(c, exp.Column)]
         if len(set(written)) < len(written):  # (`EXCEPT (a, A)` is accepted, checked on Spark 4.3)
             raise AnalysisError("[EXCEPT_OVERLAPPING_COLUMNS] a column named twice in SELECT * EXCEPT (...)")
-        if len(written) - len({tuple(n.lower() for n in w) for w in written}) < len(drop) - len(dropped):
+        if len({tuple(n.lower() for n in w) for w in written}) != len(dropped):
             raise NotModelled("SELECT * EXCEPT naming a column twice, qualified otherwise")
     kept = [c for c in columns if key(c) not in dropped]
     if not kept:

@@ -51,7 +51,17 @@ def _qualified_star(n) -> bool:
 def _integer_position(tree, sql) -> bool:
     keys = [k for g in tree.find_all(exp.Group) for k in g.expressions] + \
         [o.this for o in tree.find_all(exp.Ordered)]
-    return any(isinstance(k, exp.Literal) and not k.is_string for k in keys)
+    return any(_position_literal(k) for k in keys)
+
+
+def _position_literal(k) -> bool:
+    """An integer literal, which Spark reads as a position: in parentheses too, and
+    negative (`-1` is one literal to its parser)."""
+    while isinstance(k, exp.Paren):
+        k = k.this
+    if isinstance(k, exp.Neg):
+        k = k.this
+    return isinstance(k, exp.Literal) and not k.is_string
 
 
 def _nested_with(tree, sql) -> bool:
