@@ -70,3 +70,60 @@ LATERAL_BEFORE_OUTER = [
 @pytest.mark.parametrize("sql", LATERAL_BEFORE_OUTER)
 def test_a_select_alias_comes_before_an_outer_column(spark, hv, sql):
     assert_same_result(spark, sql, optimize(sql, hv, always_regenerate=True).sql)
+
+
+# A table written alone is the current database's (`USE db`), and its columns are then
+# qualified `spark_catalog.db.t`; a temporary view's only by its own name, a global one's
+# by `global_temp.v`.  The session says which (`Catalog.from_spark`): sparkfold once
+# took every table written alone to be in `default`, and so rejected `db.t.c` that Spark
+# resolves, and let `default.v.c` through where Spark raises (Spark's columnresolution.sql).
+QUALIFIED = [
+    ("qual_db1", "SELECT qual_db1.t1.i1 FROM t1"),
+    ("qual_db1", "SELECT spark_catalog.qual_db1.t1.i1 FROM t1"),
+    ("qual_db1", "SELECT qual_db1.t1.i1 FROM t1, qual_db2.t1"),
+    ("qual_db1", "SELECT qual_db1.t1.i1 FROM t1, qual_db1.t1"),  # ambiguous
+    ("qual_db2", "SELECT qual_db1.t1.i1 FROM t1"),  # t1 is qual_db2's
+    ("qual_db2", "SELECT qual_db1.t1.i1 FROM t1, qual_db1.t1"),
+    ("qual_db1", "SELECT qual_db1.t1.* FROM t1"),
+    ("qual_db1", "SELECT default.t1.i1 FROM t1"),
+    ("qual_db1", "SELECT qv.a FROM qv"),
+    ("qual_db1", "SELECT default.qv.a FROM qv"),
+    ("qual_db1", "SELECT qual_db1.qv.a FROM qv"),
+    ("qual_db1", "SELECT global_temp.qgv.a FROM global_temp.qgv"),
+    ("qual_db1", "SELECT spark_catalog.global_temp.qgv.a FROM global_temp.qgv"),
+]
+
+
+@pytest.fixture(scope="module")
+def databases(spark):
+    for db, value in (("qual_db1", 1), ("qual_db2", 20)):
+        spark.sql(f"CREATE DATABASE IF NOT EXISTS {db}")
+        spark.sql(f"CREATE OR REPLACE TEMP VIEW qual_src AS SELECT {value} AS i1")
+        spark.sql(f"CREATE TABLE IF NOT EXISTS {db}.t1 USING parquet AS SELECT * FROM qual_src")
+    spark.sql("CREATE OR REPLACE TEMP VIEW qv AS SELECT 1 AS a")
+    spark.sql("CREATE OR REPLACE GLOBAL TEMP VIEW qgv AS SELECT 2 AS a")
+    yield
+    spark.sql("USE default")
+    for db in ("qual_db1", "qual_db2"):
+        spark.sql(f"DROP DATABASE IF EXISTS {db} CASCADE")
+
+
+@pytest.mark.parametrize("database, sql", QUALIFIED)
+def test_a_table_written_alone_is_the_current_databases(spark, databases, database, sql):
+    from sparkfold.optimizer.errors import SparkfoldError
+    from sparkfold.plans.sql_in.catalog import Catalog
+
+    from tests.spark_check import run_or_error
+
+    spark.sql(f"USE {database}")
+    try:
+        catalog = Catalog.from_spark(spark)
+        try:
+            candidate = optimize(sql.replace("SELECT ", "SELECT CAST(1 AS INT) AS one, ", 1), catalog,
+                                 always_regenerate=True).sql
+        except SparkfoldError as e:
+            assert run_or_error(spark, sql)[0] == "error", f"sparkfold rejects what Spark accepts: {e}"
+            return
+        assert_same_result(spark, sql.replace("SELECT ", "SELECT CAST(1 AS INT) AS one, ", 1), candidate)
+    finally:
+        spark.sql("USE default")

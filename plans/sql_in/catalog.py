@@ -39,6 +39,11 @@ class TableSchema:
     name: str
     columns: tuple[Column, ...]
     source: str = ""  # where the schema comes from (a file, a session), for explain
+    # the name parts Spark qualifies the table's columns with, lower case, when a session
+    # says: ("spark_catalog", "db", "t") for a table of the current database `db`, ("v",)
+    # for a temporary view, ("global_temp", "v") for a global one; () when unknown (a
+    # table written `t` is then taken to be in `default`, see from_clause)
+    qualifier: tuple[str, ...] = ()
 
     def fact_source(self, column: Column) -> str:
         return column.source or self.source or "the schema given"
@@ -108,6 +113,27 @@ def _session_function_determinism(spark: Any) -> Callable[[str, int], bool | Non
             return None
 
     return ask
+
+
+def _session_qualifier(spark: Any, df: Any, name: str) -> tuple[str, ...]:
+    """The name parts a session qualifies the columns of table `name` with (see
+    TableSchema.qualifier): the current database's for a name written alone, none but its
+    own for a temporary view.  A classic session shows them on the analyzed plan's alias
+    (no call to the catalog); Spark Connect through its catalog.  () when neither says."""
+    try:
+        if getattr(df, "_jdf", None) is not None:
+            alias = df._jdf.queryExecution().analyzed()
+            if alias.nodeName() != "SubqueryAlias":
+                return ()
+            ident = alias.identifier()
+            qualifier = ident.qualifier().mkString("\x00")
+            parts = (qualifier.split("\x00") if qualifier else []) + [ident.name()]
+        else:
+            table = spark.catalog.getTable(name)
+            parts = ([table.catalog] if table.catalog else []) + list(table.namespace or []) + [table.name]
+    except Exception:  # noqa: BLE001 - no answer: the default database is assumed, as without a session
+        return ()
+    return tuple(str(p).lower() for p in parts)
 
 
 def _normalize(name: str) -> str:
@@ -247,10 +273,12 @@ class Catalog:
         """Schemas from a live session (classic or Spark Connect), read on first use."""
         def load(name: str) -> TableSchema | None:
             try:
-                schema = spark.table(name).schema
+                df = spark.table(name)
+                schema = df.schema
             except Exception:
                 return None
-            return TableSchema(name, tuple(_from_spark_field(f) for f in schema.fields), "the Spark session's catalog")
+            return TableSchema(name, tuple(_from_spark_field(f) for f in schema.fields), "the Spark session's catalog",
+                               _session_qualifier(spark, df, name))
 
         return cls({}, loader=load, functions=_session_function_determinism(spark), **session_settings(spark))
 

@@ -208,6 +208,8 @@ def table_reference(an, node: exp.Table, ctes) -> tuple[L.Plan, Scope]:
         qual: tuple[str, ...] = (alias.lower(),)
     elif len(parts) == 1 and parts[0].lower() in ctes:
         qual = (parts[0].lower(),)
+    elif schema.qualifier:  # the session's: its current database, a temporary view's own name
+        qual = schema.qualifier
     else:
         full = [p.lower() for p in parts]
         if len(full) == 1:
