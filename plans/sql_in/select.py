@@ -12,6 +12,7 @@ from sqlglot import exp
 
 from ..ir import expressions as E
 from ..ir import logical as L
+from ..ir import types as T
 from ..ir.dialect import is_aggregate_call
 from ..ir.errors import AnalysisError, UnknownColumnError
 from ..ir.naming import name_known, spark_name
@@ -19,6 +20,7 @@ from ..ir.printer import expr_str, plan_str
 from ..ir.records import replace
 from ..ir.tree import transform_down
 from .expr_context import Ctx, NotModelled, refuse_unnamed, require_boolean
+from .expr_leaves import field_access
 from .from_clause import from_items
 from .generator_select import generator_select
 from .opaque_select import opaque_reason, opaque_select
@@ -129,7 +131,12 @@ def select_items(an, sel: exp.Select, scope: Scope) -> list[tuple[E.Expr, str | 
         if isinstance(star, exp.Star):
             if star.args.get("replace") or star.args.get("rename"):
                 raise NotModelled("SELECT * REPLACE/RENAME")
-            columns = scope.expand_star(qual)
+            try:
+                columns = scope.expand_star(qual)
+            except UnknownColumnError:
+                if not qual:
+                    raise
+                columns = struct_fields(an, item, qual, scope)
             refuse_unnamed(an, columns)
             if star.args.get("except_"):
                 columns = star_except(columns, star.args["except_"], scope)
@@ -149,6 +156,25 @@ def select_items(an, sel: exp.Select, scope: Scope) -> list[tuple[E.Expr, str | 
         else:
             out.append((an.exprs.analyze(item, ctx), None))
     return out
+
+
+def struct_fields(an, node: exp.Expression, qual: tuple[str, ...], scope: Scope) -> list[E.Expr]:
+    """`s.*` where no FROM item is named `s`: the fields of the struct column `s`, each
+    named after its field (Spark's UnresolvedStar.expand: a relation's name first, then a
+    column of this query's FROM, never an outer query's)."""
+    display = ".".join(qual)
+    found, rest = scope.lookup_local(qual, display)
+    if found is None:
+        raise UnknownColumnError(display + ".*", scope.visible_names())
+    refuse_unnamed(an, [found])
+    struct = field_access(an.exprs, found, rest, node).data_type if rest else found.data_type
+    if not isinstance(struct, T.StructType):
+        if struct == T.UNKNOWN:
+            raise NotModelled(f"`{display}.*` over a column of a type sparkfold does not know")
+        raise AnalysisError(f"`{display}.*`: only a struct's fields can be expanded with `*`, "
+                            f"and `{display}` is {struct.simple_string()}")
+    return [E.Alias(field_access(an.exprs, found, [*rest, f.name], node), f.name, E.new_id())
+            for f in struct.fields]
 
 
 def named_items(an, items) -> list[E.Expr]:
