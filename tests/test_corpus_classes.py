@@ -100,6 +100,21 @@ def test_star_except_errors_as_spark(spark, tables, sql, error):
     assert type(e.value).__name__ == error
 
 
+# `TABLE t`, Spark's query of a table's rows, wherever a query may stand (Spark's held-out
+# postgreSQL/select.sql: sqlglot read it as a column `TABLE` aliased `t`, and rejected a
+# set operation ending with one); a column named `table` stays a column
+@pytest.mark.parametrize("sql, rewritten", [
+    ("TABLE n", False),
+    ("SELECT num, x FROM t WHERE 1 = 1 UNION ALL TABLE e", True),
+    ("SELECT * FROM (TABLE u) WHERE num = NULL OR y > 1", True),
+    ("WITH c AS (TABLE n) SELECT k, v FROM c WHERE 1 = 1 INTERSECT DISTINCT TABLE n", True),
+    ("SELECT * FROM n WHERE EXISTS (TABLE e) AND 1 = 1", True),
+    ("SELECT table FROM (SELECT k AS table FROM n) WHERE 1 = 1", True),
+])
+def test_table_query(spark, tables, sql, rewritten):
+    _agrees(spark, tables, sql, rewritten=rewritten)
+
+
 # `s.*` over a struct column (no FROM item named `s`): its fields, each named after its
 # field; with EXCEPT, less those named (Spark's held-out selectExcept.sql; sparkfold
 # rejected them as an unknown column)

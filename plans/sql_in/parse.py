@@ -113,6 +113,14 @@ def _fix_tokens(tokens: list[Token], sql: str, bitwise_levels: set[int] | None =
                         mk(TokenType.L_PAREN, "("), t, mk(TokenType.R_PAREN, ")")])
             i += 3
             continue
+        if t.token_type == TokenType.TABLE and i + 1 < n and _starts_query(out) \
+                and tokens[i + 1].token_type in (TokenType.VAR, TokenType.IDENTIFIER):
+            # `TABLE t`, Spark's query of a table's rows, is `SELECT * FROM t` (sqlglot reads
+            # a column `TABLE` aliased `t`, and a set operation ending with one not at all)
+            out.extend([Token(tt, text, t.line, t.col, t.start, t.end, t.comments if tt == TokenType.SELECT else [])
+                        for tt, text in ((TokenType.SELECT, "SELECT"), (TokenType.STAR, "*"), (TokenType.FROM, "FROM"))])
+            i += 1
+            continue
         if t.token_type == TokenType.EXCEPT and out and out[-1].token_type == TokenType.STAR \
                 and i + 1 < n and tokens[i + 1].token_type != TokenType.L_PAREN:
             # Spark's grammar takes `* EXCEPT (a, b)` only (sqlglot reads `* EXCEPT a` too)
@@ -177,6 +185,20 @@ def _fix_tokens(tokens: list[Token], sql: str, bitwise_levels: set[int] | None =
         out.append(t)
         i += 1
     return out
+
+
+_SET_OPERATORS = frozenset({TokenType.UNION, TokenType.INTERSECT, TokenType.EXCEPT})
+
+
+def _starts_query(out: list[Token]) -> bool:
+    """Does a query start after these tokens: at a statement's start, after a set
+    operator (and its ALL / DISTINCT), or after a parenthesis no name opens (a call's)?"""
+    if not out or out[-1].token_type in _SET_OPERATORS or out[-1].token_type == TokenType.SEMICOLON:
+        return True
+    before = out[-2].token_type if len(out) > 1 else None
+    if out[-1].token_type in (TokenType.ALL, TokenType.DISTINCT):
+        return before in _SET_OPERATORS
+    return out[-1].token_type == TokenType.L_PAREN and before not in (TokenType.VAR, TokenType.IDENTIFIER)
 
 
 def _keyword_form(tokens: list[Token], i: int, keyword) -> bool:
@@ -288,7 +310,7 @@ def _restored(trees: list, fixes: _Fixes) -> None:
 
 
 # the tokens `_fix_tokens` may change (each case below starts at one of these)
-_FIXED = frozenset({TokenType.DOT, TokenType.ANY, TokenType.NUMBER, TokenType.BETWEEN, TokenType.STRING, TokenType.EXCEPT,
+_FIXED = frozenset({TokenType.DOT, TokenType.ANY, TokenType.TABLE, TokenType.NUMBER, TokenType.BETWEEN, TokenType.STRING, TokenType.EXCEPT,
                     TokenType.VAR, TokenType.LT, TokenType.INTERVAL, TokenType.PLUS, TokenType.UNKNOWN,
                     *_CAST_OPERAND_STARTS, *bitwise.TOKENS})
 # infix words and brackets an operand follows, which `ends_operand` takes for operands
