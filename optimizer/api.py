@@ -384,7 +384,7 @@ def _optimize_tree(sql, tree: exp.Expression, timings: dict[str, float], cat: Ca
         else:
             batch_list = batches if batches is not None else default_batches()
         t0 = time.perf_counter()
-        ctx = RuleContext(ansi=cat.ansi)
+        ctx = RuleContext(ansi=cat.ansi, legacy_null_in_empty=cat.legacy_null_in_empty)
         optimized, trace = execute(analyzed, batch_list, ctx, exclude)
         rewritten = _rewritten(trace, batch_list)
         optimized = keep_output_nullability(analyzed, optimized, trace, exclude)

@@ -60,10 +60,18 @@ class Facts:
 
 @record(frozen=True)
 class RuleContext:
-    """What rules may know about the session: ANSI mode (errors instead of NULLs); and
-    the facts cache of the run (a fresh one for each context)."""
+    """What rules may know about the session: ANSI mode (errors instead of NULLs),
+    spark.sql.legacy.nullInEmptyListBehavior set to true; and the facts cache of the run
+    (a fresh one for each context)."""
 
     ansi: bool = True
+    legacy_null_in_empty: bool = False
+
+    @property
+    def null_in_empty_is_false(self) -> bool:
+        """Is `NULL IN (empty list or subquery)` FALSE?  With ANSI on unless the legacy
+        setting says otherwise; with ANSI off it is NULL (Spark's default there)."""
+        return self.ansi and not self.legacy_null_in_empty
     facts: Facts = field(default_factory=Facts, compare=False, repr=False)
 
 

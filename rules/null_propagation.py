@@ -57,7 +57,7 @@ def null_propagation(e: E.Expr, ctx) -> E.Expr:
         case In(value, items) if items and is_null_literal(value):
             return E.NULL_BOOL
         # x IN () -> FALSE in Spark 4 with ANSI on (legacy: NULL for a NULL x, see OptimizeIn)
-        case In(value, ()) if ctx.ansi and droppable(value):
+        case In(value, ()) if ctx.null_in_empty_is_false and droppable(value):
             return E.FALSE
         case In(value, ()) if is_null_literal(value):
             return E.NULL_BOOL

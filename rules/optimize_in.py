@@ -20,10 +20,10 @@ def optimize_in(e: E.Expr, ctx) -> E.Expr:
     """Empty, duplicate-literal and one-element IN lists."""
     match e:
         # x IN () -> FALSE (Spark 4, ANSI on: x is not evaluated)
-        case In(value, ()) if ctx.ansi and droppable(value):
+        case In(value, ()) if ctx.null_in_empty_is_false and droppable(value):
             return E.FALSE
         # legacy: x IN () -> IF(x IS NOT NULL, FALSE, NULL)
-        case In(value, ()) if not ctx.ansi:
+        case In(value, ()) if not ctx.null_in_empty_is_false:
             return If(IsNotNull(value), E.FALSE, E.NULL_BOOL)
         # x IN (a) -> x = a, when IN and = cast x and a to the same type
         case In(value, (item,)) if _same_coercion(value.data_type, item.data_type):

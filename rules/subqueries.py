@@ -5,8 +5,9 @@ relation, its value is known:
 - `v IN (empty)` -> FALSE, for a non-NULL v and, in Spark 4 with ANSI on, for a NULL v
   too (`NULL IN (empty subquery)` is FALSE, SPARK-44431; with ANSI off the legacy
   behaviour makes it NULL, so a nullable v is left alone there).
-- `NOT (v IN (empty))` -> TRUE, even for a NULL v: the null-aware anti join keeps every
-  row when the subquery is empty (this holds with ANSI on and off).
+- `NOT (v IN (empty))` -> TRUE, under the same condition: with the legacy behaviour a
+  NULL v gives NULL in a select list (checked on Spark 4.3), though a WHERE's null-aware
+  anti join keeps every row.
 - `EXISTS (empty)` -> FALSE; `NOT EXISTS (empty)` -> TRUE.
 - `(scalar subquery over empty)` -> a NULL of its type.
 
@@ -43,10 +44,11 @@ def optimize_subqueries(p: L.Plan, ctx) -> L.Plan:
 
 def _rewrite(e: E.Expr, ctx) -> E.Expr:
     match e:
-        case E.Not(E.InSubquery(values, plan)) if _empty(plan) and _droppable(values):
-            return E.TRUE  # v NOT IN (empty) is TRUE, even for NULL v
+        case E.Not(E.InSubquery(values, plan)) if _empty(plan) and _droppable(values) \
+                and (ctx.null_in_empty_is_false or not any(v.nullable for v in values)):
+            return E.TRUE  # v NOT IN (empty) is TRUE
         case E.InSubquery(values, plan) if _empty(plan) and _droppable(values) \
-                and (ctx.ansi or not any(v.nullable for v in values)):
+                and (ctx.null_in_empty_is_false or not any(v.nullable for v in values)):
             return E.FALSE  # v IN (empty) is FALSE
         case E.Not(E.Exists(plan)) if _empty(plan):
             return E.TRUE  # NOT EXISTS (empty) is TRUE

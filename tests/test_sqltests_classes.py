@@ -58,3 +58,31 @@ def test_session_settings_sparkfold_does_not_model(spark):
 @pytest.mark.slow
 def test_every_class_over_its_whole_space(spark):
     assert _check(spark, classes.all_files(), every=1)[1] == []
+
+
+def test_session_settings_change_only_what_they_read(spark):
+    """Spark's answers for the queries of tests/test_settings_scope.py's decisions, a
+    sample here (every query with SPARKFOLD_LONG=1, below)."""
+    outcomes, failures = _check(spark, classes.settings_scope_files(), every=10)
+    assert failures == []
+    assert {o.status == "passthrough" for o in outcomes} == {True, False}
+
+
+@pytest.mark.slow
+def test_session_settings_change_only_what_they_read_every_query(spark):
+    outcomes, failures = _check(spark, classes.settings_scope_files(), every=1)
+    assert failures == []
+    by_file: dict = {}
+    for o in outcomes:
+        by_file.setdefault(o.file, []).append(o.status == "passthrough")
+    # `!` for NOT: passed through where Spark rejects it (without the setting), optimized under it
+    assert by_file["bang-not.sql"] == [True] * 3 + [False] * 3
+    assert [o.spark == "accepts" for o in outcomes if o.file == "bang-not.sql"] == [False] * 3 + [True] * 3
+    # the settings modelled: nothing passes through
+    assert not any(by_file["concat-binary.sql"] + by_file["null-in-empty.sql"])
+    # "x" is an identifier with ANSI on only: a string (optimized) with it off
+    assert by_file["double-quoted.sql"] == [True, False]
+    # nested WITHs, and a CTE read twice, under the legacy CTE precedence
+    assert by_file["cte-precedence.sql"] == [False, True, True, True, True, False]
+    # correlated subqueries under a decorrelation setting
+    assert by_file["decorrelation.sql"] == [False, False, True, True] * 2 + [False]

@@ -90,6 +90,7 @@ class ExprAnalyzer:
         self.sql = analyzer.sql
         self.ansi = analyzer.catalog.ansi
         self.decimal_precision_loss = analyzer.catalog.decimal_precision_loss
+        self.concat_binary_as_string = analyzer.catalog.concat_binary_as_string
         # called with each node analyzed and what it became, when a caller wants them
         # (`optimizer.findings.SourceMap`)
         self.observer: Callable[[exp.Expression, E.Expr], None] | None = None

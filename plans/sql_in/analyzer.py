@@ -27,8 +27,8 @@ from ..ir.records import replace
 from .analyze_expr import ExprAnalyzer
 from .catalog import Catalog
 from .expr_context import Ctx, NotModelled, legacy_widening
-from .parse import UNARY_PLUS
-from .settings import first_affecting
+from .parse import BANG_NOT, UNARY_PLUS
+from .settings import CORRELATION, first_affecting
 from .from_clause import CTEDef, _has_modifiers, from_items, values_relation
 from .precedence import MEANING
 from .recursive_cte import reads, recursive_cte
@@ -67,10 +67,13 @@ class Analyzer:
         if tree.meta.get(UNARY_PLUS):
             raise NotModelled("a unary plus (`+ x`), which sqlglot's parser drops: its column name "
                               "`(+ x)`, and Spark's checks and casts of its operand, would be lost")
-        setting = first_affecting(self.catalog.unmodelled, tree, self.sql) if self.catalog.unmodelled else None
+        if tree.meta.get(BANG_NOT) and not self.catalog.bang_equals_not:
+            raise NotModelled("`!` for NOT after an operand (`x ! IN (...)`, `x IS ! NULL`), which Spark "
+                              "rejects unless spark.sql.legacy.bangEqualsNot is true")
+        unmodelled = self.catalog.unmodelled
+        setting = first_affecting(unmodelled, tree, self.sql, correlated=False) if unmodelled else None
         if setting is not None:
-            raise NotModelled(f"the session sets {setting}, which can change what this query means "
-                              f"and which sparkfold does not model")
+            raise _changed_by(setting)
         if self.catalog.legacy_setops_precedence and tree.find(exp.Intersect) is not None \
                 and tree.find(exp.Union, exp.Except) is not None:
             # Spark then reads a chain of set operations left to right, INTERSECT with no
@@ -80,6 +83,10 @@ class Analyzer:
                               "spark.sql.legacy.setopsPrecedence.enabled (read left to right)")
         with E.id_scope(join=True):  # the caller's run's ids, or the analysis's own
             plan = self.query(tree, None, {})
+        if any(key in CORRELATION for key, _ in unmodelled) and _correlated(plan):
+            setting = first_affecting(unmodelled, tree, self.sql)
+            if setting is not None:
+                raise _changed_by(setting)
         if self.unnamed:
             _only_shown(plan, self.unnamed)
         return plan
@@ -228,6 +235,25 @@ class Analyzer:
 
 
 __all__ = ["Analyzer", "NotModelled", "UnsupportedError", "Entry", "replace"]
+
+
+def _changed_by(setting: str) -> NotModelled:
+    return NotModelled(f"the session sets {setting}, which can change what this query means "
+                       f"and which sparkfold does not model")
+
+
+def _correlated(plan: L.Plan) -> bool:
+    """Does the plan hold a correlated subquery (at any depth)?"""
+    stack = [plan]
+    while stack:
+        p = stack.pop()
+        stack.extend(p.children)
+        for e in p.expressions:
+            for x in L.subquery_plans(e):
+                if x.outer_references:
+                    return True
+                stack.append(x.plan)
+    return False
 
 
 def _only_shown(plan: L.Plan, unnamed: set[int]) -> None:

@@ -147,6 +147,8 @@ class Catalog:
                  loader: Callable[[str], TableSchema | None] | None = None,
                  legacy_setops_precedence: bool = False, escaped_string_literals: bool = False,
                  decimal_precision_loss: bool = True, group_by_aliases: bool = True,
+                 bang_equals_not: bool = False, concat_binary_as_string: bool = False,
+                 legacy_null_in_empty: bool = False,
                  unmodelled: tuple[tuple[str, str], ...] = (),
                  functions: Callable[[str, int], bool | None] | None = None):
         self._tables: dict[str, TableSchema] = {_normalize(k): v for k, v in (tables or {}).items()}
@@ -169,9 +171,24 @@ class Catalog:
         # spark.sql.groupByAliases: GROUP BY may name a select alias (no FROM column having
         # the name), or not
         self.group_by_aliases = group_by_aliases
+        # spark.sql.legacy.bangEqualsNot: `x ! IN (...)`, `x IS ! NULL` read `!` as NOT
+        # (without it Spark rejects them: such queries pass through, see the analyzer)
+        self.bang_equals_not = bang_equals_not
+        # spark.sql.function.concatBinaryAsString: concat of binaries only is a string
+        self.concat_binary_as_string = concat_binary_as_string
+        # spark.sql.legacy.nullInEmptyListBehavior set to true (see `null_in_empty_is_false`)
+        self.legacy_null_in_empty = legacy_null_in_empty
         # settings sparkfold does not model, set to other than Spark's default: the
         # queries they can change pass through (plans.sql_in.settings)
         self.unmodelled = tuple(unmodelled)
+
+    @property
+    def null_in_empty_is_false(self) -> bool:
+        """Is `NULL IN (empty subquery)` FALSE (not NULL)?  Spark's default is FALSE with
+        ANSI on and NULL with it off (SQLConf.legacyNullInEmptyBehavior: the setting, else
+        not ANSI); with ANSI off it is taken to be NULL whatever the setting says (the
+        rules then keep such an IN as it is: either answer holds)."""
+        return self.ansi and not self.legacy_null_in_empty
 
     # -- construction ------------------------------------------------------
     @classmethod

@@ -17,7 +17,7 @@ from ..ir.errors import AnalysisError
 from ..ir.records import replace
 from .expr_context import Ctx, NotModelled, calls_nondeterministic
 from .expr_leaves import typed_literal_call
-from .expr_operators import analyze_cast
+from .expr_operators import analyze_cast, concat_call
 
 if TYPE_CHECKING:
     from .scope import Scope
@@ -169,7 +169,8 @@ def function_or_opaque(ea, node: exp.Expression, ctx: Ctx) -> E.Expr:
         args = _positional_args(node)
         if args is not None and len(args) >= spec.min_args and \
                 (spec.max_args is None or len(args) <= spec.max_args):
-            call = E.Func(name, tuple(ea.analyze(a, ctx) for a in args))
+            analyzed = tuple(ea.analyze(a, ctx) for a in args)
+            call = concat_call(ea, analyzed) if name == "concat" else E.Func(name, analyzed)
             if name == "nullif" and T.UNKNOWN not in (call.args[0].data_type, call.args[1].data_type):
                 # Spark's nullif(a, b) is `IF(a = b, NULL, a)`: coerced (or rejected) as `a = b`
                 ea.checked(E.EqualTo(*call.args), node, ctx)

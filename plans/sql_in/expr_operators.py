@@ -111,7 +111,16 @@ def analyze_mod(ea, node, ctx):
 
 
 def analyze_dpipe(ea, node, ctx):
-    return E.Func("concat", (ea.analyze(node.this, ctx), ea.analyze(node.expression, ctx)))
+    return concat_call(ea, (ea.analyze(node.this, ctx), ea.analyze(node.expression, ctx)))
+
+
+def concat_call(ea, args) -> E.Func:
+    """concat(args) (`a || b` too).  Under spark.sql.function.concatBinaryAsString, Spark
+    casts each argument of a concat of binaries only to a string (a cast its column name
+    does not show)."""
+    if ea.concat_binary_as_string and args and all(a.data_type == T.BINARY for a in args):
+        args = tuple(E.Cast(a, T.STRING, user=False) for a in args)
+    return E.Func("concat", tuple(args))
 
 
 def analyze_not(ea, node: exp.Not, ctx):

@@ -79,6 +79,11 @@ def _fix_tokens(tokens: list[Token], sql: str, bitwise_levels: set[int] | None =
             # a unary plus: sqlglot's parser drops it, where Spark's keeps it (named
             # `(+ x)`, its operand checked and cast as a number's or an interval's)
             fixes.unary_plus = True
+        if t.token_type == TokenType.NOT and t.text == "!" and out \
+                and (_ends_operand(out) or out[-1].token_type == TokenType.IS):
+            # `x ! IN (...)`, `x IS ! NULL`: sqlglot reads NOT, Spark's parser only under
+            # spark.sql.legacy.bangEqualsNot (see BANG_NOT)
+            fixes.bang_not = True
         if t.token_type == TokenType.UNKNOWN and (out[-1:] and out[-1].token_type == TokenType.IS or
                                                   [u.token_type for u in out[-2:]] == [TokenType.IS, TokenType.NOT]):
             # `x IS [NOT] UNKNOWN`, which sqlglot reads as `x IS [NOT] NULL`: a NULL marked
@@ -276,12 +281,16 @@ class _Fixes:
         self.as_written = False
         self.unary_plus = False
         self.is_unknown = False
+        self.bang_not = False
 
 
 # the name prefix of a call `_fix_tokens` keeps from sqlglot's parsers (`restored` takes it off)
 AS_WRITTEN = "__sf_as_written_"
 # the key of a tree's meta that says its text has a unary plus, which its tree lacks
 UNARY_PLUS = "sparkfold_unary_plus"
+# the key of a tree's meta that says its text has `!` for NOT after an operand (`x ! IN
+# (...)`, `x IS ! NULL`), which Spark reads so only under spark.sql.legacy.bangEqualsNot
+BANG_NOT = "sparkfold_bang_not"
 # the key of the meta of a NULL that is `UNKNOWN` in `x IS [NOT] UNKNOWN`
 IS_UNKNOWN = "sparkfold_unknown"
 
@@ -294,6 +303,9 @@ def _restored(trees: list, fixes: _Fixes) -> None:
         for node, field in zip(extracts, fixes.extract_fields):
             if isinstance(node.this, exp.Var) and node.this.name.upper() == field.upper():
                 node.set("this", exp.var(field))
+    if fixes.bang_not:
+        for tree in trees:
+            tree.meta[BANG_NOT] = True
     if fixes.unary_plus:
         for tree in trees:  # (the analyzer passes such a statement through: see UNARY_PLUS)
             tree.meta[UNARY_PLUS] = True
@@ -311,7 +323,7 @@ def _restored(trees: list, fixes: _Fixes) -> None:
 
 # the tokens `_fix_tokens` may change (each case below starts at one of these)
 _FIXED = frozenset({TokenType.DOT, TokenType.ANY, TokenType.TABLE, TokenType.NUMBER, TokenType.BETWEEN, TokenType.STRING, TokenType.EXCEPT,
-                    TokenType.VAR, TokenType.LT, TokenType.INTERVAL, TokenType.PLUS, TokenType.UNKNOWN,
+                    TokenType.VAR, TokenType.LT, TokenType.INTERVAL, TokenType.PLUS, TokenType.UNKNOWN, TokenType.NOT,
                     *_CAST_OPERAND_STARTS, *bitwise.TOKENS})
 # infix words and brackets an operand follows, which `ends_operand` takes for operands
 _OPENS_OPERAND = frozenset({TokenType.DIV, TokenType.BETWEEN, TokenType.L_BRACKET, TokenType.FROM})
@@ -421,7 +433,7 @@ def parse_statements(sql: str, placed: bool = True) -> list[exp.Expression]:
             tree.meta[precedence.MEANING] = read_otherwise
     if len(levels) > 1 or -1 in levels:
         trees = bitwise.restore(trees)
-    if fixes.extract_fields or fixes.as_written or fixes.unary_plus or fixes.is_unknown:
+    if fixes.extract_fields or fixes.as_written or fixes.unary_plus or fixes.is_unknown or fixes.bang_not:
         _restored(trees, fixes)
     if placed and compiled_sqlglot() and trees:
         spans_later(trees, spans.Recorder(trees, tokens))

@@ -23,6 +23,9 @@ def _any(*kinds) -> Affects:
     return lambda tree, sql: tree.find(*kinds) is not None
 
 
+_subquery = _any(exp.Subquery, exp.Exists, exp.In)
+
+
 def _always(tree, sql) -> bool:
     return True
 
@@ -64,8 +67,31 @@ def _position_literal(k) -> bool:
     return isinstance(k, exp.Literal) and not k.is_string
 
 
-def _nested_with(tree, sql) -> bool:
-    return sum(1 for _ in tree.find_all(exp.With)) > 1
+def _cte_precedence(tree, sql) -> bool:
+    """Where spark.sql.legacy.ctePrecedencePolicy=LEGACY can read a query otherwise: a
+    WITH besides another (the outer definitions may win over the inner ones, and a WITH
+    inside a CTE's definition does not see the outer CTEs: checked on Spark 4.3), a
+    recursive WITH (rejected), and a CTE read more than once (always inlined: a
+    non-deterministic one is computed at each read)."""
+    withs = list(tree.find_all(exp.With))
+    if len(withs) > 1 or any(w.args.get("recursive") for w in withs):
+        return True
+    defined = {c.alias.lower() for w in withs for c in w.expressions}
+    reads: dict[str, int] = {}
+    for t in tree.find_all(exp.Table):
+        if not t.args.get("db") and t.name.lower() in defined:
+            reads[t.name.lower()] = reads.get(t.name.lower(), 0) + 1
+    return any(n > 1 for n in reads.values())
+
+
+def _recursive_with(tree, sql) -> bool:
+    return any(w.args.get("recursive") for w in tree.find_all(exp.With))
+
+
+def _parenthesized_star(tree, sql) -> bool:
+    """`(*)`: Spark 4 reads it as `*` in a select list either way (checked on Spark 4.3);
+    elsewhere (`count((*))`, `struct((*))`) the setting may change it."""
+    return any(isinstance(s.parent, exp.Paren) for s in tree.find_all(exp.Star))
 
 
 def _text(pattern: str) -> Affects:
@@ -79,49 +105,71 @@ SETTINGS = {"spark.sql.ansi.enabled": ("ansi", "true"),
             "spark.sql.legacy.setopsPrecedence.enabled": ("legacy_setops_precedence", "false"),
             "spark.sql.parser.escapedStringLiterals": ("escaped_string_literals", "false"),
             "spark.sql.decimalOperations.allowPrecisionLoss": ("decimal_precision_loss", "true"),
-            "spark.sql.groupByAliases": ("group_by_aliases", "true")}
+            "spark.sql.groupByAliases": ("group_by_aliases", "true"),
+            # `x ! IN (...)`, `x IS ! NULL`: `!` for NOT after an operand (Spark's parser
+            # rejects it otherwise; sqlglot's reads it as NOT)
+            "spark.sql.legacy.bangEqualsNot": ("bang_equals_not", "false"),
+            # concat (and `||`) of binaries only: a string (each cast to one), not a binary
+            "spark.sql.function.concatBinaryAsString": ("concat_binary_as_string", "false"),
+            # `NULL IN (empty subquery)`: NULL, not FALSE.  Spark's default is this with ANSI
+            # off, which sparkfold assumes there whatever the setting says (see
+            # `Catalog.null_in_empty_is_false`)
+            "spark.sql.legacy.nullInEmptyListBehavior": ("legacy_null_in_empty", "false")}
 
 # The settings sparkfold does not model, by key: (Spark 4's default, which queries the
 # setting can change)
 UNMODELLED: dict[str, tuple[str, Affects]] = {
     # parsing
     "spark.sql.legacy.parser.havingWithoutGroupByAsWhere": ("false", _having_without_group_by),
-    "spark.sql.legacy.bangEqualsNot": ("false", _text(r"!(?!=)")),
     "spark.sql.ansi.doubleQuotedIdentifiers": ("false", _text(r'"')),
     "spark.sql.parser.quotedRegexColumnNames": ("false", _text(r"`")),
     "spark.sql.legacy.exponentLiteralAsDecimal.enabled": ("false", _text(r"\d[eE][-+]?\d")),
     "spark.sql.legacy.interval.enabled": ("false", _text(r"(?i)interval")),
-    "spark.sql.legacy.ignoreParenthesesAroundStar": ("false", _any(exp.Star)),
+    "spark.sql.legacy.ignoreParenthesesAroundStar": ("false", _parenthesized_star),
     # resolution
     "spark.sql.caseSensitive": ("false", _always),
     "spark.sql.groupByOrdinal": ("true", _integer_position),
     "spark.sql.orderByOrdinal": ("true", _integer_position),
-    "spark.sql.legacy.ctePrecedencePolicy": ("CORRECTED", _nested_with),
+    "spark.sql.legacy.ctePrecedencePolicy": ("CORRECTED", _cte_precedence),
     "spark.sql.legacy.allowParameterlessCount": ("false", _count_call(_no_arguments)),
     "spark.sql.legacy.allowStarWithSingleTableIdentifierInCount": ("false", _count_call(_qualified_star)),
     "spark.sql.crossJoin.enabled": ("true", _any(exp.Join)),
     # types
-    "spark.sql.function.concatBinaryAsString": ("false", _text(r"(?i)concat|\|\|")),
     "spark.sql.function.eltOutputAsString": ("false", _text(r"(?i)\belt\b")),
     "spark.sql.timestampType": ("TIMESTAMP_LTZ", _always),
     # evaluation
     "spark.sql.ansi.strictIndexOperator": ("true", _any(exp.Bracket)),
-    "spark.sql.legacy.nullInEmptyListBehavior": ("false", _any(exp.In)),
-    "spark.sql.cte.recursion.level.limit": ("100", _any(exp.With)),
-    "spark.sql.optimizer.decorrelateInnerQuery.enabled": ("true", _any(exp.Subquery, exp.Exists, exp.In)),
-    "spark.sql.optimizer.decorrelateSubqueryLegacyIncorrectCountHandling.enabled":
-        ("false", _any(exp.Subquery, exp.Exists, exp.In)),
-    "spark.sql.optimizer.decorrelateExistsSubqueryLegacyIncorrectCountHandling.enabled":
-        ("false", _any(exp.Subquery, exp.Exists, exp.In)),
+    "spark.sql.cte.recursion.level.limit": ("100", _recursive_with),
+    # (correlated subqueries only: see CORRELATION)
+    "spark.sql.optimizer.decorrelateInnerQuery.enabled": ("true", _subquery),
+    "spark.sql.optimizer.decorrelateSubqueryLegacyIncorrectCountHandling.enabled": ("false", _subquery),
+    "spark.sql.optimizer.decorrelateExistsSubqueryLegacyIncorrectCountHandling.enabled": ("false", _subquery),
+    "spark.sql.legacy.scalarSubqueryCountBugBehavior": ("false", _subquery),
+    "spark.sql.legacy.scalarSubqueryAllowGroupByNonEqualityCorrelatedPredicate": ("false", _subquery),
 }
+
+# The settings that change only how Spark decorrelates a correlated subquery: whether it
+# takes it (decorrelateInnerQuery, a GROUP BY under a non-equality correlation) and what
+# an aggregate over no row gives there (the legacy COUNT bugs).  A query whose subqueries
+# are all uncorrelated means the same under them (the analyzer asks its plan).
+CORRELATION = frozenset({"spark.sql.optimizer.decorrelateInnerQuery.enabled",
+                         "spark.sql.optimizer.decorrelateSubqueryLegacyIncorrectCountHandling.enabled",
+                         "spark.sql.optimizer.decorrelateExistsSubqueryLegacyIncorrectCountHandling.enabled",
+                         "spark.sql.legacy.scalarSubqueryCountBugBehavior",
+                         "spark.sql.legacy.scalarSubqueryAllowGroupByNonEqualityCorrelatedPredicate"})
+
+
+# settings Spark reads only with ANSI on (SQLConf: `ansiEnabled && ...`)
+ANSI_ONLY = frozenset({"spark.sql.ansi.doubleQuotedIdentifiers"})
 
 
 def unmodelled_settings(conf: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     """The (key, value) pairs of a session's settings that sparkfold does not model and
     that differ from Spark's default, in key order."""
     out = []
+    ansi = str(conf.get("spark.sql.ansi.enabled", "true")).strip().lower() != "false"
     for key, value in conf.items():
-        if key in SETTINGS:
+        if key in SETTINGS or (key in ANSI_ONLY and not ansi):
             continue
         known = UNMODELLED.get(key)
         if known is not None:
@@ -132,9 +180,14 @@ def unmodelled_settings(conf: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(out))
 
 
-def first_affecting(settings: tuple[tuple[str, str], ...], tree: exp.Expression, sql: str) -> str | None:
-    """`key=value` of the first setting that can change what the query means, or None."""
+def first_affecting(settings: tuple[tuple[str, str], ...], tree: exp.Expression, sql: str,
+                    correlated: bool = True) -> str | None:
+    """`key=value` of the first setting that can change what the query means, or None.
+    `correlated=False`: the query has no correlated subquery (the settings of CORRELATION
+    then change nothing)."""
     for key, value in settings:
+        if key in CORRELATION and not correlated:
+            continue
         affects = UNMODELLED[key][1] if key in UNMODELLED else _always
         if affects(tree, sql):
             return f"{key}={value}"

@@ -129,7 +129,51 @@ def settings_files() -> list[TestFile]:
     ]
 
 
-SPACES = [literal_files, cte_files, setop_files, grouping_files, settings_files]
+def settings_scope_files() -> list[TestFile]:
+    """Session settings each read where it changes something, not on every query: under
+    each, queries it cannot change are optimized (a `1 = 1` or a constant to fold in
+    each), and the ones it can are modelled (`!` for NOT, concat of binaries as a string,
+    NULL IN an empty subquery) or pass through (a correlated subquery under a
+    decorrelation setting, a CTE name shadowed under the legacy CTE precedence)."""
+    view = ["CREATE TEMPORARY VIEW r AS SELECT * FROM VALUES (1, 'a'), (2, 'b'), (NULL, 'c') AS r(id, s)",
+            "CREATE TEMPORARY VIEW rb AS SELECT * FROM VALUES (X'41', X'42', 'x'), (NULL, X'43', 'y') AS rb(a, b, s)"]
+    bang = ["SELECT id ! IN (1, 3), s ! LIKE 'a%', id IS ! NULL, id ! BETWEEN 2 AND 3 FROM r WHERE 1 = 1",
+            "SELECT id FROM r WHERE id ! IN (1) AND 2 > 1", "SELECT 1 IS ! NULL, false IS ! true, 1 ! IN (1)"]
+    concat = ["SELECT concat(a, b), a || b AS c, concat(a) FROM rb WHERE 1 = 1",
+              "SELECT concat(a, NULL), concat(a, s), concat(a, b, a) = 'ABA' FROM rb",
+              "SELECT concat(X'41', X'42'), X'41' || NULL"]
+    in_empty = ["SELECT id IN (SELECT id FROM r WHERE 1 = 0), id NOT IN (SELECT id FROM r WHERE 1 = 0) FROM r",
+                "SELECT NULL IN (SELECT id FROM r WHERE false), NULL NOT IN (SELECT id FROM r WHERE false)",
+                "SELECT id FROM r WHERE id NOT IN (SELECT id FROM r WHERE 1 = 0)"]
+    cte = ["WITH t AS (SELECT id FROM r) SELECT * FROM t WHERE 1 = 1",
+           "WITH t AS (SELECT 1 AS c), t2 AS (WITH t3 AS (SELECT * FROM t) SELECT * FROM t3) SELECT * FROM t2 WHERE c > 0",
+           "WITH t AS (SELECT 1 AS c), t2 AS (WITH t AS (SELECT 2 AS c) SELECT * FROM t) SELECT * FROM t2",
+           "WITH t AS (SELECT 1 AS c) SELECT * FROM (WITH t AS (SELECT 2 AS c) SELECT * FROM t)",
+           "WITH t AS (SELECT id FROM r) SELECT * FROM t a JOIN t b ON a.id = b.id"]
+    correlated = ["SELECT * FROM r WHERE id IN (SELECT id FROM r WHERE 1 = 1)",
+                  "SELECT (SELECT count(*) FROM r) + 1 - 1 AS n FROM r",
+                  "SELECT *, (SELECT count(*) FROM r r2 WHERE r2.id = r.id) AS n FROM r WHERE 1 = 1",
+                  "SELECT * FROM r WHERE EXISTS (SELECT count(*) FROM r r2 WHERE r2.id = r.id + 5)"]
+    return [
+        _file("bang-not.sql", view + bang + ["SET spark.sql.legacy.bangEqualsNot=true"] + bang),
+        _file("concat-binary.sql", view + concat + ["SET spark.sql.function.concatBinaryAsString=true"] + concat),
+        _file("null-in-empty.sql", view + ["SET spark.sql.legacy.nullInEmptyListBehavior=true"] + in_empty
+              + ["SET spark.sql.ansi.enabled=false"] + in_empty
+              + ["SET spark.sql.legacy.nullInEmptyListBehavior=false"] + in_empty),
+        _file("cte-precedence.sql", view + ["SET spark.sql.legacy.ctePrecedencePolicy=legacy"] + cte
+              + ["SET spark.sql.cte.recursion.level.limit=200"] + cte[:1]),
+        _file("decorrelation.sql", view + ["SET spark.sql.optimizer.decorrelateInnerQuery.enabled=false"] + correlated
+              + ["SET spark.sql.optimizer.decorrelateInnerQuery.enabled=true",
+                 "SET spark.sql.optimizer.decorrelateExistsSubqueryLegacyIncorrectCountHandling.enabled=true"]
+              + correlated + ["SET spark.sql.optimizer.decorrelateExistsSubqueryLegacyIncorrectCountHandling.enabled=false",
+                              "SET spark.sql.legacy.scalarSubqueryCountBugBehavior=false"] + correlated[2:3]),
+        _file("double-quoted.sql", view + ["SET spark.sql.ansi.doubleQuotedIdentifiers=true",
+                                           "SELECT \"id\", 'x' FROM r WHERE 1 = 1", "SET spark.sql.ansi.enabled=false",
+                                           "SELECT \"id\", 'x' FROM r WHERE 1 = 1"]),
+    ]
+
+
+SPACES = [literal_files, cte_files, setop_files, grouping_files, settings_files, settings_scope_files]
 
 
 def all_files() -> list[TestFile]:

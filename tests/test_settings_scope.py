@@ -1,0 +1,122 @@
+"""Session settings read where they change something (plans/sql_in/settings.py): which
+queries each one passes through, and what the modelled ones change.  No Spark here: the
+same queries run on Spark, every path compared, in tests/test_sqltests_classes.py
+(tests/sqltests/classes.py, `settings_scope_files`)."""
+
+from __future__ import annotations
+
+import pytest
+from sparkfold import optimize
+from sparkfold.plans.ir import types as T
+from sparkfold.plans.sql_in.catalog import Catalog, session_settings
+from sparkfold.plans.sql_in.settings import unmodelled_settings
+
+CATALOG = Catalog.from_mapping({"r": {"id": "int", "s": "string"}, "r2": {"id": "int", "s": "string"},
+                                "rb": {"a": "binary", "b": "binary", "s": "string"}})
+
+
+class _Conf:
+    def __init__(self, conf: dict):
+        self.conf = self
+        self.getAll = conf
+
+
+def _under(conf: dict) -> Catalog:
+    """The catalog as a session with these settings gives it."""
+    return CATALOG.with_settings(**session_settings(_Conf(conf)))
+
+
+def _passes_through(sql: str, conf: dict) -> bool:
+    return optimize(sql, _under(conf)).passthrough is not None
+
+
+BANG = ["SELECT id ! IN (1, 3) FROM r", "SELECT s ! LIKE 'a%' FROM r", "SELECT id IS ! NULL FROM r",
+        "SELECT id ! BETWEEN 2 AND 3 FROM r"]
+
+
+@pytest.mark.parametrize("sql", BANG)
+def test_bang_for_not_after_an_operand_is_read_under_the_setting_only(sql):
+    assert _passes_through(sql, {})  # Spark rejects it: its error is kept
+    assert not _passes_through(sql, {"spark.sql.legacy.bangEqualsNot": "true"})
+
+
+def test_bang_as_a_prefix_is_not_the_settings():
+    assert not _passes_through("SELECT !(id = 1), id != 2 FROM r", {})
+
+
+def test_concat_of_binaries_is_a_string_under_the_setting():
+    sql = "SELECT concat(a, b), a || b AS c, concat(a, s) FROM rb"
+    types = lambda conf: [a.data_type for a in optimize(sql, _under(conf)).analyzed.output]  # noqa: E731
+    assert types({}) == [T.BINARY, T.BINARY, T.STRING]
+    assert types({"spark.sql.function.concatBinaryAsString": "true"}) == [T.STRING] * 3
+    names = [a.name for a in optimize(sql, _under({"spark.sql.function.concatBinaryAsString": "true"})).analyzed.output]
+    assert names == ["concat(a, b)", "c", "concat(a, s)"]
+
+
+@pytest.mark.parametrize("conf,folded", [({}, True), ({"spark.sql.legacy.nullInEmptyListBehavior": "true"}, False),
+                                         ({"spark.sql.ansi.enabled": "false"}, False),
+                                         ({"spark.sql.ansi.enabled": "false",
+                                           "spark.sql.legacy.nullInEmptyListBehavior": "false"}, False)])
+def test_null_in_an_empty_subquery(conf, folded):
+    """FALSE with ANSI on, unless the legacy setting says NULL; taken as NULL with ANSI off
+    (Spark's default there; with the setting false it is FALSE, and either answer keeps
+    the IN as it is)."""
+    r = optimize("SELECT NULL IN (SELECT id FROM r WHERE false) AS a, NULL NOT IN (SELECT id FROM r WHERE false) AS b",
+                 _under(conf))
+    assert r.passthrough is None
+    assert ("IN (SELECT" not in r.sql.upper()) == folded  # (each IN folded to its constant, or both kept)
+
+
+def test_double_quoted_identifiers_only_with_ansi_on():
+    key = "spark.sql.ansi.doubleQuotedIdentifiers"
+    assert unmodelled_settings({key: "true"}) == ((key, "true"),)
+    assert unmodelled_settings({key: "true", "spark.sql.ansi.enabled": "false"}) == ()
+    assert _passes_through('SELECT "id" FROM r', {key: "true"})
+    assert not _passes_through('SELECT "id" FROM r', {key: "true", "spark.sql.ansi.enabled": "false"})
+
+
+@pytest.mark.parametrize("sql,changed", [
+    ("WITH t AS (SELECT id FROM r) SELECT * FROM t WHERE 1 = 1", False),
+    ("WITH t AS (SELECT 1 AS c), u AS (SELECT c + 1 AS d FROM t) SELECT * FROM u", False),
+    ("WITH t AS (SELECT 1 AS c), t2 AS (WITH t3 AS (SELECT * FROM t) SELECT * FROM t3) SELECT * FROM t2", True),
+    ("WITH t AS (SELECT 1 AS c) SELECT * FROM (WITH t AS (SELECT 2 AS c) SELECT * FROM t)", True),
+    ("WITH t AS (SELECT rand() AS x FROM r) SELECT * FROM t a JOIN t b ON a.x = b.x", True),
+    ("WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 3) SELECT * FROM t", True),
+])
+def test_legacy_cte_precedence_passes_through_what_it_can_read_otherwise(sql, changed):
+    assert _passes_through(sql, {"spark.sql.legacy.ctePrecedencePolicy": "legacy"}) == changed
+
+
+def test_recursion_limit_reads_recursive_ctes_only():
+    conf = {"spark.sql.cte.recursion.level.limit": "200"}
+    assert not _passes_through("WITH t AS (SELECT id FROM r) SELECT * FROM t WHERE 1 = 1", conf)
+    assert _passes_through("WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 3) "
+                           "SELECT * FROM t", conf)
+
+
+def test_parentheses_around_a_star_only_where_written():
+    conf = {"spark.sql.legacy.ignoreParenthesesAroundStar": "true"}
+    assert not _passes_through("SELECT *, count(*) OVER () FROM r WHERE 1 = 1", conf)
+    assert _passes_through("SELECT (*) FROM r", conf)
+
+
+DECORRELATION = [{"spark.sql.optimizer.decorrelateInnerQuery.enabled": "false"},
+                 {"spark.sql.optimizer.decorrelateSubqueryLegacyIncorrectCountHandling.enabled": "true"},
+                 {"spark.sql.optimizer.decorrelateExistsSubqueryLegacyIncorrectCountHandling.enabled": "true"},
+                 {"spark.sql.legacy.scalarSubqueryCountBugBehavior": "true"},
+                 {"spark.sql.legacy.scalarSubqueryAllowGroupByNonEqualityCorrelatedPredicate": "true"}]
+
+
+@pytest.mark.parametrize("conf", DECORRELATION)
+def test_decorrelation_settings_read_correlated_subqueries_only(conf):
+    for sql in ("SELECT * FROM r WHERE id IN (SELECT id FROM r2 WHERE 1 = 1)",
+                "SELECT (SELECT count(*) FROM r2) AS n FROM r WHERE 1 = 1",
+                "SELECT (SELECT (SELECT count(*) FROM r2 WHERE r2.id = r3.id) FROM r2 AS r3 LIMIT 1) FROM r"):
+        assert _passes_through(sql, conf) == ("r3.id" in sql), sql
+    assert _passes_through("SELECT * FROM r WHERE EXISTS (SELECT count(*) FROM r2 WHERE r2.id = r.id)", conf)
+
+
+def test_the_legacy_count_bug_setting_at_its_default_changes_nothing():
+    conf = {"spark.sql.legacy.scalarSubqueryCountBugBehavior": "false"}
+    assert unmodelled_settings(conf) == ()
+    assert not _passes_through("SELECT (SELECT count(*) FROM r2 WHERE r2.id = r.id) AS n FROM r", conf)
