@@ -100,6 +100,22 @@ def test_star_except_errors_as_spark(spark, tables, sql, error):
     assert type(e.value).__name__ == error
 
 
+# A tuple as a value, Spark's struct of its values (named `named_struct(...)`, a name
+# sparkfold leaves to Spark): opaque where it stands, the rest of the query optimized
+# (it passed the whole query through; Spark's comparator.sql and count.sql)
+@pytest.mark.parametrize("sql", [
+    "SELECT num, (num, s) = (1, 'a'), (x, num) < (1.5D, 2) AS lt FROM t WHERE 1 = 1",
+    "SELECT count((num, s)), count(DISTINCT (x, p)) FROM t WHERE s = NULL OR num > 2",
+    "SELECT (num, s) AS st, num FROM t WHERE (num, s) = (3, 'c') AND 1 = 1",
+    # a struct's fields are named after its arguments: `col2` for coalesce(x, NULL), which
+    # must not become `x` when the argument is rewritten (struct(...) did, before tuples)
+    "SELECT (num, coalesce(x, NULL)) AS st FROM t",
+    "SELECT struct(num, coalesce(x, NULL), s AS q, 1 + 1) AS st, struct(T.NUM, coalesce(s, NULL)) FROM t",
+])
+def test_a_tuple_value(spark, tables, sql):
+    _agrees(spark, tables, sql)
+
+
 # `TABLE t`, Spark's query of a table's rows, wherever a query may stand (Spark's held-out
 # postgreSQL/select.sql: sqlglot read it as a column `TABLE` aliased `t`, and rejected a
 # set operation ending with one); a column named `table` stays a column

@@ -551,3 +551,20 @@ def _bound(value, side, text) -> str | None:
     if t is None:
         return None
     return f"{t} {str(side or '').upper()}".strip()
+
+
+def struct_field_name(node, position: int) -> str:
+    """The name Spark gives the field made of `node`, the argument at `position` (from
+    0) of `struct(...)` or of a tuple (Spark's CreateStruct.create): a column's name (the
+    last part of `a.b.c`), an alias, the key of `m['k']`, else `col<position + 1>`."""
+    from sqlglot import exp
+
+    if isinstance(node, exp.Alias):
+        return node.alias
+    if isinstance(node, (exp.Column, exp.Dot)) and not isinstance(node.this, exp.Star):
+        return node.name
+    if isinstance(node, exp.Bracket) and len(node.expressions) == 1 \
+            and isinstance(node.expressions[0], exp.Literal) and node.expressions[0].is_string:
+        return node.expressions[0].this
+    return f"col{position + 1}"
+

@@ -140,7 +140,7 @@ class ExprAnalyzer:
         if isinstance(node, exp.Func) or isinstance(node, exp.Binary) or isinstance(node, exp.Unary):
             out = function_or_opaque(self, node, ctx)
             return coerce(out if self.ansi else legacy_string_coercion(out), self.ansi)
-        if isinstance(node, (exp.Condition, exp.Interval)):
+        if isinstance(node, (exp.Condition, exp.Interval)) or (isinstance(node, exp.Tuple) and _a_value(node)):
             return self.opaque(node, ctx)
         raise NotModelled(f"expression {type(node).__name__}")
 
@@ -149,6 +149,21 @@ class ExprAnalyzer:
         """`node` kept as sqlglot text, its value sub-expressions analyzed as args (see
         `expr_calls.opaque_call`)."""
         return opaque_call(self, node, ctx, kind, root_is_structure)
+
+
+def _a_value(node: exp.Tuple) -> bool:
+    """Is the tuple a value of its own, Spark's struct of its values (named
+    `named_struct(...)` after them: a name sparkfold leaves to Spark)?  Not where Spark
+    matches a tuple with a subquery's columns (IN, ANY / ALL, a subquery's select item),
+    which sparkfold does not model."""
+    up = node.parent
+    while isinstance(up, (exp.Paren, exp.Alias)):
+        up = up.parent
+    if isinstance(up, (exp.In, exp.Any, exp.All)):
+        return False
+    if isinstance(up, exp.Predicate) and any(isinstance(v, (exp.Any, exp.All)) for v in up.args.values()):
+        return False
+    return not (isinstance(up, exp.Select) and up.parent is not None)
 
 
 # The analysis of each sqlglot node class with a model of its own (the others go to

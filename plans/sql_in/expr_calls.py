@@ -248,6 +248,8 @@ def aggregate_call(ea, node, name, ctx) -> E.Expr:
 def opaque_call(ea, node: exp.Expression, ctx: Ctx, kind: str = "scalar",
            root_is_structure: bool = False) -> E.Opaque:
     """Keep `node` as sqlglot text, analyzing its value sub-expressions as args."""
+    from ..ir.naming import struct_field_name
+
     template = node.copy()
     args: list[E.Expr] = []
     sub_ctx = ctx
@@ -290,9 +292,11 @@ def opaque_call(ea, node: exp.Expression, ctx: Ctx, kind: str = "scalar",
                 elif is_value(v) and not (this_is_structure and key == "this"):
                     args.append(ea.analyze(v, sub_ctx))
                     placeholder = exp.column(f"{ARG_PREFIX}{len(args) - 1}")
-                    if isinstance(v, exp.Column) and not isinstance(v.this, exp.Star):
-                        # struct(X.A) names its field `A`, as written (see sql_out's _opaque)
-                        placeholder.meta["written_name"] = v.name
+                    if isinstance(n, (exp.Struct, exp.Tuple)) or (isinstance(n, exp.Anonymous)
+                                                                  and n.name.lower() == "struct"):
+                        # struct(X.A) names its field `A`, as written, struct(f(x)) `col1`
+                        # (see sql_out's _opaque)
+                        placeholder.meta["written_name"] = struct_field_name(v, len(new_items))
                     new_items.append(placeholder)
                     changed = True
                 else:

@@ -11,6 +11,7 @@ from ..ir import expressions as E
 from ..ir import logical as L
 from ..ir.dialect import ARG_PREFIX
 from ..ir.errors import InternalError
+from ..ir.naming import struct_field_name
 from ..ir.tree import fold
 from .literals import data_type_sql, literal_is_plain, literal_sql
 from .names import column_ref
@@ -217,19 +218,20 @@ class ExprWriter:
                 call_argument = isinstance(col.parent, exp.Anonymous) and col.arg_key == "expressions"
                 arg: exp.Expr = args[i].copy() if call_argument else _wrap(args[i].copy(), ATOMIC)
                 written = col.meta.get("written_name")
-                if written is not None and arg.name != written and _struct_field(col):
-                    # struct(c) names its field after the column as written: keep that
-                    # name when the reference is written otherwise (`x.a` for `X.A`, or
-                    # `id#2` in a DataFrame program)
+                if written is not None and _struct_field(col) \
+                        and struct_field_name(arg, col.parent.expressions.index(col)) != written:
+                    # struct(c) names its field after the column as written, struct(f(x))
+                    # `col1`: keep that name when the argument is written otherwise (`x.a`
+                    # for `X.A`, `x` for `coalesce(x, NULL)`, `id#2` in a DataFrame program)
                     arg = exp.alias_(arg, written, quoted=True, copy=False)
                 col.replace(arg)
         return template
 
 
 def _struct_field(node: exp.Expression) -> bool:
-    """Is node an argument of struct(...) as written?"""
+    """Is node an argument of struct(...) or of a tuple (a struct) as written?"""
     parent = node.parent
-    if isinstance(parent, exp.Struct):
+    if isinstance(parent, (exp.Struct, exp.Tuple)):
         return True
     return isinstance(parent, exp.Anonymous) and parent.name.lower() == "struct" and node.arg_key == "expressions"
 
