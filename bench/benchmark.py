@@ -467,6 +467,71 @@ def bench_hook(spark, queries, threads, report):
     report["hook"] = out
 
 
+def bench_hook_tpcds(spark, runs, report):
+    """The hook where users feel it: `spark.sql(q)` and the executed plan, TPC-DS over empty
+    views, on one thread, against Spark's own `spark.sql` (the session's, with no hook) in
+    the same run, taking turns query by query so that a change of load falls on both.
+    The hook reads the schemas from the session (no catalog given), as installed by
+    default.  Three ways, each the median of `runs` per query:
+    - Spark: the session's own spark.sql;
+    - hooked, new text: each run sends the query with a comment making its text new
+      (`-- run N`), so the statement is optimized every time (the schemas the hook keeps
+      between queries are re-verified, not re-read);
+    - hooked, repeated: the same text again (a client re-sending a statement).
+    And the hook's own time for a repeated statement (its QueryRecords: p50, p99)."""
+    import itertools
+
+    from sparkfold.optimizer.hooks import install
+    from tests.data import register
+
+    catalog, queries = corpus("tpcds")
+    for table, cols in catalog.items():
+        register(spark, table, cols, [])
+    own = spark.sql
+    seconds: list[float] = []
+    hook = install(spark, report=False, on_query=lambda r: seconds.append(r.seconds))
+    counter = itertools.count()
+
+    def planned(sql_fn, q):
+        t0 = time.perf_counter()
+        sql_fn(q)._jdf.queryExecution().executedPlan()
+        return time.perf_counter() - t0
+
+    times: dict[str, list[float]] = {"spark": [], "new": [], "repeated": []}
+    repeated_added: list[float] = []
+    try:
+        for _, q in queries:
+            planned(own, q), planned(spark.sql, q)  # warm-up: Spark's JIT, the hook's schemas
+            per: dict[str, list[float]] = {k: [] for k in times}
+            for _ in range(runs):
+                per["spark"].append(planned(own, q))
+                per["new"].append(planned(spark.sql, f"{q}\n-- run {next(counter)}"))
+                per["repeated"].append(planned(spark.sql, q))
+                repeated_added.append(seconds[-1])
+            for k, v in per.items():
+                times[k].append(statistics.median(v))
+    finally:
+        hook.uninstall()
+    out = {"queries": len(queries), "runs": runs}
+    for k, v in times.items():
+        out[f"{k}_median_ms"], out[f"{k}_total_s"] = statistics.median(v) * 1000, sum(v)
+    for k in ("new", "repeated"):
+        out[f"{k}_ratio_total"] = out[f"{k}_total_s"] / out["spark_total_s"]
+        out[f"{k}_ratio_median"] = out[f"{k}_median_ms"] / out["spark_median_ms"]
+    out["repeated_added_p50_ms"] = pct(repeated_added, 0.5) * 1000
+    out["repeated_added_p99_ms"] = pct(repeated_added, 0.99) * 1000
+    print(f"\n== the hook on TPC-DS: spark.sql + executed plan, {len(queries)} queries over empty views, "
+          f"1 thread, median of {runs} per query, taking turns ==")
+    print(f"{'':<28}{'median ms':>10}{'total s':>10}{'x Spark (total)':>17}{'x Spark (median)':>18}")
+    for k, label in (("spark", "Spark's own spark.sql"), ("new", "hooked, new text"),
+                     ("repeated", "hooked, repeated text")):
+        ratios = ("", "") if k == "spark" else (f"{out[f'{k}_ratio_total']:.2f}x", f"{out[f'{k}_ratio_median']:.2f}x")
+        print(f"{label:<28}{out[f'{k}_median_ms']:>10.1f}{out[f'{k}_total_s']:>10.2f}{ratios[0]:>17}{ratios[1]:>18}")
+    print(f"the hook's own time for a repeated statement: p50 {out['repeated_added_p50_ms']:.2f} ms, "
+          f"p99 {out['repeated_added_p99_ms']:.2f} ms")
+    report["hook_tpcds"] = out
+
+
 def _jvm_heap_bytes(spark) -> int | None:
     """The Spark driver's used heap after a full collection (None where the session has
     no JVM in this process, as with Spark Connect)."""
@@ -552,6 +617,10 @@ def main(argv=None) -> int:
     ap.add_argument("--hook-queries", type=int, default=None, metavar="N",
                     help="hooked queries in the long-running measure (default 100000, 10000 with "
                          "--quick; 0 skips it; needs Spark)")
+    ap.add_argument("--no-hook-tpcds", action="store_true",
+                    help="skip the hooked spark.sql against Spark's own on TPC-DS")
+    ap.add_argument("--only-hook", action="store_true",
+                    help="only the hook's measures (TPC-DS hooked against Spark, and the long-running hook)")
     ap.add_argument("--threads", type=int, default=8, help="threads sending the hooked queries (default 8)")
     ap.add_argument("--json", metavar="FILE", help="also write the numbers as JSON")
     ap.add_argument("--bench-dir", metavar="PATH", default=BENCH,
@@ -571,19 +640,23 @@ def main(argv=None) -> int:
     print("builds: " + "; ".join(f"{k} {v}" for k, v in report["builds"].items()))
     # first, while no Spark driver runs beside it (its JVM shares the cores and moved the
     # ratio from 1.6x to 2.4x in one run)
-    bench_cold_start(runs, report)
+    if not args.only_hook:
+        bench_cold_start(runs, report)
     if not args.no_spark:
         engines.append("catalyst")
         report["spark"] = spark_session()
-    for name in args.corpus or ["tpch", "tpcds"]:
+    for name in [] if args.only_hook else args.corpus or ["tpch", "tpcds"]:
         bench_corpus(name, runs, engines, report)
         bench_review(name, report)
-    bench_review_examples(report)
-    if not args.no_stress:
+    if not args.only_hook:
+        bench_review_examples(report)
+    if not args.no_stress and not args.only_hook:
         bench_stress(args.quick, runs, engines if args.stress_peers else ["sparkfold"], report)
     files = args.files if args.files is not None else (400 if args.quick else 2000)
-    if files:
+    if files and not args.only_hook:
         bench_folder(files, report)
+    if "spark" in report and not args.no_hook_tpcds:
+        bench_hook_tpcds(report["spark"], runs, report)
     hooked = args.hook_queries if args.hook_queries is not None else (10_000 if args.quick else 100_000)
     if hooked and "spark" in report:
         bench_hook(report["spark"], hooked, args.threads, report)

@@ -49,6 +49,8 @@ from ..plans.ir.errors import InternalError, SparkfoldError
 from ..plans.ir.records import as_dict, record
 from ..plans.sql_in.catalog import Catalog, session_settings
 from .api import OptimizeResult, optimize
+from .hook_cache import Results, SessionSchemas, checkable
+from .statements import holds_no_query
 from .logger import log
 
 # A finding is logged at its own severity's level: an info-level one (count(x) of a
@@ -290,7 +292,8 @@ class SqlHook:
     def __init__(self, spark: Any, catalog: Any = None, strict: bool = False,
                  exclude: Iterable[str] = (), *, lint_only: bool = False, report: bool = False,
                  original: Callable[..., Any] | None = None,
-                 on_query: Callable[[QueryRecord], Any] | None = None, history: int = 100):
+                 on_query: Callable[[QueryRecord], Any] | None = None, history: int = 100,
+                 cache_size: int = 256):
         self.spark = spark
         self.strict = strict
         self.exclude = tuple(exclude)
@@ -312,8 +315,11 @@ class SqlHook:
         self.passed_through: collections.Counter[str] = collections.Counter()  # by reason
         self.on_query = on_query
         self.history: collections.deque[QueryRecord] = collections.deque(maxlen=max(history, 0))
-        self._recent: collections.OrderedDict = collections.OrderedDict()
-        self._recent_lock = threading.Lock()
+        # the outcomes of the latest statements, and the session's schemas between
+        # queries (optimizer/hook_cache.py: both re-verified before each use)
+        self.results = Results(cache_size)
+        self._schemas = (SessionSchemas(spark) if catalog is None and getattr(spark, "_jsparkSession", None)
+                         is not None else None)
         self._callback_failed = False
 
     def summary(self) -> str:
@@ -332,13 +338,20 @@ class SqlHook:
         return list(self.last.findings) if self.last is not None else []
 
     def catalog(self) -> Catalog:
-        """The catalog for the next query.  Without an explicit catalog the schemas are
-        read from the session afresh for every query, so a temp view replaced since the
-        last query is never seen with its old schema (and old nullability).  An explicit
-        catalog gives the schemas; the session's settings (ANSI mode...) are read afresh."""
+        """A catalog for the next query.  Without an explicit catalog, the session's: the
+        hook keeps the schemas it read between queries (a classic session), and checks
+        after each query that every one it used still holds (optimizer/hook_cache.py), so
+        a temp view replaced since the last query is never seen with its old schema (and
+        old nullability).  An explicit catalog gives the schemas; the session's settings
+        (ANSI mode...) are read afresh for every query."""
         if self._catalog is None:
             return Catalog.from_spark(self.spark)
         return self._catalog.with_settings(**session_settings(self.spark))
+
+    def clear_cache(self) -> None:
+        """Forget the statements' outcomes kept for reuse (the schemas are re-verified
+        at every use anyway)."""
+        self.results.clear()
 
     def install(self) -> "SqlHook":
         if not self._installed:
@@ -450,14 +463,10 @@ class SqlHook:
         self.queries += 1
         self.last = None
         self.last_error = None
-        catalog = self.catalog()
-        again = self._recent_result(sql, catalog)
-        if again is not None:  # the same text just sent, over the same schemas and settings
-            out, result = again
-            self._count(sql, out, result)
-            return out
+        if holds_no_query(sql):  # SET, USE, DROP, SHOW...: nothing to read, nothing to rewrite
+            return sql
         try:
-            out, result = rewrite(sql, catalog, exclude=self.exclude)
+            out, result = self._rewritten(sql)
         except SparkfoldError as e:
             if self.strict:
                 raise
@@ -474,9 +483,38 @@ class SqlHook:
             self._failed(e)
             return sql
         self._count(sql, out, result)
-        if result is not None:
-            self._remember(sql, out, result)
         return out
+
+    def _rewritten(self, sql: str) -> tuple[str, OptimizeResult | None]:
+        """The text to send and the result, reused when the same statement was optimized
+        under the same settings over schemas that still hold (clients send one text again
+        and again: ibis twice per query, an EM loop, a dashboard)."""
+        if self._schemas is None:
+            catalog = self.catalog()
+            key = (sql, catalog.settings)
+            hit = self.results.get(key, lambda schemas: _same_schemas(catalog, schemas))
+            if hit is not None:
+                return hit
+            out, result = rewrite(sql, catalog, exclude=self.exclude)
+            schemas = _schemas_read(result)
+            if schemas is not None:
+                self.results.put(key, (out, result), schemas)
+            return out, result
+        for _ in range(2):  # a second time if a kept schema turned out not to hold
+            reads = _Reads(self._schemas)
+            catalog = reads.catalog(Catalog.from_spark(self.spark))
+            key = (sql, catalog.settings)
+            hit = self.results.get(key, self._schemas.current)
+            if hit is not None:
+                return hit
+            out, result = rewrite(sql, catalog, exclude=self.exclude)
+            verified = self._schemas.verified(reads.fresh, reads.reused)
+            if verified or not reads.reused:  # (every schema read during the query: as without keeping any)
+                if verified and result is not None and not reads.unchecked and not catalog.asked_functions:
+                    self.results.put(key, (out, result), sorted({*reads.fresh, *reads.reused}))
+                return out, result
+        # tables changing while we read them: as read now
+        return rewrite(sql, Catalog.from_spark(self.spark), exclude=self.exclude)
 
     def _count(self, sql: str, out: str, result: OptimizeResult | None) -> None:
         """What one query did, for the counts and the report (a repeated text too: its
@@ -490,42 +528,6 @@ class SqlHook:
                 self.passed_through[_reason(result.passthrough)] += 1
             if self.report:
                 self._report(sql, out, result)
-
-    # Clients send one text twice in a row (ibis's `con.sql()`: once for the schema, once
-    # to run it).  The last few results are reused for the same text when every table it
-    # reads has the same schema as then (read afresh from the catalog) and the session's
-    # settings are the same: what the optimization depends on is then the same.
-    _RECENT = 8
-
-    def _recent_result(self, sql: str, catalog: Catalog):
-        with self._recent_lock:
-            hit = self._recent.get(sql)
-        if hit is None:
-            return None
-        out, result, settings, schemas = hit
-        if settings != catalog.settings:
-            return None
-        try:
-            if any(catalog.lookup(name) != schema for name, schema in schemas):
-                return None
-        except SparkfoldError:
-            return None
-        return out, result
-
-    def _remember(self, sql: str, out: str, result: OptimizeResult) -> None:
-        if result.analyzed is None:
-            return
-        cat = result.catalog
-        try:
-            names = {node.table for node in L.relations(result.analyzed)}
-            schemas = tuple((name, cat.lookup(name)) for name in sorted(names))
-        except SparkfoldError:
-            return
-        with self._recent_lock:
-            self._recent[sql] = (out, result, cat.settings, schemas)
-            self._recent.move_to_end(sql)
-            while len(self._recent) > self._RECENT:
-                self._recent.popitem(last=False)
 
     def _report(self, sql: str, out: str, result: OptimizeResult) -> None:
         shown = shown_statement(sql)
@@ -549,6 +551,57 @@ class SqlHook:
             raise error
         log.warning("running the original SQL after an internal error: %s",
                     first_line(error), exc_info=log.isEnabledFor(logging.DEBUG))
+
+
+class _Reads:
+    """The tables one query read from the session: kept schemas reused, schemas read
+    afresh (to keep once their fingerprint confirms them), and whether any was one the
+    check cannot read (a name it cannot quote, a table of unknown qualifier: read afresh
+    every time, and the result is not kept)."""
+
+    def __init__(self, schemas: SessionSchemas):
+        self._schemas = schemas
+        self.fresh: dict[str, Any] = {}
+        self.reused: list[str] = []
+        self.unchecked = False
+
+    def catalog(self, session: Catalog) -> Catalog:
+        read = session.loader
+        assert read is not None
+
+        def load(name: str):
+            kept = self._schemas.cached(name)
+            if kept is not None:
+                self.reused.append(name)
+                return kept
+            schema = read(name)
+            if schema is not None:
+                if checkable(name) and schema.qualifier:
+                    self.fresh[name] = schema
+                else:
+                    self.unchecked = True
+            return schema
+
+        return session.with_loader(load)
+
+
+def _schemas_read(result: OptimizeResult | None) -> tuple | None:
+    """The (name, schema) of each table an explicit catalog gave the query (what its
+    reuse depends on); None when that cannot be said (not analyzed)."""
+    if result is None or result.analyzed is None:
+        return None
+    try:
+        names = {node.table for node in L.relations(result.analyzed)}
+        return tuple((name, result.catalog.lookup(name)) for name in sorted(names))
+    except SparkfoldError:
+        return None
+
+
+def _same_schemas(catalog: Catalog, schemas: tuple) -> bool:
+    try:
+        return all(catalog.lookup(name) == schema for name, schema in schemas)
+    except SparkfoldError:
+        return False
 
 
 _LEADING_COMMENTS = re.compile(r"\A(?:\s+|/\*.*?\*/|--[^\n]*)+", re.DOTALL)
@@ -588,7 +641,7 @@ def summary_line(queries: int, rewritten: int, passed_through: collections.Count
 
 def install(spark: Any, catalog: Any = None, strict: bool = False, *,
             exclude: Iterable[str] = (), on_query: Callable[[QueryRecord], Any] | None = None,
-            history: int = 100, report: bool = True) -> SqlHook:
+            history: int = 100, report: bool = True, cache_size: int = 256) -> SqlHook:
     """Optimize every query of `spark.sql` on this session before Spark sees it.
 
     `catalog`: the schemas to optimize against (a `plans.Catalog`, a mapping, a JSON
@@ -599,8 +652,12 @@ def install(spark: Any, catalog: Any = None, strict: bool = False, *,
     level, once per query text, with the Python file and line that sent the query (as
     `sparkfold run` and `SPARKFOLD=on` do), and log a summary at exit at INFO; False
     keeps optimizing and says nothing (`.history` and `on_query` still see every finding).
+    `cache_size`: how many statements' outcomes are kept for reuse (LRU; 0 keeps none):
+    one sent again is not optimized again while the session's settings and the schemas
+    of the tables it reads are the same (checked at each use).
     Returns the handle."""
-    hook = SqlHook(spark, catalog, strict, exclude, on_query=on_query, history=history, report=report)
+    hook = SqlHook(spark, catalog, strict, exclude, on_query=on_query, history=history, report=report,
+                   cache_size=cache_size)
     if report:
         import atexit
 

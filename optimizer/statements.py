@@ -95,3 +95,20 @@ def _explained(sql: str, tree: exp.Command) -> tuple[int, int] | None:
 
 
 __all__ = ["wrapped_query"]
+
+
+# Statements that hold no query, by their first word: SET, USE, SHOW, DROP, ...  The
+# optimizer works on queries only (and on the query a CREATE, INSERT, CACHE, MERGE or
+# EXPLAIN wraps); any other statement passes through as written, and the lints find
+# nothing in these (no expression to read).  DESCRIBE (`DESCRIBE QUERY SELECT ...`),
+# ALTER (`ALTER VIEW v AS SELECT ...`), DELETE and UPDATE (a WHERE) are not among them.
+_NO_QUERY = frozenset({"SET", "RESET", "USE", "SHOW", "DROP", "REFRESH", "UNCACHE", "CLEAR", "ADD",
+                       "LIST", "MSCK", "TRUNCATE", "ANALYZE"})
+_FIRST_WORD = re.compile(r"(?:\s+|/\*.*?\*/|--[^\n]*)*([A-Za-z]+)", re.DOTALL)
+
+
+def holds_no_query(sql: str) -> bool:
+    """Is sql a statement no rule can change, told by its first word (a cheap pre-check:
+    the spark.sql hook sends it as written without reading a schema or a setting)?"""
+    m = _FIRST_WORD.match(sql)
+    return m is not None and m.group(1).upper() in _NO_QUERY

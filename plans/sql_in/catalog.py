@@ -16,6 +16,7 @@ import functools
 import json
 import re
 import threading
+import weakref
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -79,11 +80,36 @@ def session_settings(spark: Any) -> dict[str, Any]:
     """The settings of a live session (classic or Connect) that change what a query means:
     the Catalog's keywords, `unmodelled` (see plans.sql_in.settings) among them.  One call
     reads them all."""
-    try:
-        conf = {str(k): str(v) for k, v in dict(spark.conf.getAll).items()}
-    except Exception:  # noqa: BLE001 - a session without getAll (Spark < 4): ask key by key
-        conf = {key: spark.conf.get(key, default) for key, (_, default) in SETTINGS.items()}
+    conf = _conf_in_one_call(spark)
+    if conf is None:
+        try:
+            conf = {str(k): str(v) for k, v in dict(spark.conf.getAll).items()}
+        except Exception:  # noqa: BLE001 - a session without getAll (Spark < 4): ask key by key
+            conf = {key: spark.conf.get(key, default) for key, (_, default) in SETTINGS.items()}
     return {**settings_from(lambda key, default: conf.get(key, default)), "unmodelled": unmodelled_settings(conf)}
+
+
+_JSON_WRITERS: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
+
+
+def _conf_in_one_call(spark: Any) -> dict[str, str] | None:
+    """A classic session's settings as one JSON text from its JVM (Jackson, which Spark
+    ships), or None (Spark Connect, or no answer).  py4j's view of the map, which
+    `spark.conf.getAll` iterates, costs a round trip per entry and one more for the
+    exception that ends the iteration: tens of milliseconds per query in a hook."""
+    jss = getattr(spark, "_jsparkSession", None)
+    jvm = getattr(spark, "_jvm", None)
+    if jss is None or jvm is None:
+        return None
+    try:
+        kept = _JSON_WRITERS.get(spark)
+        if kept is None:  # (the session's RuntimeConfig is one object: its proxy is kept too)
+            kept = _JSON_WRITERS[spark] = (jvm.com.fasterxml.jackson.databind.ObjectMapper(), jss.conf())
+        writer, jconf = kept
+        conf = json.loads(writer.writeValueAsString(jconf.getAllAsJava()))
+    except Exception:  # noqa: BLE001 - ask the usual way
+        return None
+    return {str(k): str(v) for k, v in conf.items()} if isinstance(conf, dict) else None
 
 
 def settings_from(get: Callable[[str, str], Any]) -> dict[str, bool]:
@@ -376,6 +402,22 @@ class Catalog:
         """The session settings this catalog analyzes under, by keyword: those of
         SETTINGS, then `unmodelled` ((key, value) pairs, see plans.sql_in.settings)."""
         return {**{name: getattr(self, name) for name, _default in SETTINGS.values()}, "unmodelled": self.unmodelled}
+
+    def with_loader(self, loader: Callable[[str], TableSchema | None]) -> "Catalog":
+        """The same catalog reading the tables it does not hold through `loader` (the
+        spark.sql hook's, which keeps schemas between queries)."""
+        out = Catalog(None, loader=loader, functions=self._functions, **self.settings_by_name())
+        out._tables = dict(self._tables)
+        return out
+
+    @property
+    def loader(self) -> Callable[[str], TableSchema | None] | None:
+        return self._loader
+
+    @property
+    def asked_functions(self) -> bool:
+        """Did this catalog ask its session about a function (what a result then depends on)?"""
+        return bool(self._function_answers)
 
     def with_settings(self, **settings: Any) -> "Catalog":
         """The same schemas under a session's settings (see `session_settings`); a setting
