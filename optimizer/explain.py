@@ -63,7 +63,8 @@ from __future__ import annotations
 
 import difflib
 import json
-from typing import TYPE_CHECKING
+import weakref
+from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
@@ -472,12 +473,27 @@ def _summary(result, rules, batches) -> dict:
     }
 
 
+# The last result's NOT NULL facts (the result held weakly): each fact is an optimize run
+# of its own, and the text and the JSON of one result (a notebook's cell shows both) ask
+# for them twice.  Replaced whole, so a thread reads one result's pair or another's.
+_last_facts: "tuple[Any, list[dict]] | None" = None
+
+
 def not_null_facts(result) -> list[dict]:
     """The NOT NULL columns of the catalog that the query reads, where each comes from
     (a schema file, Parquet footers, a dbt test...), and the rules whose rewrites rest on
     it: the query is optimized again with just that column nullable, and a rule whose
     change is missing from that run rests on the fact.  (A NOT NULL the data breaks gives
     wrong results; `verify` checks the declarations against the data.)"""
+    global _last_facts
+    last = _last_facts
+    if last is None or last[0]() is not result:
+        last = (weakref.ref(result), _not_null_facts(result))
+        _last_facts = last
+    return [dict(f, rules=list(f["rules"])) for f in last[1]]
+
+
+def _not_null_facts(result) -> list[dict]:
     if result.analyzed is None:
         return []
     cat, facts, seen = result.catalog, [], set()
