@@ -116,6 +116,18 @@ def test_a_tuple_value(spark, tables, sql):
     _agrees(spark, tables, sql)
 
 
+# A unary plus, which sqlglot's parser drops, read as Spark's positive(x) (named `(+ x)`)
+# when its operand is plain; the rest of the query optimized (it passed the whole query
+# through: 12 of Spark's held-out operators.sql and subexp-elimination.sql)
+@pytest.mark.parametrize("sql", [
+    "SELECT +num, - + num, + - x, +(num + (1 - 1)) AS p FROM t WHERE 1 = 1",
+    "SELECT +max(num), +count(s) * 2, 1 + +2L FROM t WHERE s = NULL OR num > 1",
+    "SELECT +(x), +t.num, + +num FROM t WHERE NULL IS NULL",
+])
+def test_a_unary_plus(spark, tables, sql):
+    _agrees(spark, tables, sql)
+
+
 # `TABLE t`, Spark's query of a table's rows, wherever a query may stand (Spark's held-out
 # postgreSQL/select.sql: sqlglot read it as a column `TABLE` aliased `t`, and rejected a
 # set operation ending with one); a column named `table` stays a column

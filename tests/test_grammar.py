@@ -115,5 +115,9 @@ def test_is_unknown_is_told_from_is_null_and_unary_plus_from_none():
     assert is_not_unknown.this.expression.meta.get(IS_UNKNOWN) and is_unknown.expression.meta.get(IS_UNKNOWN)
     assert isinstance(not_column.this, exp.Column) and not is_null.expression.meta.get(IS_UNKNOWN)
     assert not is_unknown.expression.comments and not tree.meta.get(UNARY_PLUS)
-    assert parse_query("SELECT a + +b FROM t").meta.get(UNARY_PLUS)
+    # a unary plus over a plain operand is Spark's positive(...); over another, the
+    # statement is marked (the analyzer passes it through)
+    plus = parse_query("SELECT a + +b FROM t").expressions[0].expression
+    assert isinstance(plus, exp.Anonymous) and plus.name == "positive" and plus.expressions[0].name == "b"
+    assert parse_query("SELECT a + +b[0] FROM t").meta.get(UNARY_PLUS)
     assert not parse_query("SELECT a + b, 1E+5 FROM t").meta.get(UNARY_PLUS)

@@ -45,11 +45,15 @@ def _fix_tokens(tokens: list[Token], sql: str, bitwise_levels: set[int] | None =
     out: list[Token] = []
     i = 0
     n = len(tokens)
-    closes: set[int] = set()  # indexes of the `::` a parenthesis opened below closes before
+    closes: dict[int, int] = {}  # index: how many parentheses opened below close before it
     while i < n:
         t = tokens[i]
-        if closes and i in closes:
-            out.append(Token(TokenType.R_PAREN, ")", t.line, t.col, t.start, t.start))
+        if closes:
+            for at in [at for at in closes if at <= i]:
+                if at < i:  # (a unary plus's operand ended inside a token read with others: `+X'F0'`)
+                    fixes.unary_plus = True
+                out.extend(Token(TokenType.R_PAREN, ")", t.line, t.col, t.start, t.start)
+                           for _ in range(closes.pop(at)))
         if t.token_type not in _FIXED:  # (most tokens: this runs once per token of every parse)
             out.append(t)
             i += 1
@@ -61,7 +65,7 @@ def _fix_tokens(tokens: list[Token], sql: str, bitwise_levels: set[int] | None =
                 # the negative number, where sqlglot casts the string, the number (and then
                 # reads the type, negates): parenthesized, the operand is Spark's
                 out.append(Token(TokenType.L_PAREN, "(", t.line, t.col, t.start, t.start))
-                closes.add(k)
+                closes[k] = closes.get(k, 0) + 1
         if t.token_type in bitwise.TOKENS or t.token_type == TokenType.LT:
             bitwise.refuse_coalesce_operator(t)
             level = bitwise.level_of(tokens, i)
@@ -77,8 +81,18 @@ def _fix_tokens(tokens: list[Token], sql: str, bitwise_levels: set[int] | None =
             continue
         if t.token_type == TokenType.PLUS and (not _ends_operand(out) or out[-1].token_type in _OPENS_OPERAND):
             # a unary plus: sqlglot's parser drops it, where Spark's keeps it (named
-            # `(+ x)`, its operand checked and cast as a number's or an interval's)
-            fixes.unary_plus = True
+            # `(+ x)`, its operand checked and cast as a number's or an interval's): read
+            # as Spark's positive(x) when its operand's end is plain (a number, a column,
+            # a call, a parenthesized expression), else the statement passes through
+            end = _unary_operand_end(tokens, i + 1)
+            if end is None:
+                fixes.unary_plus = True
+            else:
+                out.extend([Token(TokenType.VAR, "positive", t.line, t.col, t.start, t.end, t.comments),
+                            Token(TokenType.L_PAREN, "(", t.line, t.col, t.start, t.end)])
+                closes[end] = closes.get(end, 0) + 1
+                i += 1
+                continue
         if t.token_type == TokenType.NOT and t.text == "!" and out \
                 and (_ends_operand(out) or out[-1].token_type == TokenType.IS):
             # `x ! IN (...)`, `x IS ! NULL`: sqlglot reads NOT, Spark's parser only under
@@ -189,7 +203,65 @@ def _fix_tokens(tokens: list[Token], sql: str, bitwise_levels: set[int] | None =
                 continue
         out.append(t)
         i += 1
+    if closes:  # (an operand ending the text; or one ending inside a token read with others)
+        fixes.unary_plus = fixes.unary_plus or any(k < n for k in closes)
+        last = tokens[-1]
+        out.extend(Token(TokenType.R_PAREN, ")", last.line, last.col, last.end, last.end)
+                   for _ in range(sum(closes.values())))
     return out
+
+
+_UNARY = frozenset({TokenType.PLUS, TokenType.DASH, TokenType.TILDE})
+_POSTFIX = frozenset({TokenType.DOT, TokenType.L_BRACKET, TokenType.DCOLON})
+
+
+def _unary_operand_end(tokens: list[Token], k: int) -> int | None:
+    """The index after the operand of a unary operator starting at tokens[k], when it is
+    plain: unary operators, then a number (its typed suffix too), a column `a.b`, a call
+    `f(...)` with no window or filter after it, or a parenthesized expression, and no
+    field, subscript or `::` cast after it.  None for anything else."""
+    n = len(tokens)
+    while k < n and tokens[k].token_type in _UNARY:
+        k += 1
+    if k >= n:
+        return None
+    first = tokens[k]
+    end: int | None
+    if first.token_type == TokenType.L_PAREN:
+        end = _after_parenthesis(tokens, k)
+    elif first.token_type == TokenType.NUMBER:
+        end = k + 1
+        if end + 1 < n and tokens[end].token_type == TokenType.DCOLON and tokens[end].start == first.start:
+            end += 2  # a typed suffix (`1.5D`)
+    elif first.token_type in (TokenType.VAR, TokenType.IDENTIFIER):
+        end = k + 1
+        if end < n and tokens[end].token_type == TokenType.L_PAREN:
+            end = _after_parenthesis(tokens, end)
+            if end is not None and end < n and tokens[end].text.upper() in ("OVER", "FILTER", "WITHIN", "IGNORE",
+                                                                           "RESPECT"):
+                return None
+        else:
+            while end + 1 < n and tokens[end].token_type == TokenType.DOT \
+                    and tokens[end + 1].token_type in (TokenType.VAR, TokenType.IDENTIFIER):
+                end += 2
+    else:
+        return None
+    if end is None or (end < n and tokens[end].token_type in _POSTFIX):
+        return None
+    return end
+
+
+def _after_parenthesis(tokens: list[Token], k: int) -> int | None:
+    """The index after the parenthesis that closes the one at tokens[k], or None."""
+    depth = 0
+    for j in range(k, len(tokens)):
+        if tokens[j].token_type == TokenType.L_PAREN:
+            depth += 1
+        elif tokens[j].token_type == TokenType.R_PAREN:
+            depth -= 1
+            if depth == 0:
+                return j + 1
+    return None
 
 
 _SET_OPERATORS = frozenset({TokenType.UNION, TokenType.INTERSECT, TokenType.EXCEPT})
