@@ -30,7 +30,7 @@ from ..plans.ir import logical as L
 from ..plans.ir import types as T
 from ..plans.ir.tree import fold
 from .base import plan_rule
-from .constraints import is_null_intolerant, non_null_attributes, usable
+from .constraints import is_null_intolerant, non_null_attributes, substitute, usable
 from .empty_relation import plan_may_raise
 
 TRUE, FALSE, NULL, VALUE = "T", "F", "N", "V"
@@ -181,6 +181,17 @@ def rejects_nulls(pred: E.Expr, null_ids: frozenset[int]) -> bool:
 _SUBQUERIES = E.ScalarSubquery.bit | E.Exists.bit | E.InSubquery.bit | E.Opaque.bit
 
 
+def _compares_scalar_subquery(c: E.Expr) -> bool:
+    """Is c deterministic, with scalar subqueries (correlated or not) as its only
+    subqueries?  `t1a < (SELECT max(x) FROM t2 WHERE t2c = t1c)` is TRUE only for a
+    non-NULL t1a, whatever the subquery gives.  Catalyst makes the join below inner too
+    (it rewrites the subquery as a join of its aggregate and infers IS NOT NULL(t1a)
+    from the comparison), so Spark never evaluates the subquery on the padded rows the
+    original would remove either."""
+    return c.deterministic and bool(c.deep_mask & E.ScalarSubquery.bit) \
+        and not c.deep_mask & (E.Exists.bit | E.InSubquery.bit | E.Opaque.bit)
+
+
 def _new_join_type(jt: str, left_rejected: bool, right_rejected: bool) -> str:
     match jt:
         case L.LEFT_OUTER if right_rejected:
@@ -203,7 +214,8 @@ def _eliminate(cond: E.Expr, join: L.Join) -> L.Join:
     conjuncts = E.split_conjuncts(cond)
     # Catalyst's candidates also include the filter's IS NOT NULL constraints: a TRUE
     # conjunct implies its null-intolerant attributes are not NULL (`b + 3 = e`)
-    not_null = {a.expr_id for c in conjuncts if usable(c) for a in non_null_attributes(c)}
+    not_null = {a.expr_id for c in conjuncts if usable(c) or _compares_scalar_subquery(c)
+                for a in non_null_attributes(c)}
     left_ids, right_ids = join.left.output_ids, join.right.output_ids
     left = join.join_type != L.LEFT_OUTER and (
         bool(not_null & left_ids) or any(rejects_nulls(c, left_ids) for c in conjuncts))
@@ -220,7 +232,7 @@ def eliminate_outer_join(p: L.Plan, ctx) -> L.Plan:
     that are read -> its preserved side."""
     match p:
         case L.Filter(cond, L.Join() | L.SubqueryAlias(_, L.Join()) as child):  # WHERE rejects the padded rows
-            new = _less_outer_below(child, cond, _row_safe(cond))
+            new = _less_outer_below(child, cond, _deep_conjuncts(cond))
             return p if new is child else L.Filter(cond, new)
         # a join's condition rejects the padded rows of an outer join below it, on a side
         # whose rows that fail the condition do not reach the result: `x LEFT JOIN u ...
@@ -240,18 +252,44 @@ def eliminate_outer_join(p: L.Plan, ctx) -> L.Plan:
             return L.Project(projections, _kept_side(join))
         # Aggregate(only the kept side's columns, duplicate-agnostic aggregates: grouping,
         # min, max, DISTINCT) over an outer join -> over the kept side: the join only
-        # repeats kept rows (each at least once), which these aggregates do not see
-        case L.Aggregate(grouping, aggregates, L.Join(_, _, L.LEFT_OUTER | L.RIGHT_OUTER) as join) \
-                if grouping and all(_duplicate_agnostic(a) for a in aggregates) \
-                and _unread_side(join, _references(grouping + aggregates)) is not None:
-            return L.Aggregate(grouping, aggregates, _kept_side(join))
+        # repeats kept rows (each at least once), which these aggregates do not see; the
+        # same through the row-by-row operators between them (a WHERE on the kept side, a
+        # subquery's alias, a select list), as Catalyst reaches it by pushing the WHERE
+        # into the kept side first
+        case L.Aggregate(grouping, aggregates, child) if all(_duplicate_agnostic(a) for a in aggregates):
+            kept = _without_unread_side(child, _references(grouping + aggregates))
+            return p if kept is None else L.Aggregate(grouping, aggregates, kept)
         # SELECT DISTINCT of the kept side's columns: the same, for a Distinct
-        case L.Distinct(L.Project(projections, L.Join(_, _, L.LEFT_OUTER | L.RIGHT_OUTER) as join)) \
-                if all(e.deterministic for e in projections) \
-                and _unread_side(join, _references(projections)) is not None:
-            return L.Distinct(L.Project(projections, _kept_side(join)))
+        case L.Distinct(L.Project() | L.Filter() | L.SubqueryAlias() as child):
+            kept = _without_unread_side(child, child.output_ids)
+            return p if kept is None else L.Distinct(kept)
         case _:
             return p
+
+
+def _without_unread_side(plan: L.Plan, read: frozenset[int]) -> L.Plan | None:
+    """plan, a chain of row-by-row operators (Project, Filter, SubqueryAlias: each row in
+    gives at most one row out, computed from it alone) over a left or right outer join
+    whose padded side nothing in the chain nor `read` reads, with the join replaced by
+    its kept side; None if there is no such join.  Every kept row comes out of the join
+    at least once, with the same values in the columns read, so the chain gives the same
+    rows, only fewer copies of some (which a duplicate-agnostic consumer does not see),
+    and evaluates its expressions on the same values (the same errors).  The chain's
+    expressions must be deterministic (fewer evaluations of a random call differ)."""
+    chain: list[L.Plan] = []
+    while isinstance(plan, (L.Project, L.Filter, L.SubqueryAlias)):
+        if not all(e.deterministic for e in plan.expressions):
+            return None
+        read = read | _references(plan.expressions)
+        chain.append(plan)
+        plan = plan.child
+    if not isinstance(plan, L.Join) or plan.join_type not in (L.LEFT_OUTER, L.RIGHT_OUTER) \
+            or _unread_side(plan, read & plan.output_ids) is None:
+        return None
+    out = _kept_side(plan)
+    for node in reversed(chain):
+        out = node.copy(child=out)
+    return out
 
 
 # The sides of a join whose rows reach its output unchanged: a row of such a side that a
@@ -266,28 +304,71 @@ def _row_safe(cond: E.Expr | None) -> bool:
     return cond is None or (cond.deterministic and not cond.may_raise and not cond.deep_mask & _SUBQUERIES)
 
 
-def _less_outer_below(plan: L.Plan, cond: E.Expr, deep: bool) -> L.Plan:
+def _raises_per_row(e: E.Expr) -> bool:
+    """Could e raise on some rows and not on others?  An uncorrelated subquery is run
+    once for the query, whatever rows reach e (`t1a IN (SELECT ...)`): only the
+    expressions around it count."""
+    return not e.deterministic or any(
+        x._self_may_raise() and not (isinstance(x, E.SubqueryExpr) and not x.outer_references)
+        for x in e.walk())
+
+
+def _deep_conjuncts(cond: E.Expr) -> list[E.Expr] | None:
+    """The conjuncts of a filter's condition that may make the outer joins below the one
+    under it less outer (see `_less_outer_below`): those that cannot raise, when no
+    conjunct can raise on some rows and not others (removing rows early would hide
+    that); else None."""
+    conjuncts = E.split_conjuncts(cond)
+    if any(_raises_per_row(c) for c in conjuncts):
+        return None
+    safe = [c for c in conjuncts if _row_safe(c)]
+    return safe or None
+
+
+def _less_outer_below(plan: L.Plan, cond: E.Expr, deep: list[E.Expr] | None) -> L.Plan:
     """The outer join at the top of plan (under a table alias or not) made less outer by a
-    filter's condition above it; with `deep`, also the outer joins below it, through
-    every side whose rows reach the filter unchanged (both sides of an inner join, the
-    kept side of an outer one).  A padded row cond rejects there only gives rows cond
-    rejects above, so removing it early changes no result.  That is Catalyst's result
-    for `n LEFT JOIN l ... LEFT JOIN r ... WHERE l.v <> r.v`, which it reaches by pushing
-    the WHERE into the (now inner) top join and inferring `l.v IS NOT NULL` below it:
-    both joins inner.  `deep` only when the filter's condition cannot raise, nor can the
-    conditions of the joins passed through: they see fewer rows."""
+    filter's condition above it; with `deep` (conjuncts of that condition), also the
+    outer joins below it, through every side whose rows reach the filter unchanged (both
+    sides of an inner join, the kept side of an outer one), and through the row-by-row
+    operators on the way (a subquery's alias, a select list whose aliases are put in
+    the conjuncts, a WHERE).  A padded row the conjuncts reject there only gives rows they
+    reject above, so removing it early changes no result.  That is Catalyst's result for
+    `n LEFT JOIN l ... LEFT JOIN r ... WHERE l.v <> r.v`, which it reaches by pushing the
+    WHERE into the (now inner) top join and inferring `l.v IS NOT NULL` below it: both
+    joins inner.  Only through what cannot raise (the conditions of the joins, the select
+    lists and WHEREs passed through): they see fewer rows."""
     match plan:
         case L.SubqueryAlias(alias, child):
             new = _less_outer_below(child, cond, deep)
             return plan if new is child else L.SubqueryAlias(alias, new)
         case L.Join():
             join = _eliminate(cond, plan)
-            if deep and _row_safe(join.condition):
-                sides = [_less_outer_below(c, cond, deep) if i in _UNCHANGED_SIDES.get(join.join_type, ()) else c
+            if deep is not None and _row_safe(join.condition):
+                sides = [_deeper(c, deep) if i in _UNCHANGED_SIDES.get(join.join_type, ()) else c
                          for i, c in enumerate(join.children)]
                 if any(a is not b for a, b in zip(sides, join.children)):
                     join = join.copy(left=sides[0], right=sides[1])
             return join
+        case _:
+            return plan
+
+
+def _deeper(plan: L.Plan, deep: list[E.Expr]) -> L.Plan:
+    """plan's outer joins made less outer by the conjuncts `deep` of a filter above it,
+    whose rows reach that filter unchanged (`_less_outer_below`)."""
+    match plan:
+        case L.Join():
+            return _less_outer_below(plan, E.conjunction(deep), deep)
+        case L.SubqueryAlias(_, child):
+            new = _deeper(child, deep)
+            return plan if new is child else plan.copy(child=new)
+        case L.Project(projections, child) if all(_row_safe(e) for e in projections):
+            aliases = {e.expr_id: e.child for e in projections if isinstance(e, E.Alias)}
+            new = _deeper(child, [substitute(c, aliases) for c in deep])
+            return plan if new is child else plan.copy(child=new)
+        case L.Filter(c, child) if _row_safe(c):
+            new = _deeper(child, deep)
+            return plan if new is child else plan.copy(child=new)
         case _:
             return plan
 

@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from tests.fuzz.oracles import DIFF, FAST_CONF, TLP, Stats, check_cases, make_cases
+from tests.fuzz.oracles import DIFF, FAST_CONF, OUTER_JOINS, TLP, Stats, check_cases, make_cases
 from tests.fuzz.queries import random_queries
 from tests.fuzz.world import make_world, register_world, unregister_world
 
@@ -27,6 +27,7 @@ COUNT = int(os.environ.get("SPARKFOLD_FUZZ_COUNT", "500"))
 SEED = int(os.environ.get("SPARKFOLD_FUZZ_SEED", "20261122"))
 WORLDS = 2
 TLP_SHARE = 0.3
+OUTER_SHARE = 0.1        # DIFF cases over chains of outer joins (QueryGen.outer_joins)
 DATAFRAME_SHARE = 0.35   # the DataFrame candidate (slower to build) on a share of the cases
 
 
@@ -64,6 +65,16 @@ def test_generator_is_seeded_and_covers_the_features():
     assert "SELECT DISTINCT * FROM" in joined and "SELECT max(c0)" in joined and "coalesce(sum(c0), 0L)" in joined
     assert any(" HAVING " in c.parts[0] for c in tlp) and any(c.combine == "{}" for c in tlp)
     assert all(len(c.parts) == 3 and "IS NULL" in c.parts[2] for c in tlp)
+    # chains of outer joins under a WHERE over several sides, subqueries computing a
+    # column from a padded side, read by DISTINCT and duplicate-agnostic aggregates too
+    chains = [c.sql for c in make_cases(world, SEED, 100, DIFF, OUTER_JOINS)]
+    assert chains == [c.sql for c in make_cases(world, SEED, 100, DIFF, OUTER_JOINS)]
+    outer = ("LEFT JOIN", "RIGHT JOIN", "FULL JOIN")
+    assert sum(sum(q.split(" WHERE ")[0].count(j) for j in outer) >= 2 for q in chains) >= 50
+    chained = "\n".join(chains)
+    for feature in (*outer, "SELECT DISTINCT", "max(", "count(DISTINCT", "GROUP BY", " IS NOT NULL", " <=> ",
+                    "coalesce(", " IN (SELECT", "(SELECT max", ".*, "):
+        assert feature in chained, feature
     # worlds: every type, nullable and not, and an empty table
     types = {c.type.split("(")[0] for w in (make_world(s) for s in range(SEED, SEED + 5))
              for t in w.tables for c in t.columns}
@@ -82,8 +93,9 @@ def test_fuzzed_queries_agree_on_spark(fast):
         world = make_world(SEED + w)
         register_world(spark, world)
         try:
-            n_tlp = round(per_world * TLP_SHARE)
-            diff = make_cases(world, SEED + w, per_world - n_tlp, DIFF)
+            n_tlp, n_outer = round(per_world * TLP_SHARE), round(per_world * OUTER_SHARE)
+            diff = make_cases(world, SEED + w, per_world - n_tlp - n_outer, DIFF) \
+                + make_cases(world, SEED + w, n_outer, DIFF, OUTER_JOINS)
             n_df = round(len(diff) * DATAFRAME_SHARE)
             for cases, dataframe in ((diff[:n_df], True), (diff[n_df:], False),
                                      (make_cases(world, SEED + w, n_tlp, TLP), False)):

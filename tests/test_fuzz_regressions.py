@@ -347,7 +347,7 @@ def test_long_run_findings_stay_fixed(spark):
             d = json.loads(line)
             world = make_world(d["world"])
             register_world(spark, world)
-            _, found = check_cases([replay_case(d["oracle"], world, d["record"])], spark)
+            _, found = check_cases([replay_case(d["oracle"], world, d["record"], d.get("shape", ""))], spark)
             unregister_world(spark, world)
             failures += [f"world {d['world']} ({d['note']}):\n{f}" for f in found]
     finally:

@@ -354,6 +354,14 @@ def test_a_join_condition_that_keeps_padded_rows(spark, tables, sql):
     # subquery runs once for the query, whatever rows reach the filter
     "SELECT count(t.x) FROM t RIGHT JOIN u ON t.num = u.num WHERE t.x < (SELECT max(v) FROM n)",
     "SELECT u.s FROM t RIGHT JOIN u ON t.num = u.num WHERE t.num <= (SELECT max(k) / 0 FROM n)",  # raises
+    # and with a correlated one: TRUE only for a non-NULL t.x, whatever the subquery gives
+    # (Catalyst makes these joins inner too; scalar-subquery-predicate.sql:20)
+    "SELECT u.s FROM t RIGHT JOIN u ON t.num = u.num WHERE t.x < (SELECT max(v) FROM n WHERE n.k = u.num)",
+    "SELECT u.s FROM t RIGHT JOIN u ON t.num = u.num WHERE t.x < (SELECT max(v) FROM n WHERE n.k = t.num)",
+    "SELECT count(t.x) FROM t RIGHT JOIN u ON t.num = u.num "
+    "WHERE t.x < (SELECT max(v) FROM n WHERE n.k = t.num GROUP BY n.k)",
+    # raising in the subquery for the padded rows' NULL key only
+    "SELECT u.s FROM t RIGHT JOIN u ON t.num = u.num WHERE t.b < (SELECT 1 div max(k - 1) FROM n WHERE n.k <=> t.num)",
 ])
 def test_a_comparison_with_a_scalar_subquery_rejects_nulls(spark, tables, sql):
     r = run(sql, ELIM)
@@ -362,10 +370,77 @@ def test_a_comparison_with_a_scalar_subquery_rejects_nulls(spark, tables, sql):
 
 
 @pytest.mark.parametrize("sql", [
-    "SELECT u.s FROM t RIGHT JOIN u ON t.num = u.num WHERE t.x < (SELECT max(v) FROM n WHERE n.k = u.num)",
     "SELECT u.s FROM t RIGHT JOIN u ON t.num = u.num WHERE coalesce(t.x, (SELECT max(v) FROM n)) > 0",
+    "SELECT u.s FROM t RIGHT JOIN u ON t.num = u.num "
+    "WHERE coalesce(t.x, (SELECT max(v) FROM n WHERE n.k = u.num)) > 0",
 ])
 def test_a_scalar_subquery_that_may_keep_padded_rows(spark, tables, sql):
     r = run(sql, ELIM, "UpdateAttributeNullability")
     assert not fired(r, ELIM)
     spark_agrees(spark, r)
+
+
+# Filters pushed into and through inner joins (Catalyst's PushPredicateThroughJoin, then
+# EliminateOuterJoin and InferFiltersFromConstraints below): the outer joins below a
+# filter made inner where the filter's conjuncts reject their padded rows, through
+# subqueries' select lists and the inner joins the filter made.
+@pytest.mark.parametrize("sql, joins", [
+    # postgreSQL/join.sql:140: the WHERE reads a column the subquery computes from the
+    # padded side of its own LEFT JOIN (`b AND NULL` is never TRUE)
+    ("SELECT t.num FROM t LEFT JOIN (SELECT u.num, u.num > 0 AND l.p AS b FROM u LEFT JOIN "
+     "(SELECT t.num, t.p AS p FROM t) l ON l.num = u.num) q ON q.num = t.num WHERE t.num = 1 AND q.b",
+     [L.INNER, L.INNER]),
+    ("SELECT t.num FROM t LEFT JOIN (SELECT u.num, l.b AS b FROM u LEFT JOIN t l ON l.num = u.num "
+     "WHERE u.y > 0) q ON q.num = t.num WHERE q.b > 0", [L.INNER, L.INNER]),
+    # in-joins.sql:16, not-in-joins.sql:4: a conjunct with an uncorrelated IN subquery
+    # beside the rejecting one (it cannot raise on some rows and not others)
+    ("SELECT t.num FROM t FULL JOIN u l ON t.num = l.num RIGHT JOIN n ON t.num = n.k "
+     "WHERE t.num IN (SELECT k FROM n) AND t.num = l.num", [L.INNER, L.INNER]),
+    ("SELECT t.num FROM t FULL JOIN u l ON t.num <> l.num RIGHT JOIN n ON t.num = n.k "
+     "WHERE t.num NOT IN (SELECT k FROM n WHERE v > 1) AND t.num <> l.num", [L.INNER, L.INNER]),
+    # the subquery's select list may raise (`u.y + l.b` overflows): only the top join
+    ("SELECT t.num FROM t LEFT JOIN (SELECT u.num, u.y + l.b AS b FROM u LEFT JOIN t l ON l.num = u.num) q "
+     "ON q.num = t.num WHERE q.b > 0", [L.INNER, L.LEFT_OUTER]),
+    # another conjunct may raise on some rows (`10 div t.b`): only the top join
+    ("SELECT t.num FROM t LEFT JOIN u l ON t.num = l.num LEFT JOIN u r ON t.num = r.num "
+     "WHERE l.s <> r.s AND 10 div t.b > 0", [L.INNER, L.LEFT_OUTER]),
+])
+def test_a_filter_reaches_the_outer_joins_through_select_lists_and_inner_joins(spark, tables, sql, joins):
+    r = run(sql, ELIM, "UpdateAttributeNullability")
+    assert join_types(r.optimized) == joins
+    spark_agrees(spark, r)
+
+
+# An aggregate of duplicate-agnostic functions (or a DISTINCT) of the kept side's columns
+# over an outer join drops the join also through a WHERE, a subquery's alias and select
+# list between them (Catalyst pushes the WHERE into the kept side first)
+@pytest.mark.parametrize("sql", [
+    # in-joins.sql:11 (a correlated IN subquery in the WHERE)
+    "SELECT count(DISTINCT t.num) FROM t LEFT JOIN u ON t.num = u.num "
+    "WHERE t.num IN (SELECT k FROM n WHERE n.v < t.x) GROUP BY t.num",
+    # scalar-subquery-select.sql:10 (a global aggregate)
+    "SELECT max(t.x) FROM t LEFT JOIN u ON t.num = u.num WHERE t.s = 'a'",
+    "SELECT max(t.x) FROM t LEFT JOIN u ON t.num = u.num WHERE t.num > 100",  # (no row: NULL)
+    "SELECT t2.s, (SELECT max(u.y) FROM u LEFT JOIN t ON u.num = t.num WHERE u.s = t2.s) FROM t t2",
+    # in-with-cte.sql:10
+    "SELECT DISTINCT q.s FROM (SELECT t.s FROM t LEFT JOIN u ON t.s = u.s) q WHERE q.s IN (SELECT s FROM u)",
+    "SELECT DISTINCT q.n FROM (SELECT u.num + 1 AS n FROM t RIGHT JOIN u ON t.s = u.s) q WHERE q.n > 1",
+])
+def test_an_unread_side_is_dropped_through_row_by_row_operators(spark, tables, sql):
+    r = run(sql, ELIM, "UpdateAttributeNullability")
+    assert fired(r, ELIM) and " JOIN " not in r.sql.split("(SELECT")[0] + r.sql.split("FROM")[-1]
+    spark_agrees(spark, r)
+
+
+@pytest.mark.parametrize("sql", [
+    # the DISTINCT reads the padded side's columns (through the WHERE)
+    "SELECT DISTINCT * FROM (SELECT t.s, u.num FROM t LEFT JOIN u ON t.s = u.s) q WHERE q.s > 'a'",
+    "SELECT DISTINCT q.s FROM (SELECT t.s, u.num FROM t LEFT JOIN u ON t.s = u.s) q WHERE q.num IS NULL",
+    # a count sees every copy
+    "SELECT count(t.x) FROM t LEFT JOIN u ON t.num = u.num WHERE t.s = 'a'",
+    # a random call is evaluated once per copy
+    "SELECT max(t.x) FROM t LEFT JOIN u ON t.num = u.num WHERE rand() > 0.5",
+])
+def test_an_outer_join_whose_copies_are_seen_stays(tables, sql):
+    r = run(sql, ELIM, "UpdateAttributeNullability")
+    assert " JOIN " in r.sql

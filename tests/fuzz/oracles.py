@@ -28,6 +28,7 @@ from .queries import QueryGen
 from .world import World
 
 DIFF, TLP = "diff", "tlp"
+OUTER_JOINS = "outer-joins"
 
 # Tiny data runs fastest interpreted, in one shuffle partition, from cached tables.
 # Cached batches must not be pruned by their column statistics: Spark 4.3 prunes wrongly
@@ -55,25 +56,29 @@ class Case:
     sql: str                                   # DIFF: the query; TLP: Q
     parts: list[str] = field(default_factory=list)  # TLP: the partitions, combined with UNION ALL
     combine: str = "{}"                        # TLP: how the union of the parts becomes Q's answer
+    shape: str = ""                            # "" (any query) or OUTER_JOINS (see `build`)
 
 
-def build(oracle: str, world: World, chooser) -> Case:
+def build(oracle: str, world: World, chooser, shape: str = "") -> Case:
+    """A case of the oracle; `shape` "outer-joins": a DIFF case over a chain of outer
+    joins (`QueryGen.outer_joins`), not any query."""
     gen = QueryGen(chooser, world, safe=oracle == TLP)
     if oracle == DIFF:
-        return Case(DIFF, world, chooser.record, gen.query())
+        return Case(DIFF, world, chooser.record, gen.outer_joins() if shape == OUTER_JOINS else gen.query(),
+                    shape=shape)
     q, parts, combine = gen.tlp()
     return Case(TLP, world, chooser.record, q, parts, combine)
 
 
-def replay_case(oracle: str, world: World, record) -> Case:
-    return build(oracle, world, ReplayChooser(record))
+def replay_case(oracle: str, world: World, record, shape: str = "") -> Case:
+    return build(oracle, world, ReplayChooser(record), shape)
 
 
-def make_cases(world: World, seed: int, count: int, oracle: str) -> list[Case]:
+def make_cases(world: World, seed: int, count: int, oracle: str, shape: str = "") -> list[Case]:
     import random
 
-    rnd = random.Random(f"{oracle}:{seed}")
-    return [build(oracle, world, RandomChooser(rnd.getrandbits(64))) for _ in range(count)]
+    rnd = random.Random(f"{oracle}:{shape}:{seed}" if shape else f"{oracle}:{seed}")
+    return [build(oracle, world, RandomChooser(rnd.getrandbits(64)), shape) for _ in range(count)]
 
 
 # ---------------------------------------------------------------------------

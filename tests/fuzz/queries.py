@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .choices import Chooser
-from .expressions import ExprGen, Ref, Scope
+from .expressions import COMPARISONS, ExprGen, Ref, Scope
 from .world import BOOL, DATE, NUM, STR, World
 
 JOINS = [(3, "JOIN"), (2, "LEFT JOIN"), (1.5, "RIGHT JOIN"), (1.5, "FULL JOIN"), (1, "LEFT SEMI JOIN"),
@@ -249,6 +249,81 @@ class QueryGen:
         if self.ch.chance(0.25):
             sql += self.order_by(len(rel.cols))
         return sql
+
+    # -- chains of outer joins ----------------------------------------------------------
+    def outer_side(self):
+        """A join input: a table, or a subquery whose select list computes a column from
+        a table and (half of the time) the padded side of an outer join inside it."""
+        if not self.ch.chance(0.35):
+            return self.table()
+        sql, refs = self.table()
+        alias = refs[0].qual
+        every = refs
+        if self.ch.chance(0.5):
+            right_sql, right = self.table()
+            jt = self.ch.weighted([(3, "LEFT JOIN"), (1, "RIGHT JOIN"), (1, "FULL JOIN")])
+            sql += f" {jt} {right_sql} {self.join_condition(refs, right, jt)}"
+            every = refs + right
+        fam = self.ch.pick([NUM, NUM, STR, BOOL])
+        e = self.ex.expr(fam, Scope(every), 1)
+        name, outer = self.fresh("e"), self.fresh()
+        cols = tuple(Ref(outer, r.name, r.family, r.extreme) for r in refs) + (Ref(outer, name, fam, True),)
+        return f"(SELECT {alias}.*, {e} AS {name} FROM {sql}) {outer}", cols
+
+    def _across(self, sides) -> str:
+        """A WHERE conjunct over the columns of the joined sides: mostly a comparison of
+        two sides' columns (NULL-rejecting on both), else IS [NOT] NULL, a predicate on
+        one side, <=>, coalesce (not rejecting), a subquery."""
+        kind = self.ch.weighted([(5, "compare"), (1.5, "not null"), (2, "one side"), (1, "null-safe"),
+                                 (0.8, "coalesce"), (1, "subquery")])
+        a, b = self.ch.pick(sides), self.ch.pick(sides)
+        pairs = [(x, y) for x in a for y in b if x.family == y.family and x != y]
+        if kind in ("compare", "null-safe", "coalesce") and pairs:
+            x, y = self.ch.pick(pairs)
+            if kind == "null-safe":
+                return f"{x.sql} <=> {y.sql}"
+            if kind == "coalesce":
+                return f"coalesce({x.sql}, {y.sql}) {self.ch.pick(COMPARISONS)} {self.ex.literal(x.family)}"
+            return f"{x.sql} {self.ch.pick(['=', '<>', '<', '>=', '!='])} {y.sql}"
+        if kind == "not null":
+            return f"{self.ch.pick(a).sql} IS {self.ch.pick(['NOT ', 'NOT ', ''])}NULL"
+        if kind == "subquery":
+            every = tuple(c for side in sides for c in side)
+            return self.ch.pick([self.predicate_subquery, self.scalar_comparison])(Scope(every))
+        return self.ex.pred(Scope(a), 1)
+
+    def outer_joins(self) -> str:
+        """A chain of 2-3 joins, mostly outer, of tables and subqueries (see
+        `outer_side`), under a WHERE of 1-3 conjuncts over several sides, read by a select
+        list over every side, a DISTINCT or a duplicate-agnostic aggregate of the first
+        side (which lets the joins after it go), or a grouped aggregate."""
+        sql, first = self.outer_side()
+        sides, refs = [first], first
+        for _ in range(self.ch.weighted([(3, 2), (1, 3)])):
+            right_sql, right = self.outer_side()
+            jt = self.ch.weighted([(3, "LEFT JOIN"), (2, "RIGHT JOIN"), (2, "FULL JOIN"), (1.5, "JOIN")])
+            sql += f" {jt} {right_sql} {self.join_condition(refs, right, jt)}"
+            sides.append(right)
+            refs = refs + right
+        where = " AND ".join(self._across(sides) for _ in range(self.ch.between(1, 3)))
+        kind = self.ch.weighted([(3, "plain"), (1.5, "distinct"), (1.5, "agnostic"), (1, "grouped")])
+        if kind == "agnostic":
+            c = self.ch.pick(first)
+            call = self.ch.pick([f"max({c.sql})", f"min({c.sql})", f"count(DISTINCT {c.sql})"])
+            group = self.ch.pick(first)
+            tail = f" GROUP BY {group.sql}" if self.ch.chance(0.5) else ""
+            items = f"{call} AS c0" + (f", {group.sql} AS c1" if tail else "")
+            return f"SELECT {items} FROM {sql} WHERE {where}{tail}"
+        if kind == "grouped":
+            group = self.ch.pick(refs)
+            sc = Scope(refs, groups=(Ref(None, group.sql, group.family, group.extreme),), aggregates=True)
+            return f"SELECT {group.sql} AS c0, {self.ex.expr(NUM, sc, 1)} AS c1 FROM {sql} WHERE {where} " \
+                   f"GROUP BY {group.sql}"
+        pool = first if kind == "distinct" else refs
+        items, _ = self._items([(self.ch.pick(pool).sql, "", True) for _ in range(self.ch.between(1, 3))],
+                               True, False)
+        head = "SELECT DISTINCT " if kind == "distinct" else "SELECT "
+        return f"{head}{items} FROM {sql} WHERE {where}"
 
     # -- SQLancer's ternary logic partitioning ------------------------------------------
     def tlp(self) -> tuple[str, list[str], str]:

@@ -24,7 +24,7 @@ def main(argv=None) -> int:
                 d = json.loads(line)
                 world = make_world(d["world"])
                 register_world(spark, world)
-                _, found = check_cases([replay_case(d["oracle"], world, d["record"])], spark)
+                _, found = check_cases([replay_case(d["oracle"], world, d["record"], d.get("shape", ""))], spark)
                 still += bool(found)
                 print(f"world {d['world']} ({d['oracle']}): "
                       f"{'still fails' if found else 'passes now'}", flush=True)

@@ -47,6 +47,8 @@ def main(argv=None) -> int:
     ap.add_argument("--shrink-tries", type=int, default=120)
     ap.add_argument("--max-shrink", type=int, default=10, help="shrink at most this many findings")
     ap.add_argument("--out", help="write findings as JSON lines here")
+    ap.add_argument("--shape", default="", choices=["", "outer-joins"],
+                    help="outer-joins: DIFF cases over chains of outer joins only (no TLP)")
     args = ap.parse_args(argv)
 
     from .oracles import DIFF, TLP, Stats, check_cases, make_cases
@@ -61,8 +63,8 @@ def main(argv=None) -> int:
         n = min(args.per_world, args.count - done)
         world = make_world(seed)
         register_world(spark, world)
-        n_tlp = round(n * args.tlp)
-        cases = make_cases(world, seed, n - n_tlp, DIFF) + make_cases(world, seed, n_tlp, TLP)
+        n_tlp = 0 if args.shape else round(n * args.tlp)
+        cases = make_cases(world, seed, n - n_tlp, DIFF, args.shape) + make_cases(world, seed, n_tlp, TLP)
         stats, found = check_cases(cases, spark, dataframe=not args.no_dataframe)
         total.add(stats)
         for f in found:
@@ -73,7 +75,8 @@ def main(argv=None) -> int:
             if args.out:
                 with open(args.out, "a") as fh:
                     fh.write(json.dumps({"world": seed, "oracle": f.case.oracle, "kind": f.kind,
-                                         "record": f.case.record, "sql": f.case.sql, "parts": f.case.parts}) + "\n")
+                                         "record": f.case.record, "sql": f.case.sql, "parts": f.case.parts,
+                                         "shape": f.case.shape}) + "\n")
         unregister_world(spark, world)
         done += n
         seed += 1

@@ -30,7 +30,7 @@ def shrink(case: Case, fails: Callable[[Case], bool], max_tries: int = 150,
             return False
         tries += 1
         try:
-            cand = replay_case(best.oracle, best.world, record)
+            cand = replay_case(best.oracle, best.world, record, best.shape)
         except Exception:  # noqa: BLE001 - a record the generator cannot replay
             return False
         if size(cand) > size(best) or (cand.sql == best.sql and cand.parts == best.parts):
