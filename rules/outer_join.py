@@ -308,7 +308,9 @@ def _raises_per_row(e: E.Expr) -> bool:
     """Could e raise on some rows and not on others?  An uncorrelated subquery is run
     once for the query, whatever rows reach e (`t1a IN (SELECT ...)`): only the
     expressions around it count."""
-    return not e.deterministic or any(
+    if not e.deterministic:
+        return True
+    return e.may_raise and any(
         x._self_may_raise() and not (isinstance(x, E.SubqueryExpr) and not x.outer_references)
         for x in e.walk())
 
