@@ -127,3 +127,36 @@ def test_a_table_written_alone_is_the_current_databases(spark, databases, databa
         assert_same_result(spark, sql.replace("SELECT ", "SELECT CAST(1 AS INT) AS one, ", 1), candidate)
     finally:
         spark.sql("USE default")
+
+
+# Aggregates in ORDER BY after a HAVING: Spark resolves them when its Sort sits on the
+# HAVING's Filter over the Aggregate, not when the HAVING adds an aggregate of its own
+# (then projected away), nor over a window or DISTINCT (UNRESOLVED_COLUMN).  sparkfold
+# passed every such query through (Spark's having.sql); now it models those Spark
+# accepts and passes the others through.
+HAVING_THEN_ORDER = [
+    "SELECT c, sum(a) FROM hv GROUP BY c HAVING sum(a) > 1 + 1 ORDER BY sum(a)",
+    "SELECT c, sum(a) FROM hv GROUP BY c HAVING sum(a) > 2 ORDER BY avg(b), c",
+    "SELECT c, max(a) AS m FROM hv GROUP BY c HAVING max(a) > 0 ORDER BY min(b) DESC NULLS LAST",
+    "SELECT c, sum(a) FROM hv GROUP BY c HAVING c > 0 ORDER BY min(b), c",
+    "SELECT c, sum(a) FROM hv GROUP BY c HAVING sum(a) > 2 AND c > 0 ORDER BY min(b) + sum(a), c",
+    "SELECT sum(a) FROM hv HAVING sum(a) > 0 ORDER BY count(b)",
+    "SELECT c FROM hv GROUP BY c HAVING sum(a) > 2 ORDER BY max(b) DESC",
+    "SELECT c, sum(a) + 1 AS s FROM hv GROUP BY c HAVING sum(a) > 0 ORDER BY min(b)",
+    "SELECT c, sum(a), rank() OVER (ORDER BY c) FROM hv GROUP BY c HAVING sum(a) > 2 ORDER BY min(b)",
+    "SELECT DISTINCT c FROM hv GROUP BY c HAVING sum(a) > 2 ORDER BY sum(a)",
+]
+
+
+@pytest.mark.parametrize("sql", HAVING_THEN_ORDER)
+def test_aggregates_in_order_by_after_having_as_spark_resolves_them(spark, hv, sql):
+    from tests.spark_check import run_or_error
+
+    accepted = run_or_error(spark, sql)[0] != "error"
+    result = optimize(sql, hv)
+    if not accepted:
+        assert result.passthrough, result.sql
+        return
+    assert result.passthrough is None, result.passthrough
+    assert_same_result(spark, sql, result.sql, ordered=True)
+    assert_same_result(spark, sql, optimize(sql, hv, always_regenerate=True).sql, ordered=True)
