@@ -265,3 +265,52 @@ def test_deeply_nested_expression_is_split_into_variables(spark, tables):
     code = plan_to_pyspark_code(result.optimized)
     assert "c1 = " in code and _paren_depth(code) <= 45
     assert sorted(r[0] for r in run_code(code, spark).collect()) == sorted(abs(i - 5) for i in range(1, 11))
+
+
+# -- what used to go as SQL text and has a DataFrame form (issue 36, item 5) -----------------
+# Each query covers a family over the NULL-heavy tables (NULL keys, NULL and NaN values, an
+# empty table), and its program must hold no SQL text at all.
+
+DATAFRAME_FORMS = {
+    "window functions": "SELECT num, rank() OVER (PARTITION BY s ORDER BY x DESC) AS r, sum(b) OVER (PARTITION "
+                        "BY p ORDER BY num ROWS BETWEEN 2 PRECEDING AND 1 FOLLOWING) AS w, avg(x) OVER () AS a, "
+                        "count(*) OVER (ORDER BY s NULLS LAST, num) AS c, lag(d, 1) OVER (ORDER BY num) AS l, "
+                        "count(s) OVER (ORDER BY dt RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS c2, "
+                        "row_number() OVER (PARTITION BY p IS NULL ORDER BY b DESC NULLS FIRST, num) AS n, "
+                        "count(x) OVER (PARTITION BY s ORDER BY num ROWS CURRENT ROW) AS c3, max(dt) OVER (ORDER BY "
+                        "b, num ROWS 2 PRECEDING) AS m, min(x) OVER (ORDER BY num ROWS BETWEEN UNBOUNDED PRECEDING AND "
+                        "UNBOUNDED FOLLOWING) AS u FROM t",
+    "FILTER and DISTINCT aggregates": "SELECT s, sum(x) FILTER (WHERE num > 2) AS a, count(*) FILTER (WHERE p) AS "
+                                      "c, count(DISTINCT b, s) FILTER (WHERE x > 0) AS cd, min(DISTINCT d) AS mi, "
+                                      "max(DISTINCT dt) FILTER (WHERE p IS NULL) AS ma, sum(DISTINCT b) AS sd, "
+                                      "avg(b) FILTER (WHERE b > 5) AS av FROM t GROUP BY s",
+    "FILTER over no rows": "SELECT sum(x) FILTER (WHERE num > 0) AS a, count(*) FILTER (WHERE x IS NULL) AS b, "
+                           "count(DISTINCT num) FILTER (WHERE x > 0) AS c FROM e",
+    "functions sparkfold does not model": "SELECT pmod(num, 3) AS a, hex(b) AS h, nullifzero(b) AS z, "
+                                          "zeroifnull(x) AS y, nvl2(t.s, num, -num) AS n, nanvl(x, z) AS v, "
+                                          "skewness(y) OVER () AS k FROM t JOIN u USING (num)",
+    "ROLLUP": "SELECT s, p, sum(x) AS sx, grouping(s) AS gs, count(*) AS c FROM t WHERE num > 1 GROUP BY ROLLUP (s, p)",
+    "CUBE": "SELECT s, p, max(b) AS m, grouping_id() AS g FROM t GROUP BY s, p WITH CUBE",
+    "GROUPING SETS": "SELECT u.s, t.p, avg(z) AS a, grouping_id() AS g, count(y) AS c, -max(y) AS nm, "
+                     "t.p IS NULL OR u.s = 'a' AS o FROM t JOIN u ON t.num = u.num "
+                     "GROUP BY GROUPING SETS ((u.s), (u.s, t.p), (), (t.p))",
+    "GROUPING SETS after the keys": "SELECT s, p, min(d) AS m FROM t GROUP BY s, p GROUPING SETS ((s), (p), (s))",
+    "PIVOT": "SELECT * FROM (SELECT s, num, p FROM t) PIVOT (sum(num) FOR s IN ('a', 'b', 'NaN'))",
+    "PIVOT inside a query": "SELECT x, p FROM (SELECT * FROM (SELECT t.s, u.y, t.p FROM t LEFT JOIN u ON t.num = u.num) "
+                            "PIVOT (max(y) FOR s IN ('a', 'b' AS x))) WHERE p IS NOT NULL",
+    "columns Spark names": "SELECT bround(x, 1), nvl2(p, num, b), skewness(x), format_string('%d', num), floor(x, 1), "
+                           "ceil(x, -1), bit_count(b), try_add(num, b), width_bucket(x, 0, 10, 3) FROM t GROUP BY x, num, b, p",
+    "generator without FROM": "SELECT -1 AS x, posexplode(array(1, NULL, -3)) AS (i, v)",
+    "generator over a table": "SELECT stack(2, num, s, CAST(b AS INT), 'x') AS (n, m) FROM t WHERE x IS NULL OR p",
+    "table-valued generator": "SELECT e.col, t.s FROM explode(array(CAST(NULL AS INT), 2)) AS e LEFT JOIN t ON e.col = t.num",
+    "range()": "SELECT r.id, t.s FROM range(-2, 12, 3) AS r LEFT JOIN t ON r.id = t.num",
+    "literals": "SELECT num, CAST(NULL AS INT) AS a, CAST(NULL AS DECIMAL(5, 2)) AS b, 9999999999 AS c, "
+                "DATE '2000-01-01' AS d, coalesce(dt, DATE '1999-01-01') AS e, num + CAST(NULL AS BIGINT) AS f FROM t",
+}
+
+
+@pytest.mark.parametrize("sql", DATAFRAME_FORMS.values(), ids=DATAFRAME_FORMS.keys())
+def test_forms_once_sql_text_lowered_with_the_api(spark, tables, sql):
+    code = assert_lowered_matches(spark, tables, sql)
+    body = [ln for ln in code.splitlines() if not ln.startswith("#")]
+    assert not [ln for ln in body if "F.expr(" in ln or "spark.sql(" in ln], code

@@ -4,10 +4,13 @@
 
 from __future__ import annotations
 
+import math
+
 from sqlglot import exp
 
 from ..ir import expressions as E
 from ..ir import logical as L
+from ..ir import types as T
 from ..ir.dialect import DIALECT
 from ..ir.errors import InternalError
 from ..ir.naming import UnknownName, field_of_column, spark_name
@@ -15,6 +18,9 @@ from ..ir.tree import fold, transform_down
 from ..sql_out.expressions import _faithful, _names_kept
 from ..sql_out.to_sql import ExprWriter, SqlGenerator
 from .frames import _MAX_DEPTH, Scope, _lazy_safe, _nested_reach
+from .literals import literal_code
+from .opaque import opaque_code
+from .text_reasons import expression_reason
 from .values import _lit, _plain_literal, col, py_str
 
 # Nesting depth of one Python expression before a sub-expression is hoisted into its own
@@ -39,7 +45,7 @@ def lower_expr(low, e: E.Expr, scope: Scope, receiver: bool = False) -> str:
     if _too_big(e) and not (scope.outer is not None and e.references & set(scope.outer.ids)):
         # thousands of Column calls are slow (each records its Python call site) and a
         # deep Column tree overflows the JVM's stack: one F.expr of the SQL text instead
-        return sql_expr_code(low, e, scope)
+        return sql_expr_code(low, e, scope, "an expression of over 400 nodes")
     code, atomic, _ = fold(_balanced(e), node)
     return f"({code})" if receiver and not atomic else code
 
@@ -59,7 +65,7 @@ def expr_node_code(low, e: E.Expr, args: list[tuple[str, bool]], scope: Scope) -
     w = [c if atomic else f"({c})" for c, atomic in args]  # as operands / receivers
     match e:
         case E.Literal(value, dt):
-            return _lit(value, dt), True
+            return literal_expr_code(low, value, dt), True
         case E.Attribute():
             return column_code(low, e, scope), True
         case E.Alias():
@@ -105,6 +111,8 @@ def expr_node_code(low, e: E.Expr, args: list[tuple[str, bool]], scope: Scope) -
             return f"F.call_function({py_str(name)}{''.join(', ' + x for x in a)})", True
         case E.Agg("count", _, True, None):
             return f"F.count_distinct({', '.join(a)})", True
+        case E.Agg(name, fargs, distinct, cond) if (agg := filtered_aggregate(name, distinct, cond, a)) is not None:
+            return agg, True
         case E.SortOrder(_, asc, nulls_first):
             return f"{w[0]}.{'asc' if asc else 'desc'}_nulls_{'first' if nulls_first else 'last'}()", True
         case E.Opaque(template) if field_of_column(template):
@@ -117,11 +125,47 @@ def expr_node_code(low, e: E.Expr, args: list[tuple[str, bool]], scope: Scope) -
             return w[0] + "".join(f".getField({py_str(f)})" for f in reversed(fields)), True
         case E.Exists() | E.ScalarSubquery() | E.InSubquery():
             return subquery_expr_code(low, e, w, scope), True
+        case E.Opaque() if (call := opaque_code(e, w, low.imports)) is not None:
+            return call, True
         case _:  # Opaque, DISTINCT / FILTER aggregates: through SQL text
             return sql_expr_code(low, e, scope), True
 
 
-def sql_expr_code(low, e: E.Expr, scope: Scope) -> str:
+# Aggregates that skip NULL inputs and give for no input what they give for only NULLs:
+# `f(x) FILTER (WHERE c)` is `f(CASE WHEN c THEN x END)` (x evaluated only where c holds,
+# as under FILTER).  min / max of distinct values are min / max.
+_NULL_SKIPPING = {"count": "count", "sum": "sum", "avg": "avg", "min": "min", "max": "max"}
+
+
+def filtered_aggregate(name: str, distinct: bool, cond, a: list[str]) -> str | None:
+    """An aggregate with DISTINCT or FILTER as DataFrame calls (the API has neither
+    clause), or None.  `a`: its arguments' code, then the filter's."""
+    if name not in _NULL_SKIPPING or (cond is None and not distinct):
+        return None
+    args = a[:-1] if cond is not None else list(a)
+    if cond is not None:
+        args = [f"F.when({a[-1]}, {x})" for x in args] or [f"F.when({a[-1]}, F.lit(1))"]
+    if distinct and name in ("count", "sum"):
+        fn = "count_distinct" if name == "count" else "sum_distinct"
+        return f"F.{fn}({', '.join(args)})" if name == "count" or len(args) == 1 else None
+    if distinct and name not in ("min", "max"):
+        return None
+    return f"F.call_function({py_str(name)}, {', '.join(args)})"
+
+
+def literal_expr_code(low, value, dt) -> str:
+    code = literal_code(value, dt, low.imports)
+    if code is None:
+        code = _lit(value, dt)
+        if code.startswith("F.expr("):
+            what = "NULL" if value is None else "NaN or an infinity" if dt in (T.DOUBLE, T.FLOAT) and \
+                not math.isfinite(float(value)) else "value"
+            low.expr_reasons.append(f"literal: a {dt.sql().split('(')[0]} {what}")
+    return code
+
+
+def sql_expr_code(low, e: E.Expr, scope: Scope, why: str = "") -> str:
+    low.expr_reasons.append(expression_reason(e, why))
     return f"F.expr({py_str(_sql_text(e, _refs(scope)))})"
 
 
@@ -150,26 +194,52 @@ def is_unnamed(name: str) -> bool:
     return name.startswith(_UNNAMED)
 
 
-def named_by_spark(a: E.Alias, scope: Scope) -> str:
+def named_by_spark(low, a: E.Alias, scope: Scope) -> str:
     """An output column Spark names with a name sparkfold does not know
     (`naming.unnamed_output`): its SQL text as the input wrote it, unaliased, for Spark to
     name (raises UnknownName when it cannot be so written)."""
     refs = _refs(scope)
     if not (_faithful(a.child) and _names_kept(a.child, refs) and spark_name(a.child) == a.name):
         raise UnknownName(a.name)
+    call = _unaliased_call(low, a.child, scope)
+    if call is not None:
+        return call
+    low.expr_reasons.append("a column only Spark can name: " + expression_reason(a.child))
     return f"F.expr({py_str(_sql_text(a.child, refs))})"
+
+
+def _unaliased_call(low, e: E.Expr, scope: Scope) -> str | None:
+    """A call sparkfold does not model (scalar or aggregate) of columns and literals, as
+    DataFrame calls left unaliased: `F.call_function` builds the node Spark's parser builds
+    for the text, and Spark names both from the resolved expression, so alike (the columns
+    keep their names: `_names_kept`).  None when a part would go as SQL text."""
+    if not isinstance(e, E.Opaque) or e.kind == "window" or \
+            not all(isinstance(x, (E.Attribute, E.Literal)) for x in e.args):
+        return None
+    lines, reasons = len(low.lines), len(low.expr_reasons)
+    code = lower_expr(low, e, scope)
+    if "F.expr(" in code or len(low.expr_reasons) != reasons or len(low.lines) != lines:
+        del low.lines[lines:], low.expr_reasons[reasons:]
+        return None
+    return code
 
 
 def subquery_expr_code(low, e: E.SubqueryExpr, args: list[str], scope: Scope) -> str:
     plan = e.plan
     corr = L.outer_references(plan)
-    ok = corr <= set(scope.frame.ids) and not _nested_reach(plan, set(scope.frame.ids))
-    if ok and corr:
-        ok = _lazy_safe(plan, corr)
-    if ok and isinstance(e, E.InSubquery) and len(e.values) != 1:
-        ok = False
-    if not ok:
-        return sql_expr_code(low, e, scope)
+    kind = type(e).__name__
+    why = ""
+    if not corr <= set(scope.frame.ids):
+        why = f"{kind} reading a query two levels out"
+    elif _nested_reach(plan, set(scope.frame.ids)):
+        why = f"{kind} whose own subquery reads this query"
+    elif corr and not _lazy_safe(plan, corr):
+        why = f"correlated {kind} with an outer reference under an operator a classic session analyzes " \
+              f"at once (a join, a grouping, SQL text)"
+    elif isinstance(e, E.InSubquery) and len(e.values) != 1:
+        why = "IN subquery of several values"
+    if why:
+        return sql_expr_code(low, e, scope, why)
     sub = low.lower(plan, scope.frame if corr else None)
     if isinstance(e, E.Exists):
         return f"{sub.var}.exists()"

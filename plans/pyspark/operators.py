@@ -13,6 +13,10 @@ from ..ir.naming import UnknownName
 from ..sql_out.relations import local_relation_nullability
 from .expressions import _SUBQUERY_MASK, is_unnamed, lower_expr, named_by_spark, unnamed
 from .frames import Frame, Scope, _nested_reach
+from .generators import lower_generator
+from .grouping_sets import lower_grouping_analytics
+from .pivot import lower_pivot
+from .relations import range_arguments
 from .values import (
     _SIMPLE_TYPES,
     _as_type,
@@ -57,6 +61,16 @@ def lower_one_row_relation(low, p, outer) -> Frame:
 
 
 def lower_opaque_relation(low, p, outer) -> Frame:
+    bounds = range_arguments(p)
+    if bounds is not None:
+        names = low.column_names(p.output)
+        args = ", ".join(str(b) for b in bounds)
+        rename = "" if names == ["id"] else f".toDF({py_str(names[0])})"
+        return low.frame(f"{low.spark}.range({args}){rename}", p.output, names, "id_range")
+    for structured in (lower_grouping_analytics, lower_pivot, lower_generator):
+        frame = structured(low, p, outer)
+        if frame is not None:
+            return frame
     what = " ".join(p.sql_text.split())
     low.lines.append(f"# not modelled by sparkfold, run as Spark SQL: {what[:70]}{'...' if len(what) > 70 else ''}")
     return low.via_sql(p)
@@ -78,7 +92,7 @@ def lower_project(low, p: L.Project, outer) -> Frame:
         if isinstance(e, E.Attribute) and child.ids.get(e.expr_id) == n:
             items.append(col(n))
         elif isinstance(e, E.Alias) and e.expr_id in low.unnamed:
-            items.append(named_by_spark(e, scope))
+            items.append(named_by_spark(low, e, scope))
             names[i] = unnamed(e)
         else:
             body = e.child if isinstance(e, E.Alias) else e
@@ -140,7 +154,7 @@ def lower_aggregate(low, p: L.Aggregate, outer) -> Frame:
             out_names.append(n)  # the grouping column groupBy keeps
             continue
         if isinstance(e, E.Alias) and e.expr_id in low.unnamed:
-            aggs.append(named_by_spark(e, scope))
+            aggs.append(named_by_spark(low, e, scope))
             n = unnamed(e)
         else:
             body = e.child if isinstance(e, E.Alias) else e

@@ -16,10 +16,14 @@ Operators map one to one (`filter`, `select`, `groupBy().agg()`, `join`, `union`
 anti join (NOT IN with Spark's null-aware condition `a = b OR (a = b) IS NULL`), after
 pulling simple correlated predicates up into the join condition; any other subquery
 uses `DataFrame.exists()` / `.scalar()` / `Column.isin(DataFrame)` with `Column.outer()`
-for correlated references.  What has no exact DataFrame form (unmodelled expressions,
-DISTINCT or FILTER aggregates, deeply correlated subqueries, opaque relations) goes
-through its SQL text from `plans.sql_out` (`F.expr(...)`, `spark.sql(...)`), so nothing
-is refused.
+for correlated references.  What sparkfold does not model still gets DataFrame calls where
+the API has them: a function it does not know and a window function (`opaque`:
+`F.call_function`, `.over(Window...)`), an aggregate with FILTER or DISTINCT
+(`expressions.filtered_aggregate`), typed NULL and other literals (`literals`), and the
+opaque relations `range(...)` (`relations`), GROUPING SETS / CUBE / ROLLUP
+(`grouping_sets`), PIVOT (`pivot`) and generators (`generators`).  The rest goes through
+its SQL text from `plans.sql_out` (`F.expr(...)`, `spark.sql(...)`), so nothing is
+refused, and the program's comment names each such construct (`text_reasons`).
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ from .operators import (
     lower_subquery_alias,
     lower_union,
 )
+from .text_reasons import SQL_PREFIX, comment_lines, relation_reason
 from .values import col, py_str
 
 # Nesting depth of one Python expression before a sub-expression is hoisted into its own
@@ -70,6 +75,9 @@ class Lowering:
         self.n_expr = 0
         # output columns only Spark can name (`naming.unnamed_output`), selected unaliased
         self.unnamed = unnamed_output(plan)
+        # what the program runs as SQL text, by construct (`text_reasons`)
+        self.sql_reasons: list[str] = []
+        self.expr_reasons: list[str] = []
 
     def emit(self, code: str, base: str = "df") -> str:
         var = self.fresh_var(base)
@@ -130,7 +138,7 @@ class Lowering:
             items = [col(n) if n == o else f"{col(n)}.alias({py_str(o)})"
                      for n, o in zip(top.names, out_names)]
             self.lines.append(f"{result_var} = {top.var}.select({', '.join(items)})")
-        head = [header] if header else []
+        head = ([header] if header else []) + comment_lines(self.sql_reasons, self.expr_reasons)
         imports = ["from pyspark.sql import functions as F"] + sorted(self.imports)
         return "\n".join(head + imports + [""] + self.lines) + "\n"
 
@@ -142,6 +150,7 @@ class Lowering:
 
     def via_sql(self, p: L.Plan) -> Frame:
         """Any (uncorrelated) subtree through its SQL text; columns renamed by position."""
+        self.sql_reasons.append(relation_reason(p))
         text = plan_to_sql(p, whole_query=False)
         if any(a.name == "*" for a in p.output):  # a schema only Spark knows (PIVOT...)
             return Frame(self.emit(f"{self.spark}.sql({py_str(text)})"), ["*"], {})
@@ -194,13 +203,16 @@ def to_pyspark_code(result, result_var: str = "result", spark_var: str = "spark"
     if result.optimized is None:
         why = f"# not modelled by sparkfold ({result.passthrough}): the query runs as written\n" \
             if result.passthrough else ""
+        why += SQL_PREFIX + "the whole query, passed through" + (f" ({result.passthrough})\n"
+                                                                 if result.passthrough else "\n")
         body = f"{why}{result_var} = {spark_var}.sql({py_str(result.query_original_sql)})\n"
         return (head + "\n" if head else "") + body
     try:
         return plan_to_pyspark_code(result.optimized, result_var, spark_var, head)
     except UnknownName as e:
         why = (f"# Spark names the column {e} with a name sparkfold does not know, which a DataFrame "
-               f"program cannot give it here: the optimized query runs as SQL\n")
+               f"program cannot give it here: the optimized query runs as SQL\n"
+               f"{SQL_PREFIX}the whole query, for a column only Spark can name\n")
         body = f"{why}{result_var} = {spark_var}.sql({py_str(result.query_sql)})\n"
         return (head + "\n" if head else "") + body
 

@@ -58,6 +58,7 @@ class Outcome:
     nullability_differs: list[str] = field(default_factory=list)  # sides whose df.schema nullability differs
     df_sql_text: bool = False     # the DataFrame program runs a part of the plan as Spark SQL (spark.sql)
     df_expr_text: bool = False    # ... or an expression as SQL text (F.expr, selectExpr)
+    df_text_reasons: list[str] = field(default_factory=list)  # what runs as text, by construct
     catalyst_outer_removed: int = 0
     sparkfold_outer_removed: int = 0
     catalyst_empty: bool = False
@@ -98,6 +99,19 @@ class Run:
 def _program_texts(code: str) -> tuple[bool, bool]:
     body = "\n".join(line for line in code.splitlines() if not line.lstrip().startswith("#"))
     return "spark.sql(" in body, bool(re.search(r"\bF\.expr\(|\.selectExpr\(", body))
+
+
+def _text_reasons(code: str) -> list[str]:
+    """The constructs a program runs as SQL text, as its comment names them
+    (`plans.pyspark.text_reasons`): `spark.sql: <construct>`, `F.expr: <construct>`."""
+    from sparkfold.plans.pyspark.text_reasons import EXPR_PREFIX, SQL_PREFIX
+
+    out = []
+    for line in code.splitlines():
+        for prefix, label in ((SQL_PREFIX, "spark.sql"), (EXPR_PREFIX, "F.expr")):
+            if line.startswith(prefix):
+                out += [f"{label}: {r}" for r in line[len(prefix):].split("; ")]
+    return out
 
 
 def _error_class(e: BaseException) -> str:
@@ -222,6 +236,7 @@ class FileChecker:
                 else:
                     self._read(out, rep, result, "DataFrame", "df_verdict", "DataFrame")
                 out.df_sql_text, out.df_expr_text = _program_texts(side.text or "")
+                out.df_text_reasons = _text_reasons(side.text or "")
             if i in whole_reports:
                 self._read(out, whole_reports[i], result, "optimized SQL", "whole_verdict", "whole SQL")
 
@@ -335,6 +350,7 @@ def summary(outcomes: list[Outcome], runs: list[Run] | None = None) -> dict:
         "lowering_failed": sum(o.df_verdict == "lowering-failed" for o in lowered),
         "dataframe_sql_text": sum(o.df_sql_text for o in lowered),
         "dataframe_expr_text": sum(o.df_expr_text for o in lowered),
+        "dataframe_text_reasons": dict(Counter(r for o in lowered for r in set(o.df_text_reasons)).most_common()),
         "error_class_differs": Counter(p.split(":")[0] for o in outcomes for p in o.error_class_differs),
         "nullability_differs": Counter(p for o in outcomes for p in o.nullability_differs),
         "nullability_differs_rewritten": sum(bool(o.nullability_differs) and o.status == "rewritten"

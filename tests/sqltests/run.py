@@ -75,6 +75,8 @@ def print_summary(s: dict, title: str, out=sys.stdout) -> None:
     p(f"  DataFrame path: {s['dataframe_compared']} compared, {s['wrong_dataframe']} disagree, "
       f"{s['lowering_failed']} failed to lower; programs with SQL text: {s['dataframe_sql_text']} run a part "
       f"with spark.sql, {s['dataframe_expr_text']} an expression with F.expr/selectExpr")
+    for reason, n in s.get("dataframe_text_reasons", {}).items():
+        p(f"    programs with SQL text ({n}): {reason}")
     p(f"  schema nullability differs (names and types equal): {dict(s['nullability_differs'])} "
       f"({s['nullability_differs_rewritten']} rewritten queries); both raise but another error class: "
       f"{dict(s['error_class_differs'])}")
