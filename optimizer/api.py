@@ -39,6 +39,7 @@ from .output_nullability import NAME as KEEP_NULLABILITY
 from .output_nullability import keep_output_nullability
 from .splice import spliced
 from .statements import wrapped_query
+from .views import definition_of_view, view_facts
 
 
 @record
@@ -58,6 +59,9 @@ class OptimizeResult:
     # the text before and after the query, when the statement wraps one (CREATE TABLE ...
     # AS, INSERT, CACHE TABLE, MERGE USING, EXPLAIN): only the query is optimized
     wrapper: tuple[str, str] | None = None
+    # the tables and views read through the definitions of the views the query reads
+    # (`optimizer.views`): the result depends on their schemas too
+    view_reads: tuple[str, ...] = ()
 
     @property
     def regenerated_sql(self) -> str | None:
@@ -364,8 +368,9 @@ def _optimize_tree(sql, tree: exp.Expression, timings: dict[str, float], cat: Ca
 
     span = None if in_statement or isinstance(tree, exp.Query) else wrapped_query(sql, tree)
     if span is not None and span[0] > 0:
-        inner = _optimize(sql[span[0]:span[1]], cat, batches, rules, exclude, pretty, always_regenerate, keep_layout,
-                          in_statement=True)
+        with definition_of_view(isinstance(tree, exp.Create) and str(tree.args.get("kind", "")).upper() == "VIEW"):
+            inner = _optimize(sql[span[0]:span[1]], cat, batches, rules, exclude, pretty, always_regenerate,
+                              keep_layout, in_statement=True)
         return _rewrapped(sql, span, inner)
     trace = Trace()
     with id_scope():
@@ -384,7 +389,8 @@ def _optimize_tree(sql, tree: exp.Expression, timings: dict[str, float], cat: Ca
         else:
             batch_list = batches if batches is not None else default_batches()
         t0 = time.perf_counter()
-        ctx = RuleContext(ansi=cat.ansi, legacy_null_in_empty=cat.legacy_null_in_empty)
+        empty_views, view_reads = view_facts(analyzed, cat, batch_list, exclude)
+        ctx = RuleContext(ansi=cat.ansi, legacy_null_in_empty=cat.legacy_null_in_empty, empty_views=empty_views)
         optimized, trace = execute(analyzed, batch_list, ctx, exclude)
         rewritten = _rewritten(trace, batch_list)
         optimized = keep_output_nullability(analyzed, optimized, trace, exclude)
@@ -461,5 +467,5 @@ def _optimize_tree(sql, tree: exp.Expression, timings: dict[str, float], cat: Ca
         trace.warnings.append(f"the query has hints inside it, which a query written whole would lose, "
                               f"and {why}: it is kept as written")
     result = OptimizeResult(sql, out_sql, analyzed, optimized, trace, cat, findings=findings,
-                            timings=timings, regenerated=regenerated)
+                            timings=timings, regenerated=regenerated, view_reads=view_reads)
     return result

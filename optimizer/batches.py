@@ -6,7 +6,9 @@ name, `sparkfold rules` and the verifier), is derived from them.  The order, and
 
 1. "LocalRelation early" (fixed point): empty relations are propagated before anything
    else, so later batches work on smaller plans (Catalyst runs ConvertToLocalRelation,
-   PropagateEmptyRelation and UpdateAttributeNullability here).  A global aggregate
+   PropagateEmptyRelation and UpdateAttributeNullability here).  EliminateView comes
+   first: a view whose definition the session gave and is proved empty is an empty
+   relation (Catalyst has read the definition into the plan by then).  A global aggregate
    over an empty input is folded right after (FoldEmptyAggregate, beyond Catalyst), and
    UpdateAttributeNullability comes last because the other two can narrow the
    nullability of an output (a dropped union input, a removed join side).
@@ -59,11 +61,12 @@ from ..rules.prune_filters import prune_filters
 from ..rules.pushdown import push_down_predicates
 from ..rules.replace_null_with_false import replace_null_with_false
 from ..rules.subqueries import optimize_subqueries
+from ..rules.views import eliminate_view
 from .engine import Batch, FixedPoint, Once
 
 FIXED_POINT = FixedPoint(100)
 
-LOCAL_RELATION = (propagate_empty_relation, fold_empty_aggregate, update_attribute_nullability)
+LOCAL_RELATION = (eliminate_view, propagate_empty_relation, fold_empty_aggregate, update_attribute_nullability)
 
 OPERATOR_OPTIMIZATION = (
     push_down_predicates,

@@ -134,8 +134,11 @@ def _quoted(part: str) -> str:
 def _all_in_fingerprint(schema: TableSchema) -> bool:
     """Does the check verify all the schema says: its columns and its qualifier (a schema
     that also carried what a fingerprint does not show, such as a view's definition,
-    could not be kept)?"""
-    return schema == TableSchema(schema.name, schema.columns, schema.source, qualifier=schema.qualifier)
+    could not be kept)?  A view sparkfold does not read (no definition it may use) says
+    only that it is a view, temporary or not, which its qualifier shows."""
+    opaque = schema.view if schema.view is not None and not schema.view.text else None
+    return schema == TableSchema(schema.name, schema.columns, schema.source, qualifier=schema.qualifier,
+                                 view=opaque)
 
 
 def _columns_of(fingerprint: str) -> tuple:

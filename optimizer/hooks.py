@@ -586,12 +586,13 @@ class _Reads:
 
 
 def _schemas_read(result: OptimizeResult | None) -> tuple | None:
-    """The (name, schema) of each table an explicit catalog gave the query (what its
-    reuse depends on); None when that cannot be said (not analyzed)."""
+    """The (name, schema) of each table an explicit catalog gave the query, and of those
+    read through its views' definitions (what its reuse depends on); None when that
+    cannot be said (not analyzed)."""
     if result is None or result.analyzed is None:
         return None
     try:
-        names = {node.table for node in L.relations(result.analyzed)}
+        names = {node.table for node in L.relations(result.analyzed)} | set(result.view_reads)
         return tuple((name, result.catalog.lookup(name)) for name in sorted(names))
     except SparkfoldError:
         return None

@@ -61,11 +61,13 @@ class Facts:
 @record(frozen=True)
 class RuleContext:
     """What rules may know about the session: ANSI mode (errors instead of NULLs),
-    spark.sql.legacy.nullInEmptyListBehavior set to true; and the facts cache of the run
-    (a fresh one for each context)."""
+    spark.sql.legacy.nullInEmptyListBehavior set to true; the views the session defined
+    whose definitions are proved empty (by their relations' `table`, see rules.views);
+    and the facts cache of the run (a fresh one for each context)."""
 
     ansi: bool = True
     legacy_null_in_empty: bool = False
+    empty_views: frozenset[str] = frozenset()
 
     @property
     def null_in_empty_is_false(self) -> bool:

@@ -24,7 +24,8 @@ EXPRESSION_RULES = {"NullPropagation", "ConstantFolding", "BooleanSimplification
                     "ReplaceNullWithFalseInPredicate"}
 PLAN_RULES = {"PruneFilters", "PropagateEmptyRelation", "FoldEmptyAggregate", "FoldConstantAggregate",
               "EliminateOuterJoin", "InferFiltersFromConstraints", "UpdateAttributeNullability",
-              "OptimizeSubqueries", "PushDownPredicates", "ConstantPropagation", "FoldablePropagation"}
+              "OptimizeSubqueries", "PushDownPredicates", "ConstantPropagation", "FoldablePropagation",
+              "EliminateView"}
 CLEANUP_RULES = {"RemoveRedundantIsNotNull"}
 
 

@@ -24,6 +24,7 @@ from ..ir import types as T
 from ..ir.errors import SchemaError, UnknownTableError
 from ..ir.records import record
 from .data_types import TypeParseError, parse_type
+from .session_views import ViewDefinition, read_view
 from .settings import SETTINGS, unmodelled_settings
 
 
@@ -45,6 +46,8 @@ class TableSchema:
     # for a temporary view, ("global_temp", "v") for a global one; () when unknown (a
     # table written `t` is then taken to be in `default`, see from_clause)
     qualifier: tuple[str, ...] = ()
+    # a session's view: its definition, when sparkfold may read it (`session_views`)
+    view: ViewDefinition | None = None
 
     def fact_source(self, column: Column) -> str:
         return column.source or self.source or "the schema given"
@@ -313,7 +316,18 @@ class Catalog:
 
     @classmethod
     def from_spark(cls, spark: Any) -> "Catalog":
-        """Schemas from a live session (classic or Spark Connect), read on first use."""
+        """Schemas from a live session (classic or Spark Connect), read on first use; a
+        view's definition too, where sparkfold may read it as Spark does
+        (`session_views`)."""
+        settings = session_settings(spark)
+        current: list[tuple[str, ...]] = []
+
+        def namespace() -> tuple[str, ...]:
+            if not current:
+                current.append((str(spark.catalog.currentCatalog()).lower(),
+                                str(spark.catalog.currentDatabase()).lower()))
+            return current[0]
+
         def load(name: str) -> TableSchema | None:
             try:
                 df = spark.table(name)
@@ -321,9 +335,9 @@ class Catalog:
             except Exception:
                 return None
             return TableSchema(name, tuple(_from_spark_field(f) for f in schema.fields), "the Spark session's catalog",
-                               _session_qualifier(spark, df, name))
+                               _session_qualifier(spark, df, name), read_view(df, settings, namespace))
 
-        return cls({}, loader=load, functions=_session_function_determinism(spark), **session_settings(spark))
+        return cls({}, loader=load, functions=_session_function_determinism(spark), **settings)
 
     def function_deterministic(self, name: str, n_args: int) -> bool | None:
         """Does the session say a call of the function `name` (one it registered: a Python
@@ -395,7 +409,8 @@ class Catalog:
         cols = tuple(Column(c.name, c.data_type, True) if c.name.lower() == column.lower() else c
                      for c in schema.columns)
         out = Catalog(None, loader=self._loader, functions=self._functions, **self.settings_by_name())
-        out._tables = {**self._tables, _normalize(table): TableSchema(schema.name, cols, schema.source)}
+        out._tables = {**self._tables, _normalize(table): TableSchema(schema.name, cols, schema.source, schema.qualifier,
+                                                                      schema.view)}
         return out
 
     def settings_by_name(self) -> dict[str, Any]:
