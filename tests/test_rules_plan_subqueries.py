@@ -124,9 +124,12 @@ def test_optimize_subqueries_agrees_with_spark(spark, tables, sql):
 
 
 def test_not_in_empty_subquery_agrees_with_spark_without_ansi(spark, tables):
-    sql = f"SELECT num, num NOT IN {EMPTY_U} AS n, num IN {EMPTY_U} AS i FROM u"
+    """Without ANSI a NULL value's IN and NOT IN over an empty subquery are NULL in a select
+    list: kept for a nullable value (num), folded for one never NULL."""
+    sql = f"SELECT num, num NOT IN {EMPTY_U} AS n, num IN {EMPTY_U} AS i, coalesce(num, 0) NOT IN {EMPTY_U} AS c FROM u"
     r = run(sql, *RULES, schema=Catalog.from_mapping(SCHEMA, ansi=False))
     assert fired(r, SUB)
+    assert "NOT u.num IN (SELECT" in r.sql and "u.num IN (SELECT" in r.sql
     spark.conf.set("spark.sql.ansi.enabled", "false")
     try:
         spark_agrees(spark, r)
