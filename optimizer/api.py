@@ -22,7 +22,7 @@ from sqlglot import exp
 
 from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
-from ..plans.ir.dialect import DIALECT, deep_stack, forget_spans
+from ..plans.ir.dialect import DIALECT, deep_stack, forget_spans, node_span
 from ..plans.ir.errors import InternalError, SparkfoldError
 from ..plans.ir.naming import UnknownName
 from ..plans.ir.expressions import id_scope
@@ -128,6 +128,34 @@ def _with_comments(text: str, tree, source: str) -> str:
         return text
     comments = [c.strip() for node in tree.walk() for c in node.comments or ()]
     return _lead_with([c for c in comments if c and not c.startswith("+")], text)
+
+
+def _frozen_rewritten(plan: L.Plan, tree, sql: str, written: str) -> bool:
+    """Does the plan hold a frozen subquery (`E.SubqueryExpr`'s `frozen`), and does the
+    written text lose the text of a subquery of the query as written (each must be there
+    as often as in the original)?"""
+    if not _holds_frozen(plan):
+        return False
+    texts = set()
+    for node in tree.find_all(exp.Subquery, exp.Exists):
+        span = node_span(node)
+        if span is None:
+            return True
+        texts.add(sql[span[0]:span[1] + 1])
+    return any(written.count(t) != sql.count(t) for t in texts)
+
+
+def _holds_frozen(plan: L.Plan) -> bool:
+    stack = [plan]
+    while stack:
+        p = stack.pop()
+        stack.extend(p.children)
+        for e in p.expressions:
+            for x in L.subquery_plans(e):
+                if x.frozen:
+                    return True
+                stack.append(x.plan)
+    return False
 
 
 def _inflated(source: str, written: str, tree) -> bool:
@@ -458,6 +486,10 @@ def _optimize_tree(sql, tree: exp.Expression, timings: dict[str, float], cat: Ca
         trace.warnings.append(f"the rewrites could not be applied to the query's text in place, and the query "
                               f"written whole would read a CTE in several places ({len(regenerated)} characters "
                               f"for {len(sql)}): it is kept as written (`regenerated_sql` has it written whole)")
+    if out_sql is not sql and _frozen_rewritten(optimized, tree, sql, out_sql):
+        out_sql = sql
+        trace.warnings.append("a correlated subquery, whose decorrelation a session setting changes, would "
+                              "not be written as in the text: the query is kept as written")
     if analyzer.inner_hints and not as_edited and regenerated is not None:
         # hints inside the query (BROADCAST on a derived table, REPARTITION in a CTE) have
         # no place in a query written whole: only the kept-layout text keeps them

@@ -305,6 +305,8 @@ class Checks:
                         if isinstance(x, E.SubqueryExpr):
                             _, u, f, _, o = self._node(x.plan)
                             ungrouped, errors, unmodelled = ungrouped + u, errors + f, unmodelled | o
+                            if x.frozen:  # (Spark decides whether it takes it: it may not go)
+                                unmodelled |= {id(x.plan)}
             if isinstance(p, L.Project):
                 values = _constant_columns(p.projections, values, ansi)
             elif isinstance(p, L.Aggregate):
@@ -353,6 +355,8 @@ def _unmodelled_name(plan: L.Plan, template_ids: frozenset[int]) -> str:
                 if isinstance(x, E.Opaque) and id(x.template) in template_ids:
                     return x.sql_text or x.template.sql(dialect="spark")
                 if isinstance(x, E.SubqueryExpr):
+                    if id(x.plan) in template_ids:
+                        return "a correlated subquery"
                     stack.append(x.plan)
         stack.extend(p.children)
     return "an unmodelled call"

@@ -126,7 +126,7 @@ class _PlanTransform:
         return transform_up(e, self.subquery, opaque=(E.Opaque,))
 
     def subquery(self, x: E.Expr) -> E.Expr:
-        return x.with_plan(self.run(x.plan)) if isinstance(x, E.SubqueryExpr) else x
+        return x.with_plan(self.run(x.plan)) if isinstance(x, E.SubqueryExpr) and not x.frozen else x
 
 
 class _WithContext:

@@ -43,6 +43,9 @@ def optimize_subqueries(p: L.Plan, ctx) -> L.Plan:
 
 
 def _rewrite(e: E.Expr, ctx) -> E.Expr:
+    subquery = e.child if isinstance(e, E.Not) else e
+    if isinstance(subquery, E.SubqueryExpr) and subquery.frozen:
+        return e  # (see E.SubqueryExpr's `frozen`)
     match e:
         case E.Not(E.InSubquery(values, plan)) if _empty(plan) and _droppable(values) \
                 and (ctx.null_in_empty_is_false or not any(v.nullable for v in values)):

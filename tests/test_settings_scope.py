@@ -108,12 +108,29 @@ DECORRELATION = [{"spark.sql.optimizer.decorrelateInnerQuery.enabled": "false"},
 
 
 @pytest.mark.parametrize("conf", DECORRELATION)
-def test_decorrelation_settings_read_correlated_subqueries_only(conf):
-    for sql in ("SELECT * FROM r WHERE id IN (SELECT id FROM r2 WHERE 1 = 1)",
-                "SELECT (SELECT count(*) FROM r2) AS n FROM r WHERE 1 = 1",
-                "SELECT (SELECT (SELECT count(*) FROM r2 WHERE r2.id = r3.id) FROM r2 AS r3 LIMIT 1) FROM r"):
-        assert _passes_through(sql, conf) == ("r3.id" in sql), sql
-    assert _passes_through("SELECT * FROM r WHERE EXISTS (SELECT count(*) FROM r2 WHERE r2.id = r.id)", conf)
+def test_decorrelation_settings_freeze_correlated_subqueries_only(conf):
+    """Uncorrelated subqueries are optimized; a correlated one is kept as written, its
+    text in the output as in the input, and the query around it is optimized."""
+    cat = _under(conf)
+    for sql, out in [
+        ("SELECT * FROM r WHERE id IN (SELECT id FROM r2 WHERE 1 = 1)", "SELECT * FROM r WHERE id IN (SELECT id FROM r2)"),
+        ("SELECT (SELECT (SELECT count(*) FROM r2 WHERE r2.id = r3.id) FROM r2 AS r3 LIMIT 1) AS n FROM r WHERE 2 = 2",
+         "SELECT (SELECT (SELECT count(*) FROM r2 WHERE r2.id = r3.id) FROM r2 AS r3 LIMIT 1) AS n FROM r"),
+        # (a subquery's text that a rewrite changes, one holding a frozen one here: kept as
+        # written, every subquery of the text being kept as it is written)
+        ("SELECT (SELECT (SELECT count(*) FROM r2 WHERE r2.id = r3.id) FROM r2 AS r3 WHERE 2 = 2 LIMIT 1) FROM r",
+         None),
+        ("SELECT *, (SELECT count(*) FROM r2 WHERE r2.id = r.id AND 1 = 1) AS n FROM r WHERE 2 = 2",
+         "SELECT *, (SELECT count(*) FROM r2 WHERE r2.id = r.id AND 1 = 1) AS n FROM r"),
+        # the rewrite would write the subquery anew: the query is kept as written
+        ("SELECT * FROM r WHERE 2 = 2 AND EXISTS (SELECT count(*) FROM r2 WHERE r2.id = r.id AND 1 = 1)", None),
+        # a frozen subquery is never removed (Spark decides whether it takes it)
+        ("SELECT * FROM r WHERE false AND EXISTS (SELECT count(*) FROM r2 WHERE r2.id = r.id)", None),
+    ]:
+        r = optimize(sql, cat)
+        assert r.passthrough is None
+        assert r.sql == (out or sql), sql
+    assert not _passes_through("SELECT * FROM r WHERE EXISTS (SELECT count(*) FROM r2 WHERE r2.id = r.id)", conf)
 
 
 def test_the_legacy_count_bug_setting_at_its_default_changes_nothing():

@@ -941,6 +941,7 @@ class SubqueryExpr(Expr):
     __slots__ = ()
     _extra_in_mask = False
     plan: Plan  # (the field of every subclass)
+    frozen: bool  # (likewise: see below)
 
     @property
     def outer_references(self) -> frozenset[int]:
@@ -960,9 +961,16 @@ class SubqueryExpr(Expr):
         return self if plan is self.plan else self.copy(plan=plan)
 
 
+# `frozen` (each subclass's last field): a correlated subquery no rule may rewrite or
+# remove, under a session setting that changes how Spark decorrelates it (the analyzer
+# sets it: see plans.sql_in.settings.CORRELATION); Spark then evaluates its text as it
+# would the original's
+
+
 @node(extra={"plan": ONE})
 class ScalarSubquery(SubqueryExpr):
     plan: Plan
+    frozen: bool = False
 
     def _self_may_raise(self) -> bool:
         return True  # more than one row raises
@@ -975,6 +983,7 @@ class ScalarSubquery(SubqueryExpr):
 @node(extra={"plan": ONE})
 class Exists(SubqueryExpr):
     plan: Plan
+    frozen: bool = False
 
     def _type_and_nullability(self):
         return T.BOOLEAN, False
@@ -986,6 +995,7 @@ class InSubquery(SubqueryExpr):
 
     values: tuple[Expr, ...]
     plan: Plan
+    frozen: bool = False
 
     def _type_and_nullability(self):
         return T.BOOLEAN, _any_nullable(self.values) or any(a.nullable for a in self.plan.output)

@@ -84,9 +84,10 @@ class Analyzer:
         with E.id_scope(join=True):  # the caller's run's ids, or the analysis's own
             plan = self.query(tree, None, {})
         if any(key in CORRELATION for key, _ in unmodelled) and _correlated(plan):
-            setting = first_affecting(unmodelled, tree, self.sql)
-            if setting is not None:
-                raise _changed_by(setting)
+            # such a setting changes how Spark decorrelates the correlated subqueries (which
+            # it takes, what an aggregate over no row gives there): they are frozen, kept
+            # as analyzed, and written as in the text (optimizer.api)
+            plan = _frozen(plan, {})
         if self.unnamed:
             _only_shown(plan, self.unnamed)
         return plan
@@ -254,6 +255,25 @@ def _correlated(plan: L.Plan) -> bool:
                     return True
                 stack.append(x.plan)
     return False
+
+
+def _frozen(plan: L.Plan, memo: dict) -> L.Plan:
+    """The plan with its correlated subqueries frozen (`E.SubqueryExpr`'s `frozen`), at
+    any depth; an uncorrelated one keeps its plan, with those inside it frozen."""
+    hit = memo.get(id(plan))
+    if hit is not None:
+        return hit
+
+    def freeze(e: E.Expr) -> E.Expr:
+        if isinstance(e, E.SubqueryExpr):
+            return e.copy(frozen=True) if e.outer_references else e.with_plan(_frozen(e.plan, memo))
+        if not L.subquery_plans(e):
+            return e
+        return e.with_children([freeze(k) for k in e.children])
+
+    out = plan.with_children([_frozen(c, memo) for c in plan.children]).map_expressions(freeze)
+    memo[id(plan)] = out
+    return out
 
 
 def _only_shown(plan: L.Plan, unnamed: set[int]) -> None:

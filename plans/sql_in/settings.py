@@ -151,7 +151,8 @@ UNMODELLED: dict[str, tuple[str, Affects]] = {
 # The settings that change only how Spark decorrelates a correlated subquery: whether it
 # takes it (decorrelateInnerQuery, a GROUP BY under a non-equality correlation) and what
 # an aggregate over no row gives there (the legacy COUNT bugs).  A query whose subqueries
-# are all uncorrelated means the same under them (the analyzer asks its plan).
+# are all uncorrelated means the same under them; under them the analyzer freezes the
+# correlated ones (E.SubqueryExpr's `frozen`), and `first_affecting` leaves them out.
 CORRELATION = frozenset({"spark.sql.optimizer.decorrelateInnerQuery.enabled",
                          "spark.sql.optimizer.decorrelateSubqueryLegacyIncorrectCountHandling.enabled",
                          "spark.sql.optimizer.decorrelateExistsSubqueryLegacyIncorrectCountHandling.enabled",

@@ -133,8 +133,9 @@ def settings_scope_files() -> list[TestFile]:
     """Session settings each read where it changes something, not on every query: under
     each, queries it cannot change are optimized (a `1 = 1` or a constant to fold in
     each), and the ones it can are modelled (`!` for NOT, concat of binaries as a string,
-    NULL IN an empty subquery) or pass through (a correlated subquery under a
-    decorrelation setting, a CTE name shadowed under the legacy CTE precedence)."""
+    NULL IN an empty subquery), kept as written where they stand (a correlated subquery
+    under a decorrelation setting: around it the query is optimized) or pass through (a
+    nested WITH under the legacy CTE precedence)."""
     view = ["CREATE TEMPORARY VIEW r AS SELECT * FROM VALUES (1, 'a'), (2, 'b'), (NULL, 'c') AS r(id, s)",
             "CREATE TEMPORARY VIEW rb AS SELECT * FROM VALUES (X'41', X'42', 'x'), (NULL, X'43', 'y') AS rb(a, b, s)"]
     bang = ["SELECT id ! IN (1, 3), s ! LIKE 'a%', id IS ! NULL, id ! BETWEEN 2 AND 3 FROM r WHERE 1 = 1",
@@ -153,7 +154,10 @@ def settings_scope_files() -> list[TestFile]:
     correlated = ["SELECT * FROM r WHERE id IN (SELECT id FROM r WHERE 1 = 1)",
                   "SELECT (SELECT count(*) FROM r) + 1 - 1 AS n FROM r",
                   "SELECT *, (SELECT count(*) FROM r r2 WHERE r2.id = r.id) AS n FROM r WHERE 1 = 1",
-                  "SELECT * FROM r WHERE EXISTS (SELECT count(*) FROM r r2 WHERE r2.id = r.id + 5)"]
+                  "SELECT * FROM r WHERE EXISTS (SELECT count(*) FROM r r2 WHERE r2.id = r.id + 5)",
+                  "SELECT * FROM r WHERE 1 = 1 AND NOT EXISTS (SELECT count(*) FROM r r2 WHERE r2.id = r.id + 5 AND 2 = 2)",
+                  "SELECT id, id IN (SELECT count(*) + 1 FROM r r2 WHERE r2.id = r.id) AS i FROM r WHERE id > 0 OR 1 = 0",
+                  "SELECT * FROM r WHERE false AND EXISTS (SELECT count(*) FROM r r2 WHERE r2.id = r.id)"]
     return [
         _file("bang-not.sql", view + bang + ["SET spark.sql.legacy.bangEqualsNot=true"] + bang),
         _file("concat-binary.sql", view + concat + ["SET spark.sql.function.concatBinaryAsString=true"] + concat),
@@ -166,7 +170,8 @@ def settings_scope_files() -> list[TestFile]:
               + ["SET spark.sql.optimizer.decorrelateInnerQuery.enabled=true",
                  "SET spark.sql.optimizer.decorrelateExistsSubqueryLegacyIncorrectCountHandling.enabled=true"]
               + correlated + ["SET spark.sql.optimizer.decorrelateExistsSubqueryLegacyIncorrectCountHandling.enabled=false",
-                              "SET spark.sql.legacy.scalarSubqueryCountBugBehavior=false"] + correlated[2:3]),
+                              "SET spark.sql.optimizer.decorrelateSubqueryLegacyIncorrectCountHandling.enabled=true"]
+              + correlated[2:3]),
         _file("double-quoted.sql", view + ["SET spark.sql.ansi.doubleQuotedIdentifiers=true",
                                            "SELECT \"id\", 'x' FROM r WHERE 1 = 1", "SET spark.sql.ansi.enabled=false",
                                            "SELECT \"id\", 'x' FROM r WHERE 1 = 1"]),
