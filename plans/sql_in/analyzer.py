@@ -55,7 +55,7 @@ class Analyzer:
         self.unnamed: set[int] = set()
 
     def analyze(self, tree: exp.Expression) -> L.Plan:
-        if not isinstance(tree, (exp.Query, exp.Subquery)):
+        if not isinstance(tree, (exp.Query, exp.Subquery, exp.Values)):
             raise NotModelled(f"{type(tree).__name__} statement (only queries are optimized)")
         self.root = tree
         if (misread := tree.meta.get(MEANING)) is not None:

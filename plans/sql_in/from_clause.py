@@ -5,7 +5,6 @@ the `Analyzer` first."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from decimal import Decimal
 from typing import cast
 
 from sqlglot import exp
@@ -21,9 +20,9 @@ from .expr_context import (
     NotModelled,
     _position,
     calls_nondeterministic,
-    legacy_widening,
     require_boolean,
 )
+from .inline_table import values_relation
 from .scope import Entry, Scope
 
 
@@ -259,43 +258,6 @@ def cte_reference(an, d: CTEDef) -> L.Plan:
     return an._rename(plan, d.columns, d.name)
 
 
-def values_relation(an, node: exp.Values) -> tuple[L.Plan, Scope]:
-    rows_ast = node.expressions
-    rows: list[list[E.Literal]] = []
-    for r in rows_ast:
-        values = r.expressions if isinstance(r, exp.Tuple) else [r]
-        lits = [an.exprs.analyze(v, Ctx(Scope(), clause="VALUES")) for v in values]
-        if not all(isinstance(v, E.Literal) for v in lits):
-            raise NotModelled("VALUES with non-literal values")
-        rows.append(lits)
-    width = len(rows[0])
-    if any(len(r) != width for r in rows):
-        raise AnalysisError("VALUES rows have different numbers of columns")
-    alias_node = node.args.get("alias")
-    names = [c.name for c in alias_node.columns] if alias_node is not None and alias_node.columns \
-        else [f"col{i + 1}" for i in range(width)]
-    if len(names) != width:
-        raise AnalysisError(f"VALUES has {width} columns but {len(names)} names were given")
-    attrs = []
-    out_rows: list[list] = [list() for _ in rows]
-    for i in range(width):
-        t = T.wider_type_of(r[i].data_type for r in rows)
-        if t is None or t == T.UNKNOWN:
-            raise NotModelled("VALUES column types we do not model")
-        if not an.catalog.ansi:
-            legacy_widening([r[i].data_type for r in rows], "VALUES column")
-        for j, r in enumerate(rows):
-            out_rows[j].append(_convert_literal(r[i], t))
-        nullable = any(r[i].value is None for r in rows)
-        attrs.append(E.Attribute(names[i], t, nullable, E.new_id()))
-    plan: L.Plan = L.LocalRelation(tuple(attrs), tuple(tuple(r) for r in out_rows))
-    name = node.alias
-    if name:
-        plan = L.SubqueryAlias(name, plan)
-        return plan, Scope.of((name.lower(),), list(plan.output), name)
-    return plan, Scope.of((), list(plan.output))
-
-
 def join(an, left, lscope: Scope, right, rscope: Scope, j: exp.Join, outer, ctes):
     side = (j.side or "").upper()
     kind = (j.kind or "").upper()
@@ -405,20 +367,6 @@ def _keys_first(entries: list[Entry], order: dict[int | None, int]) -> list[Entr
 
 def _cname(c: E.Expr) -> str:
     return c.name  # type: ignore[attr-defined]
-
-
-def _convert_literal(lit: E.Literal, t: T.DataType):
-    """A VALUES cell as a Python value of the column's type."""
-    v = lit.value
-    if v is None or lit.data_type == t:
-        return v
-    if isinstance(t, T.DecimalType) and isinstance(v, (int, Decimal)) and not isinstance(v, bool):
-        return Decimal(v).quantize(Decimal(1).scaleb(-t.scale))
-    if t in (T.DOUBLE, T.FLOAT) and isinstance(v, (int, float, Decimal)) and not isinstance(v, bool):
-        return float(v)
-    if T.is_integral(t) and isinstance(v, int) and not isinstance(v, bool):
-        return v
-    raise NotModelled(f"VALUES cell {v!r} of type {lit.data_type} in a {t} column")
 
 
 def surely_deterministic(plan: L.Plan, catalog=None) -> bool:

@@ -15,11 +15,12 @@ from ..ir import logical as L
 from ..ir import types as T
 from ..ir.dialect import is_aggregate_call
 from ..ir.errors import AnalysisError, UnknownColumnError
+from ..ir.evaluate import CannotEvaluate, EvaluationError, evaluate
 from ..ir.naming import name_known, spark_name
 from ..ir.printer import expr_str, plan_str
 from ..ir.records import replace
 from ..ir.tree import transform_down
-from .expr_context import Ctx, NotModelled, refuse_unnamed, require_boolean
+from .expr_context import Ctx, NotModelled, calls_nondeterministic, refuse_unnamed, require_boolean
 from .expr_leaves import field_access
 from .from_clause import from_items
 from .generator_select import generator_select
@@ -154,7 +155,15 @@ def select_items(an, sel: exp.Select, scope: Scope) -> list[tuple[E.Expr, str | 
         elif isinstance(item, exp.Aliases):
             raise NotModelled("multi-alias select item")
         else:
-            out.append((an.exprs.analyze(item, ctx), None))
+            try:
+                out.append((an.exprs.analyze(item, ctx), None))
+            except UnknownColumnError as e:
+                if _field_named(sel.expressions, item, e.name):
+                    # `SELECT col1.field, field`: Spark names the struct field (or map
+                    # value) `field` and takes the later `field` for that lateral alias
+                    raise NotModelled("a reference to the name Spark gives a field read earlier in the "
+                                      "select list") from None
+                raise
     return out
 
 
@@ -175,6 +184,16 @@ def struct_fields(an, node: exp.Expression, qual: tuple[str, ...], scope: Scope)
                             f"and `{display}` is {struct.simple_string()}")
     return [E.Alias(field_access(an.exprs, found, [*rest, f.name], node), f.name, E.new_id())
             for f in struct.fields]
+
+
+def _field_named(items: list, before: exp.Expression, name: str) -> bool:
+    """Is an unaliased `c.name` (a struct field, a map value) in the select list before `before`?"""
+    for item in items:
+        if item is before:
+            return False
+        if isinstance(item, exp.Column) and len(item.parts) > 1 and item.name.lower() == name.lower().split(".")[-1]:
+            return True
+    return False
 
 
 def named_items(an, items) -> list[E.Expr]:
@@ -300,12 +319,30 @@ def limit_offset(an, node: exp.Expression, plan: L.Plan) -> L.Plan:
 
 
 def limit_count(an, node, what: str) -> int:
+    """The count of LIMIT / OFFSET, as Spark's CheckAnalysis takes it: a foldable INT
+    expression (`2 + 1`, `CAST(1 AS INT)`; a bigint, even `1L`, is DATA_TYPE), evaluated
+    when the query is analyzed (an error then fails the query), neither NULL nor negative."""
+    if calls_nondeterministic(node):
+        raise AnalysisError(f"[INVALID_LIMIT_LIKE_EXPRESSION.IS_UNFOLDABLE] {what} calls a non-deterministic function")
     e = an.exprs.analyze(node, Ctx(Scope(), clause=what))
-    if isinstance(e, E.Literal) and isinstance(e.value, int) and not isinstance(e.value, bool):
-        if e.value < 0:
-            raise AnalysisError(f"{what} must not be negative")
-        return e.value
-    raise NotModelled(f"{what} with a non-literal value")
+    if T.contains_unknown(e.data_type) or not e.deterministic or any(isinstance(n, E.Opaque) for n in e.walk()):
+        raise NotModelled(f"{what} with a value sparkfold does not model")
+    if e.data_type != T.INT:
+        raise AnalysisError(f"[INVALID_LIMIT_LIKE_EXPRESSION.DATA_TYPE] {what} takes an INT, not "
+                            f"{e.data_type.simple_string()}")
+    if e.references or not (isinstance(e, E.Literal) or e.foldable):
+        raise NotModelled(f"{what} with a value sparkfold does not fold")
+    try:
+        value = evaluate(e, an.catalog.ansi)
+    except EvaluationError as err:
+        raise AnalysisError(f"{what}: {err}") from None
+    except CannotEvaluate:
+        raise NotModelled(f"{what} with a value sparkfold does not evaluate") from None
+    if value is None:
+        raise AnalysisError(f"[INVALID_LIMIT_LIKE_EXPRESSION.IS_NULL] {what} is NULL")
+    if value < 0:
+        raise AnalysisError(f"[INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE] {what} must not be negative")
+    return value
 
 
 def aggregate_query(an, sel, plan, scope, items, group, having) -> L.Plan:
