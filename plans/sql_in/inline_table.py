@@ -11,8 +11,9 @@ inline table oracle (tests/oracles/inline_tables.py).
 - Each column's type is the widening of its values' types by the legacy (non-ANSI)
   `findWiderTypeWithoutStringPromotion`, in both modes: no string promotion (`1` next to
   `'a'` is INCOMPATIBLE_TYPES_IN_INLINE_TABLE), a float next to a bigint stays a float;
-  each value is cast to it.  A column is nullable when one of its (cast) values is, as
-  an expression: `CAST('1' AS INT)` makes it nullable though its value is 1.
+  each value is cast to it.  A column is nullable when one of its values is, as an
+  expression before that cast (`CAST('1' AS INT)` makes it nullable though its value is
+  1; a date next to a TIMESTAMP_NTZ does not, though its cast would be).
 - The rows are evaluated when the query is analyzed (before any optimization), so a row
   that raises fails the query whatever reads it (FAILED_SQL_EXPRESSION_EVALUATION, even
   under `WHERE FALSE`); with a `current_timestamp()` among the values, in the optimizer's
@@ -28,6 +29,7 @@ row that raises still fails the query.
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 from sqlglot import exp
@@ -77,6 +79,11 @@ def _shape(an, node: exp.Values) -> tuple[str, list[str], list[list[exp.Expressi
         if not written:
             name = last.alias
             rows[-1][-1] = last.this
+    first = node.expressions[0] if node.expressions else None
+    if first is not None and _parenthesized(an.sql, first) is False and _alias_like(an.sql, first):
+        # `FROM VALUES TRUE, ...`, `FROM VALUES array(NULL), ...`: Spark's grammar reads a
+        # table `VALUES` aliased `TRUE`, or `array` with a column `NULL`
+        raise NotModelled("VALUES without parentheses whose first value reads as a table alias")
     out = []
     for row in rows:
         if len(row) == 1 and isinstance(row[0], exp.Tuple):
@@ -102,6 +109,17 @@ def _parenthesized(sql: str, row: exp.Expression) -> bool | None:
     return before.endswith("(")
 
 
+_WORD = r"[A-Za-z_][A-Za-z0-9_]*"
+# a word, or a word and a list of words in parentheses: what Spark's grammar can read as
+# a table alias with column names
+_ALIAS_LIKE = re.compile(rf"\s*{_WORD}(\s*\(\s*{_WORD}(\s*,\s*{_WORD})*\s*\))?\s*")
+
+
+def _alias_like(sql: str, row: exp.Expression) -> bool:
+    span = node_span(row)
+    return span is not None and _ALIAS_LIKE.fullmatch(sql[span[0]:span[1] + 1]) is not None
+
+
 def _value(an, v: exp.Expression) -> E.Expr | None:
     """The analyzed value, or None for one sparkfold does not type (left for Spark)."""
     if any(True for _ in v.find_all(exp.Query)):
@@ -117,7 +135,19 @@ def _value(an, v: exp.Expression) -> E.Expr | None:
         return None
     if T.contains_unknown(e.data_type) or not e.deterministic or any(isinstance(n, E.Opaque) for n in e.walk()):
         return None
+    if _has_year_month_interval(e.data_type):
+        return None  # (Spark 4.3 fails such a table: NOT_IMPLEMENTED; left for Spark to say)
     return e
+
+
+def _has_year_month_interval(t: T.DataType) -> bool:
+    if isinstance(t, T.ArrayType):
+        return _has_year_month_interval(t.element)
+    if isinstance(t, T.MapType):
+        return _has_year_month_interval(t.key) or _has_year_month_interval(t.value)
+    if isinstance(t, T.StructType):
+        return any(_has_year_month_interval(f.data_type) for f in t.fields)
+    return t in T.YEAR_MONTH_INTERVALS
 
 
 def column_type(types: list[T.DataType]) -> T.DataType | None:
@@ -222,7 +252,7 @@ def _evaluated(an, names: list[str], rows: list[list[E.Expr | None]]) -> L.Plan 
                 raise AnalysisError(f"[INVALID_INLINE_TABLE.FAILED_SQL_EXPRESSION_EVALUATION] a VALUES row "
                                     f"fails: {err}") from None
         values.append(out)
-    attrs = tuple(E.Attribute(n, t, any(r[i].nullable for r in cast_rows), E.new_id())
+    attrs = tuple(E.Attribute(n, t, any(r[i].nullable for r in rows), E.new_id())  # type: ignore[union-attr]
                   for i, (n, t) in enumerate(zip(names, types)))
     return L.LocalRelation(attrs, tuple(tuple(r) for r in values))
 
@@ -270,9 +300,18 @@ def _kept(an, names: list[str], rows: list[list[E.Expr | None]], rows_ast) -> L.
         t = column_type([v.data_type for v in column])
         if t is None:
             raise _incompatible(n)
-        attrs.append(E.Attribute(n, t, any(_cast(v, t).nullable for v in column), E.new_id()))
+        attrs.append(E.Attribute(n, t, any(v.nullable for v in column), E.new_id()))
     values = exp.Values(expressions=[exp.Tuple(expressions=[v.copy() for v in r]) for r in rows_ast],
                         alias=exp.TableAlias(this=exp.to_identifier("_values"),
                                              columns=[exp.to_identifier(n, quoted=True) for n in names]))
     template = exp.select(exp.Star()).from_(values)
-    return L.OpaqueRelation(template, tuple(attrs), (), (), template.sql(dialect="spark")[:SHOWN])
+    return L.OpaqueRelation(template, tuple(attrs), (), (), _shown(an, rows_ast))
+
+
+def _shown(an, rows_ast) -> str:
+    """`VALUES ...` as written, for display (SHOWN characters)."""
+    first, last = node_span(rows_ast[0][0]), node_span(rows_ast[-1][-1])
+    if first is None or last is None or not an.sql:
+        return "VALUES ..."
+    text = " ".join(an.sql[first[0]:last[1] + 1].split())
+    return f"VALUES ({text[:SHOWN]}{'...' if len(text) > SHOWN else ''})"
