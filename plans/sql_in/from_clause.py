@@ -22,7 +22,7 @@ from .expr_context import (
     calls_nondeterministic,
     require_boolean,
 )
-from .inline_table import values_relation
+from .inline_table import is_inline_table, values_relation
 from .scope import Entry, Scope
 
 
@@ -376,8 +376,8 @@ def surely_deterministic(plan: L.Plan, catalog=None) -> bool:
     from .builtins import surely_deterministic_call
 
     for p in plan.walk():
-        if isinstance(p, L.OpaqueRelation):
-            return False
+        if isinstance(p, L.OpaqueRelation) and not is_inline_table(p):
+            return False  # (Spark rejects an inline table that is not deterministic)
         for e in p.expressions:
             for n in e.walk():
                 if isinstance(n, E.Opaque):

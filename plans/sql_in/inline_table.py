@@ -308,6 +308,13 @@ def _kept(an, names: list[str], rows: list[list[E.Expr | None]], rows_ast) -> L.
     return L.OpaqueRelation(template, tuple(attrs), (), (), _shown(an, rows_ast))
 
 
+def is_inline_table(p: L.OpaqueRelation) -> bool:
+    """Is the opaque relation a VALUES table kept as written (`_kept`)?"""
+    t = p.template
+    return isinstance(t, exp.Select) and not p.inputs and isinstance(t.args.get("from_"), exp.From) \
+        and isinstance(t.args["from_"].this, exp.Values)
+
+
 def _shown(an, rows_ast) -> str:
     """`VALUES ...` as written, for display (SHOWN characters)."""
     first, last = node_span(rows_ast[0][0]), node_span(rows_ast[-1][-1])
