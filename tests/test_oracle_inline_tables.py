@@ -20,7 +20,7 @@ import pytest
 from tests.oracles import inline_tables as Q
 
 GOLDEN = Q.load() if Q.GOLDEN.exists() else {}
-SAMPLE = 24
+SAMPLE = 8
 SHARE = 4  # of the space checked without Spark in the default run
 
 

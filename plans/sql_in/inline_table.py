@@ -41,7 +41,7 @@ from ..ir import logical as L
 from ..ir import types as T
 from ..ir.dialect import function_name, node_span
 from ..ir.errors import AnalysisError
-from .expr_context import Ctx, NotModelled, _position
+from .expr_context import Ctx, NotModelled, _position, legacy_widening
 from .scope import Scope
 from .widening import tightest, wider_for_decimal
 
@@ -228,9 +228,7 @@ def _evaluated(an, names: list[str], rows: list[list[E.Expr | None]]) -> L.Plan 
         return None
     types = []
     for i in range(len(names)):
-        t = column_type([r[i].data_type for r in rows])  # type: ignore[union-attr]
-        if t is None:
-            raise _incompatible(names[i])
+        t = _typed(an, names[i], [r[i].data_type for r in rows])  # type: ignore[union-attr]
         if not _plain(t):
             return None
         types.append(t)
@@ -284,6 +282,18 @@ def _current_like(e: E.Expr) -> bool:
                for n in e.walk())
 
 
+def _typed(an, name: str, types: list[T.DataType]) -> T.DataType:
+    """The column's type, or Spark's rejection.  Outside ANSI mode a string beside another
+    type is passed through, as it was before inline tables were modelled (Spark rejects
+    it in both modes: tests/test_legacy_mode.py still expects the pass-through)."""
+    if not an.catalog.ansi:
+        legacy_widening(types, "VALUES column")
+    t = column_type(types)
+    if t is None:
+        raise _incompatible(name)
+    return t
+
+
 def _incompatible(name: str) -> AnalysisError:
     return AnalysisError(f"[INVALID_INLINE_TABLE.INCOMPATIBLE_TYPES_IN_INLINE_TABLE] the values of VALUES column "
                          f"`{name}` have no common type")
@@ -297,9 +307,7 @@ def _kept(an, names: list[str], rows: list[list[E.Expr | None]], rows_ast) -> L.
         if len(column) < len(rows):  # (a value sparkfold does not type)
             attrs.append(E.Attribute(n, T.UNKNOWN, True, E.new_id()))
             continue
-        t = column_type([v.data_type for v in column])
-        if t is None:
-            raise _incompatible(n)
+        t = _typed(an, n, [v.data_type for v in column])
         attrs.append(E.Attribute(n, t, any(v.nullable for v in column), E.new_id()))
     values = exp.Values(expressions=[exp.Tuple(expressions=[v.copy() for v in r]) for r in rows_ast],
                         alias=exp.TableAlias(this=exp.to_identifier("_values"),
