@@ -618,8 +618,8 @@ _UNCLASSIFIED = ("Py4JJavaError", "Py4JError", "Py4JNetworkError")
 def run_fingerprints(spark, sides: list[Side], orders: list[Ordering | None],
                      exclude: Sequence[str] = (), retried: bool = False, rounded: bool = False) -> None:
     """Fingerprint every side in one Spark job (each side's rows hashed, the union
-    aggregated by side).  When the job fails, the sides are split in halves until the
-    failing ones are alone: a side's error is its result.  A side run alone is timed.
+    aggregated by side).  When the job fails, each side runs again alone: a side's error
+    is its result.  A side run alone is timed.
     An error with no Spark error class (a JVM or py4j failure, such as a timeout on a
     loaded machine, not the query's own error) gets one more run before it counts."""
     from functools import reduce
@@ -644,9 +644,11 @@ def run_fingerprints(spark, sides: list[Side], orders: list[Ordering | None],
             side.error, side.error_message = error, message
             side.seconds = time.perf_counter() - t0
             return
-        mid = len(todo) // 2
-        for half in (todo[:mid], todo[mid:]):
-            run_fingerprints(spark, [s for s, _ in half], [o for _, o in half], exclude, rounded=rounded)
+        # each side once more, alone: what a side costs is mostly its own planning, not the
+        # job's scheduling, so halving (each level planning half the sides again, about
+        # 2 log2(n) jobs per raising side) cost more than one more job per side
+        for side, order in todo:
+            run_fingerprints(spark, [side], [order], exclude, rounded=rounded)
         return
     elapsed = time.perf_counter() - t0
     by_tag = {int(r["q"]): r for r in rows}
@@ -957,8 +959,9 @@ def verify_many(results: Sequence[Any], spark, tables: Mapping[str, Any] | None 
     or the same DataFrame program), e.g. when no rule changed a query.  With `parallel`
     > 1 that many Spark jobs run at a time (all references first, under the excluded
     rules, then the candidates); a side's time is then not its time alone.  Without
-    `timed`, all references run as one Spark job and all candidates as another (a side
-    that raises is found by halving; a candidate of a reference that raised runs alone):
+    `timed`, all references run as one Spark job and all candidates as another (when that
+    job fails, each of its sides runs again alone; a candidate of a reference that raised
+    runs alone from the start):
     fastest for many small queries, and untimed."""
     register_tables(spark, tables)
     exclude = list(exclude_rules) if exclude_rules is not None else catalyst_rule_classes()
@@ -983,8 +986,7 @@ def verify_many(results: Sequence[Any], spark, tables: Mapping[str, Any] | None 
         _run_all(spark, sides, parallel)
     else:
         # a candidate of a reference that raised most likely raises too: run alone, it
-        # does not fail the others' job (a failed job is halved until its raising sides
-        # are alone: each raising side in a batch costs about 2 log2(batch) jobs)
+        # does not fail the others' job (a failed job runs each of its sides again alone)
         raised = {id(s) for job in jobs if job.reference.error is not None for s in job.sides}
         for group in ([(s, o) for s, o in sides if id(s) not in raised],
                       *([(s, o)] for s, o in sides if id(s) in raised)):

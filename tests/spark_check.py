@@ -10,9 +10,9 @@ __all__ = ["schema_of", "names_and_types", "run", "run_or_error", "error_class",
            "assert_same_result", "verify_batched"]
 
 # Results verified per batch by `verify_batched`: each batch is two Spark jobs (every
-# reference in one, every candidate in the other) unless a side raises, when the
-# verifier halves the failing job until the raising sides are alone.  Small batches
-# keep that search short where many queries raise (ANSI errors are results too).
+# reference in one, every candidate in the other) unless a side raises, when each side
+# of the failing job runs again alone.  Small batches keep that retry short where many
+# queries raise (ANSI errors are results too).
 BATCH = 20
 
 

@@ -138,7 +138,7 @@ def test_not_in_rewritten_as_not_exists_is_caught(spark, tables):
 
 def test_verify_many_untimed_agrees_with_one_job_per_side(spark, tables):
     """timed=False fingerprints all references in one Spark job and all candidates in
-    another; a side that raises is found by halving and keeps its own error."""
+    another; a side that raises fails its job, is run again alone and keeps its own error."""
     sqls = ["SELECT num FROM t WHERE x > 1", "SELECT s, max(num) AS m FROM t GROUP BY s ORDER BY s",
             "SELECT num FROM t WHERE s = 1", "SELECT t.num, u.y FROM t FULL JOIN u ON t.num = u.num"]
     results = [optimize(q, tables, always_regenerate=True) for q in sqls] \
