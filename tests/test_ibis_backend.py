@@ -16,10 +16,12 @@ pytestmark = pytest.mark.spark
 
 @pytest.fixture
 def views(spark):
-    spark.sql("CREATE OR REPLACE TEMPORARY VIEW ib_orders AS SELECT * FROM VALUES "
-              "(1, 10, 5), (2, 11, 7), (3, 99, 1), (4, NULL, 2) AS t(id, cust, amount)")
-    spark.sql("CREATE OR REPLACE TEMPORARY VIEW ib_customers AS SELECT * FROM VALUES "
-              "(10, 'a', 3), (11, 'b', NULL), (12, 'c', -1) AS t(cid, name, score)")
+    # DataFrames' views: a view made by SQL text has its definition read by sparkfold,
+    # and the hook does not yet reuse a result over such a view (docs/hooks.md)
+    spark.createDataFrame([(1, 10, 5), (2, 11, 7), (3, 99, 1), (4, None, 2)],
+                          "id int, cust int, amount int").createOrReplaceTempView("ib_orders")
+    spark.createDataFrame([(10, "a", 3), (11, "b", None), (12, "c", -1)],
+                          "cid int, name string, score int").createOrReplaceTempView("ib_customers")
     yield
     spark.catalog.dropTempView("ib_orders")
     spark.catalog.dropTempView("ib_customers")

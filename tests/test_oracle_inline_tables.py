@@ -98,6 +98,11 @@ def _check_live(spark, cases) -> list[str]:
                     bad.append(f"{mode}: {report.to_text()}")
     finally:
         spark.conf.set("spark.sql.ansi.enabled", old)
+        # (the oracle's empty table `e` replaced the standard tables' `e`, which the
+        # session's other tests read: put it back)
+        from tests.data import register_standard_tables
+
+        register_standard_tables(spark)
     return bad
 
 
