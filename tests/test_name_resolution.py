@@ -160,3 +160,84 @@ def test_aggregates_in_order_by_after_having_as_spark_resolves_them(spark, hv, s
     assert result.passthrough is None, result.passthrough
     assert_same_result(spark, sql, result.sql, ordered=True)
     assert_same_result(spark, sql, optimize(sql, hv, always_regenerate=True).sql, ordered=True)
+
+
+# An aggregate in the WHERE of a subquery in HAVING, over the enclosing query's columns
+# only, is the enclosing query's (Spark's UpdateOuterReferences: computed in its Aggregate
+# and read by the subquery as an outer reference).  sparkfold passed such queries through
+# whole (Spark's exists-having.sql, aggregates_part1.sql); one that mixes the subquery's
+# columns in is rejected by Spark (AGGREGATE_FUNCTION_MIXED_OUTER_LOCAL_REFERENCES) and
+# still passes through.
+OUTER_AGGREGATES = [
+    "SELECT c, count(*) FROM hv GROUP BY c HAVING EXISTS (SELECT 1 FROM hv x WHERE x.b < min(hv.a)) AND 1 = 1",
+    "SELECT c FROM hv GROUP BY c HAVING NOT EXISTS (SELECT 1 FROM hv x WHERE x.a > max(hv.b) OR x.b < min(hv.a)) "
+    "AND 1 = 1",
+    "SELECT c, sum(DISTINCT a) FROM hv h GROUP BY c HAVING EXISTS (SELECT 1 FROM hv x WHERE sum(DISTINCT h.a) = x.a) "
+    "AND 1 = 1",
+    # count(b) is count(1) once b is known not NULL: read by the subquery, it stays a column
+    "SELECT c, count(b) FROM hv WHERE b IS NOT NULL GROUP BY c HAVING EXISTS (SELECT 1 FROM hv x WHERE x.a > count(hv.b))",
+    "SELECT a FROM hv WHERE EXISTS (SELECT c, count(*) FROM hv y GROUP BY c HAVING EXISTS "
+    "(SELECT 1 FROM hv x WHERE x.b < min(y.a))) AND 1 = 1",
+    "SELECT c FROM hv GROUP BY c HAVING max(a) > (SELECT min(x.b) FROM hv x WHERE x.a <= avg(hv.a)) AND 1 = 1",
+]
+
+
+def _outer_aggregates_agree(spark, queries, modes):
+    from sparkfold.plans.sql_in.catalog import Catalog
+
+    from tests.spark_check import verify_batched
+
+    old = spark.conf.get("spark.sql.ansi.enabled")
+    try:
+        for ansi in modes:
+            catalog = Catalog.from_mapping(HV, ansi=ansi)
+            results = [optimize(q, catalog, always_regenerate=whole) for q in queries for whole in (False, True)]
+            for r in results:
+                assert r.passthrough is None and r.sql != r.original_sql, (r.original_sql, r.passthrough)
+            spark.conf.set("spark.sql.ansi.enabled", str(ansi).lower())
+            bad = [f"{r.original_sql}\n  -> {r.optimized_sql}\n  {r.to_dict()['comparisons']}"
+                   for r in verify_batched(results, spark) if not r.equal]
+            assert not bad, "\n".join(bad)
+    finally:
+        spark.conf.set("spark.sql.ansi.enabled", old)
+
+
+def test_an_aggregate_of_outer_columns_in_a_having_subquery_is_the_outer_querys(spark, hv):
+    from tests.spark_check import run_or_error
+
+    _outer_aggregates_agree(spark, [OUTER_AGGREGATES[0], OUTER_AGGREGATES[3]], (True,))
+    mixed = "SELECT c FROM hv GROUP BY c HAVING EXISTS (SELECT 1 FROM hv x WHERE x.b < min(hv.a + x.a))"
+    assert run_or_error(spark, mixed)[0] == "error"
+    assert optimize(mixed, HV).passthrough
+
+
+@pytest.mark.slow
+def test_every_outer_aggregate_form_agrees_in_both_modes(spark, hv):
+    _outer_aggregates_agree(spark, OUTER_AGGREGATES, (True, False))
+
+
+# ORDER BY ALL / GROUP BY ALL come before an outer query's column named `all` (Spark's
+# column-resolution-sort.sql and -aggregate.sql); a struct's field (a map's value) read
+# without alias is named after it, and a later select item may read it by that name
+# (Spark's alias-resolution-edge-cases.sql).  Both passed the whole query through.
+ALL_AND_FIELD_NAMES = [
+    "SELECT (SELECT s FROM u ORDER BY all LIMIT 1) AS f FROM (SELECT 1 AS all) WHERE 1 = 1",
+    "SELECT * FROM (SELECT 1 AS all) WHERE EXISTS (SELECT num, s FROM u GROUP BY all) AND 1 = 1",
+    "SELECT col1.field, field FROM VALUES (named_struct('field', 1)), (named_struct('field', NULL)) WHERE 1 = 1",
+    "SELECT col1.field, field FROM VALUES (map('field', 1)) WHERE 1 = 1",
+]
+
+
+def test_all_before_an_outer_column_and_a_fields_name_read_later(spark, tables):
+    from sparkfold.plans.sql_in.catalog import Catalog
+
+    from tests.spark_check import verify_batched
+
+    catalog = Catalog.from_spark(spark)
+    results = [optimize(q, catalog, always_regenerate=whole) for q in ALL_AND_FIELD_NAMES for whole in (False, True)]
+    for r in results:
+        assert r.passthrough is None and r.sql != r.original_sql, (r.original_sql, r.passthrough)
+    bad = [f"{r.original_sql}\n  -> {r.optimized_sql}\n  {r.to_dict()['comparisons']}"
+           for r in verify_batched(results, spark) if not r.equal]
+    assert not bad, "\n".join(bad)
+

@@ -79,6 +79,7 @@ class QueryAnalyzer(Protocol):
 
     sql: str
     catalog: Catalog
+    aggregate_hosts: dict[int, list[E.Expr]]
 
     def subquery(self, node: exp.Expression, ctx: Ctx) -> L.Plan: ...
 

@@ -53,6 +53,9 @@ class Analyzer:
         # ids of the select items Spark names with names sparkfold does not know
         # (`naming.name_known`): nothing may refer to them (`expr_context.refuse_unnamed`)
         self.unnamed: set[int] = set()
+        # id(scope) of a query whose HAVING is being analyzed -> the aggregates over its
+        # columns that its subqueries' WHERE hold (`expr_calls.outer_aggregate`)
+        self.aggregate_hosts: dict[int, list[E.Expr]] = {}
 
     def analyze(self, tree: exp.Expression) -> L.Plan:
         if not isinstance(tree, (exp.Query, exp.Subquery, exp.Values)):

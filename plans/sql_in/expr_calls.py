@@ -217,7 +217,39 @@ def _check_aggregate_allowed(node, name, ctx) -> None:
         raise NotModelled(f"a non-deterministic argument of {name}()")
 
 
+def outer_aggregate(ea, node, ctx) -> E.Expr | None:
+    """An aggregate in a subquery's WHERE over the enclosing query's columns only, where
+    that query's HAVING holds the subquery (`GROUP BY d HAVING EXISTS (SELECT 1 FROM b
+    WHERE b.x < min(emp.salary))`): Spark computes it in the enclosing query's aggregate
+    and the subquery reads it as an outer reference (its UpdateOuterReferences).  Returns
+    it analyzed there (the enclosing query's `aggregate_query` takes it into its
+    aggregate), or None for any other aggregate."""
+    host = ctx.scope.parent
+    if ctx.allow_aggregates or ctx.in_aggregate or ctx.clause != "WHERE" or host is None:
+        return None
+    hosted = ea.analyzer.aggregate_hosts.get(id(host))
+    if hosted is None or node.find(exp.Select, exp.Subquery, exp.Star, exp.Lambda, exp.Window) is not None:
+        return None
+    columns = list(node.find_all(exp.Column))
+    if not columns:
+        return None
+    for col in columns:
+        parts = tuple(p.name for p in col.parts)
+        try:
+            _found, _rest, depth = ctx.scope.resolve(parts, ".".join(parts))
+        except AnalysisError:
+            return None
+        if depth != 1:  # a column of the subquery (Spark: AGGREGATE_FUNCTION_MIXED_OUTER_LOCAL_REFERENCES)
+            return None
+    out = ea.analyze(node, Ctx(host, allow_aggregates=True, clause="HAVING"))
+    hosted.append(out)
+    return out
+
+
 def aggregate_call(ea, node, name, ctx) -> E.Expr:
+    outer = outer_aggregate(ea, node, ctx)
+    if outer is not None:
+        return outer
     _check_aggregate_allowed(node, name, ctx)
     inner = replace(ctx, in_aggregate=True, allow_windows=False)
     spec = F.AGGREGATE_FUNCTIONS.get(name)

@@ -157,6 +157,11 @@ def select_items(an, sel: exp.Select, scope: Scope) -> list[tuple[E.Expr, str | 
         else:
             try:
                 out.append((an.exprs.analyze(item, ctx), None))
+                if isinstance(item, exp.Column) and len(item.parts) > 1 and not isinstance(out[-1][0], E.Attribute):
+                    # `SELECT col1.field, field`: Spark names a struct's field (a map's value)
+                    # read so after it, and a later item may read it by that name (checked
+                    # on Spark's alias-resolution-edge-cases.sql)
+                    lateral[item.name.lower()] = E.Alias(out[-1][0], f"{LATERAL_PREFIX}{item.name})", E.new_id())
             except UnknownColumnError as e:
                 if _field_named(sel.expressions, item, e.name):
                     # `SELECT col1.field, field`: Spark names the struct field (or map
@@ -258,7 +263,7 @@ def names_all(node: exp.Expression) -> bool:
 
 
 def column_all_visible(ctx: Ctx) -> bool:
-    """Does the name `all` resolve to a column (or a select alias) here, or is it
+    """Does the name `all` resolve to a column of this query (or a select alias), or is it
     ambiguous?  Then Spark reads `ORDER BY all` / `GROUP BY all` as that column."""
     if "all" in ctx.preferred or "all" in ctx.lateral:
         return True
@@ -268,9 +273,9 @@ def column_all_visible(ctx: Ctx) -> bool:
         return False
     except AnalysisError:
         return True
-    if depth > 0:  # (whether Spark reads it as the outer query's column or as ALL is not modelled)
-        raise NotModelled("`all` in ORDER BY / GROUP BY naming an outer query's column")
-    return True
+    # an outer query's column `all` does not: ORDER BY ALL / GROUP BY ALL come before outer
+    # references (Spark's column-resolution-sort.sql and -aggregate.sql say so)
+    return depth == 0
 
 
 def sort_orders(an, order: exp.Order, ctx: Ctx, outputs: list[E.Attribute]) -> list[E.SortOrder]:
@@ -368,7 +373,14 @@ def aggregate_query(an, sel, plan, scope, items, group, having) -> L.Plan:
     if having is not None:
         grouped = frozenset(g.expr_id for g in grouping if isinstance(g, E.Attribute))
         ctx = Ctx(scope, preferred=preferred, grouping=grouped, allow_aggregates=True, clause="HAVING")
-        cond = an.exprs.analyze(having.this, ctx)
+        hosted: list[E.Expr] = []
+        an.aggregate_hosts[id(scope)] = hosted
+        try:
+            cond = an.exprs.analyze(having.this, ctx)
+        finally:
+            del an.aggregate_hosts[id(scope)]
+        if hosted:
+            cond = _outer_aggregates_read(cond, hosted, rewrite)
         having_cond = rewrite(require_boolean(cond, "HAVING", allow_void=True))
     orders: list[E.SortOrder] | None = None
     order = sel.args.get("order")
@@ -422,6 +434,27 @@ def aggregate_query(an, sel, plan, scope, items, group, having) -> L.Plan:
     if extra:
         out = L.Project(tuple(E.to_attribute(e) for e in final), out)
     return limit_offset(an, sel, out)
+
+
+def _outer_aggregates_read(cond: E.Expr, hosted: list[E.Expr], rewrite: "_AggRewriter") -> E.Expr:
+    """cond with the aggregates its subqueries' WHERE computed over this query's columns
+    (`expr_calls.outer_aggregate`) taken into the aggregate, as hidden outputs, and read
+    by the subqueries as outer references (Spark's UpdateOuterReferences)."""
+    read = {id(a): rewrite._add_hidden(a) for a in hosted}
+
+    def in_plan(p: L.Plan) -> L.Plan:
+        children = [in_plan(c) for c in p.children]
+        if any(a is not b for a, b in zip(children, p.children)):
+            p = p.with_children(children)
+        return p.map_expressions(lambda e: transform_down(e, lambda x: read.get(id(x), x)))
+
+    def in_subquery(x: E.Expr) -> E.Expr:
+        if isinstance(x, E.SubqueryExpr):
+            plan = in_plan(x.plan)
+            return x if plan is x.plan else x.with_plan(plan)
+        return x
+
+    return transform_down(cond, in_subquery)
 
 
 def _carry_outer_grouping(grouping, outputs, hidden: list[E.Expr], above) -> None:

@@ -110,10 +110,18 @@ def write_aggregate(gen, plan: L.Aggregate, outer) -> Block:
 
 
 def substitutable(gen, e: E.Expr, b: Block) -> bool:
-    """Can e's references to aggregate outputs be replaced by their definitions?"""
+    """Can e's references to aggregate outputs be replaced by their definitions?  Not a
+    non-deterministic one, nor one that a subquery reads and that reads no column: Spark
+    takes an aggregate in a subquery for the enclosing query's only when it reads that
+    query's columns (`HAVING EXISTS (... WHERE y < min(t.x))`); `count(1)` there would be
+    the subquery's own."""
     for n in e.walk():
         if isinstance(n, E.Attribute) and n.expr_id in b.definitions:
             if not b.definitions[n.expr_id].deterministic:
+                return False
+    for x in L.subquery_plans(e):
+        for i in x.outer_references:
+            if i in b.definitions and not b.definitions[i].references:
                 return False
     return True
 
