@@ -417,8 +417,10 @@ def _optimize_tree(sql, tree: exp.Expression, timings: dict[str, float], cat: Ca
         else:
             batch_list = batches if batches is not None else default_batches()
         t0 = time.perf_counter()
-        empty_views, view_reads = view_facts(analyzed, cat, batch_list, exclude)
-        ctx = RuleContext(ansi=cat.ansi, legacy_null_in_empty=cat.legacy_null_in_empty, empty_views=empty_views)
+        views = view_facts(analyzed, cat, batch_list, exclude)
+        view_reads = views.reads
+        ctx = RuleContext(ansi=cat.ansi, legacy_null_in_empty=cat.legacy_null_in_empty, empty_views=views.empty,
+                          view_rows=views.rows)
         optimized, trace = execute(analyzed, batch_list, ctx, exclude)
         rewritten = _rewritten(trace, batch_list)
         optimized = keep_output_nullability(analyzed, optimized, trace, exclude)

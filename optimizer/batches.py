@@ -8,8 +8,10 @@ name, `sparkfold rules` and the verifier), is derived from them.  The order, and
    else, so later batches work on smaller plans (Catalyst runs ConvertToLocalRelation,
    PropagateEmptyRelation and UpdateAttributeNullability here).  EliminateView comes
    first: a view whose definition the session gave and is proved empty is an empty
-   relation (Catalyst has read the definition into the plan by then).  A global aggregate
-   over an empty input is folded right after (FoldEmptyAggregate, beyond Catalyst), and
+   relation (Catalyst has read the definition into the plan by then).
+   ConvertToLocalRelation empties a Filter that keeps none of the rows below it (VALUES,
+   a view over VALUES).  A global aggregate over an empty input is folded right after
+   (FoldEmptyAggregate, beyond Catalyst), and
    UpdateAttributeNullability comes last because the other two can narrow the
    nullability of an output (a dropped union input, a removed join side).
 2. "Operator Optimization before Inferring Filters" (fixed point): the expression
@@ -52,6 +54,7 @@ from ..rules.empty_relation import (
     propagate_empty_relation,
 )
 from ..rules.infer_filters import infer_filters_from_constraints
+from ..rules.local_relation import convert_to_local_relation
 from ..rules.null_down_propagation import null_down_propagation
 from ..rules.null_propagation import null_propagation
 from ..rules.nullability import update_attribute_nullability
@@ -66,7 +69,8 @@ from .engine import Batch, FixedPoint, Once
 
 FIXED_POINT = FixedPoint(100)
 
-LOCAL_RELATION = (eliminate_view, propagate_empty_relation, fold_empty_aggregate, update_attribute_nullability)
+LOCAL_RELATION = (eliminate_view, convert_to_local_relation, propagate_empty_relation, fold_empty_aggregate,
+                  update_attribute_nullability)
 
 OPERATOR_OPTIMIZATION = (
     push_down_predicates,

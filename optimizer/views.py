@@ -6,7 +6,12 @@ its definition apart: the definition's text, as the session gave it
 (`plans.sql_in.session_views`, only where sparkfold reads it under the settings and in
 the database Spark does), is analyzed against the same catalog and optimized by the same
 batches, views it reads in turn included.  A definition whose optimized plan is the
-empty relation makes the view empty to the rules (`RuleContext.empty_views`).
+empty relation makes the view empty to the rules (`RuleContext.empty_views`); one whose
+optimized plan is rows (VALUES, and Projects and Filters over them, evaluated row by row
+as Catalyst's ConvertToLocalRelation evaluates them, none raising) gives the rules the
+view's rows (`RuleContext.view_rows`), so that a Filter over the view that keeps none of
+them is empty (rules.local_relation), as Catalyst, which reads the definition in place of
+the view, finds it.
 
 The definition is used only where its analysis agrees with the session's schema of the
 view (as many columns, of the same types); a definition sparkfold passes through, or
@@ -33,9 +38,11 @@ import collections
 import contextvars
 import logging
 import threading
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
+from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
+from ..plans.ir.evaluate import CannotEvaluate, EvaluationError, evaluate
 from ..plans.ir.errors import SparkfoldError
 from ..plans.ir.expressions import id_scope
 from ..plans.sql_in.analyzer import Analyzer
@@ -44,11 +51,15 @@ from ..plans.sql_in.session_views import ViewDefinition
 from ..plans.sql_in.expr_context import NotModelled
 from ..plans.sql_in.parse import parse_query
 from ..rules.base import RuleContext
+from ..rules.constraints import substitute
+from ..rules.prune_filters import writable
 
 log = logging.getLogger("sparkfold")
 
-# (empty, every (name, schema) the definition reads, transitively)
-_Proof = tuple[bool, tuple[tuple[str, TableSchema], ...]]
+# (empty, its rows when the definition is rows (else None), every (name, schema) the
+# definition reads, transitively)
+_Proof = tuple[bool, "tuple[tuple, ...] | None", tuple[tuple[str, TableSchema], ...]]
+_MAX_ROWS = 1000  # rows a view's proof keeps, at most
 
 _CACHE: collections.OrderedDict = collections.OrderedDict()
 _CACHE_SIZE = 256
@@ -78,13 +89,23 @@ class definition_of_view:
             _IN_VIEW_DEFINITION.reset(self.token)
 
 
-def view_facts(plan: L.Plan, cat: Catalog, batches, exclude: Iterable[str]) -> tuple[frozenset[str], tuple[str, ...]]:
-    """The views `plan` reads (its subqueries too) whose definitions are empty, by their
-    relations' `table`; and the names of every table and view read through the views'
-    definitions (what the result depends on besides the plan's own relations)."""
+class ViewFacts(NamedTuple):
+    """What the definitions of the views a plan reads prove, by their relations' `table`."""
+
+    empty: frozenset[str]                  # the views whose definitions are empty
+    rows: dict[str, tuple[tuple, ...]]     # the views whose definitions are rows: their rows
+    reads: tuple[str, ...]                 # every table and view read through the definitions
+
+
+def view_facts(plan: L.Plan, cat: Catalog, batches, exclude: Iterable[str]) -> ViewFacts:
+    """The views `plan` reads (its subqueries too) whose definitions are empty, and those
+    whose definitions are rows, with their rows; and the names of every table and view
+    read through the views' definitions (what the result depends on besides the plan's
+    own relations)."""
     if _IN_VIEW_DEFINITION.get():
-        return frozenset(), ()
+        return ViewFacts(frozenset(), {}, ())
     empty: set[str] = set()
+    rows: dict[str, tuple[tuple, ...]] = {}
     reads: dict[str, None] = {}
     for rel in L.relations(plan):
         try:
@@ -103,15 +124,17 @@ def view_facts(plan: L.Plan, cat: Catalog, batches, exclude: Iterable[str]) -> t
             continue
         if proof[0]:
             empty.add(rel.table)
-        reads.update((name, None) for name, _ in proof[1])
-    return frozenset(empty), tuple(reads)
+        elif proof[1] is not None:
+            rows[rel.table] = proof[1]
+        reads.update((name, None) for name, _ in proof[2])
+    return ViewFacts(frozenset(empty), rows, tuple(reads))
 
 
 def _proof(name: str, schema: TableSchema, cat: Catalog, batches, exclude: tuple[str, ...]) -> _Proof | None:
     key = (schema, cat.settings, exclude, tuple(r.name for b in batches for r in b.rules))
     with _LOCK:
         hit = _CACHE.get(key)
-    if hit is not None and _still(hit[1], cat):
+    if hit is not None and _still(hit[2], cat):
         return hit
     proving = _PROVING.get()
     if _key(name) in proving:
@@ -153,8 +176,9 @@ def _prove(schema: TableSchema, cat: Catalog, batches, exclude: tuple[str, ...])
             reads = _reads(analyzed, cat, view)
             if reads is None or not _same_schema(analyzed, schema):
                 return None
-            inner, inner_reads = view_facts(analyzed, cat, batches, exclude)
-            ctx = RuleContext(ansi=cat.ansi, legacy_null_in_empty=cat.legacy_null_in_empty, empty_views=inner)
+            inner = view_facts(analyzed, cat, batches, exclude)
+            ctx = RuleContext(ansi=cat.ansi, legacy_null_in_empty=cat.legacy_null_in_empty, empty_views=inner.empty,
+                              view_rows=inner.rows)
             optimized, _ = execute(analyzed, batches, ctx, exclude)
     except _Cycle:
         raise
@@ -164,12 +188,13 @@ def _prove(schema: TableSchema, cat: Catalog, batches, exclude: tuple[str, ...])
         log.debug("the definition of view %s proves nothing after an internal error", schema.name, exc_info=True)
         return None
     deps = dict(reads)
-    for name in inner_reads:
+    for name in inner.reads:
         try:
             deps.setdefault(name, cat.lookup(name))
         except SparkfoldError:
             return None
-    return _empty(optimized), tuple(deps.items())
+    empty = _empty(optimized)
+    return empty, None if empty else _rows(optimized, inner.rows, cat.ansi), tuple(deps.items())
 
 
 def _reads(plan: L.Plan, cat: Catalog, view: ViewDefinition) -> list[tuple[str, TableSchema]] | None:
@@ -204,3 +229,50 @@ def _empty(plan: L.Plan) -> bool:
     while isinstance(plan, L.SubqueryAlias):
         plan = plan.child
     return L.is_empty_relation(plan)
+
+
+def _rows(plan: L.Plan, views: dict[str, tuple[tuple, ...]], ansi: bool) -> tuple[tuple, ...] | None:
+    """The rows of an optimized definition, in its output's order, when it is rows: VALUES
+    (or a view that is rows), one row with no column, and Projects and Filters over them,
+    evaluated row by row as Spark would (Catalyst's ConvertToLocalRelation); None when it
+    is something else, or when a value raises or is one sparkfold does not evaluate exactly."""
+    match plan:
+        case L.SubqueryAlias(_, child):
+            return _rows(child, views, ansi)
+        case L.LocalRelation(_, rows):
+            return rows if 0 < len(rows) <= _MAX_ROWS and writable(plan.output) else None
+        case L.Relation(table):
+            return views.get(table)
+        case L.OneRowRelation():
+            return ((),)
+        case L.Project(projections, child):
+            below = _rows(child, views, ansi)
+            if below is None or not all(e.deterministic for e in projections) or not writable(plan.output):
+                return None
+            out = []
+            for row in below:
+                values = _bound(child.output, row)
+                try:
+                    out.append(tuple(evaluate(substitute(e.child if isinstance(e, E.Alias) else e, values), ansi)
+                                     for e in projections))
+                except (EvaluationError, CannotEvaluate):
+                    return None
+            return tuple(out)
+        case L.Filter(cond, child):
+            below = _rows(child, views, ansi)
+            if below is None or not cond.deterministic:
+                return None
+            kept = []
+            for row in below:
+                try:
+                    if evaluate(substitute(cond, _bound(child.output, row)), ansi) is True:
+                        kept.append(row)
+                except (EvaluationError, CannotEvaluate):
+                    return None
+            return tuple(kept) if kept else None
+        case _:
+            return None
+
+
+def _bound(output, row: tuple) -> dict[int, E.Expr]:
+    return {a.expr_id: E.Literal(v, a.data_type) for a, v in zip(output, row)}

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import contextvars
 from dataclasses import field
-from typing import Callable, Hashable
+from typing import Callable, Hashable, Mapping
 
 from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
@@ -62,12 +62,15 @@ class Facts:
 class RuleContext:
     """What rules may know about the session: ANSI mode (errors instead of NULLs),
     spark.sql.legacy.nullInEmptyListBehavior set to true; the views the session defined
-    whose definitions are proved empty (by their relations' `table`, see rules.views);
-    and the facts cache of the run (a fresh one for each context)."""
+    whose definitions are proved empty (by their relations' `table`, see rules.views),
+    and those whose definitions are proved to be rows (`view_rows`: the relation's
+    `table` -> its rows, in the view's column order; see rules.local_relation); and the
+    facts cache of the run (a fresh one for each context)."""
 
     ansi: bool = True
     legacy_null_in_empty: bool = False
     empty_views: frozenset[str] = frozenset()
+    view_rows: Mapping[str, tuple[tuple, ...]] = field(default_factory=dict, compare=False)
 
     @property
     def null_in_empty_is_false(self) -> bool:

@@ -113,3 +113,40 @@ def test_what_a_definition_proves_follows_the_views_it_reads():
 def test_the_rule_can_be_excluded():
     cat = _catalog(v="SELECT a FROM t WHERE false")
     assert optimize("SELECT a FROM v", cat, exclude=["EliminateView"]).sql == "SELECT a FROM v"
+
+
+_VALUES = ("SELECT * FROM VALUES (1, 1), (2, NULL), (NULL, 3) AS v(a, b)", (Column("a", T.INT), Column("b", T.INT)))
+
+
+def _rules(sql: str, cat: Catalog) -> set[str]:
+    return {s.rule for s in optimize(sql, cat).trace}
+
+
+def test_a_filter_over_a_view_of_rows_true_on_none_is_empty():
+    cat = _catalog(v=_VALUES, p=("SELECT a * 2 AS d FROM v WHERE b IS NOT NULL", (Column("d", T.INT),)))
+    for sql in ["SELECT a FROM v WHERE a = 0", "SELECT a FROM v WHERE b > 1 AND a IS NOT NULL",
+                "SELECT 'foo' FROM v WHERE a + b = 7 GROUP BY 1", "SELECT d FROM p WHERE d = 4"]:
+        result = optimize(sql, cat)
+        assert result.sql.endswith("WHERE FALSE") and "ConvertToLocalRelation" in {s.rule for s in result.trace}, sql
+
+
+def test_a_filter_over_a_view_of_rows_that_keeps_one_or_cannot_say_stays():
+    cat = _catalog(v=_VALUES)
+    for sql in ["SELECT a FROM v WHERE a = 1", "SELECT a FROM v WHERE b IS NULL",
+                "SELECT a FROM v WHERE rand() > 2",             # not deterministic
+                "SELECT a FROM v WHERE 10 / (a - 1) > 100",     # raises on a = 1 under ANSI
+                "SELECT a FROM u WHERE EXISTS (SELECT 1 FROM v WHERE v.a = u.a + 100)"]:  # an outer column
+        assert "ConvertToLocalRelation" not in _rules(sql, cat), sql
+    assert "ConvertToLocalRelation" in _rules("SELECT a FROM v WHERE 10 / (a - 1) > 100", cat.with_settings(ansi=False))
+
+
+def test_a_view_whose_values_raise_gives_no_rows():
+    cat = _catalog(r=("SELECT 10 / (a - 1) AS d FROM VALUES (1), (2) AS t(a)", (Column("d", T.DOUBLE),)))
+    assert "ConvertToLocalRelation" not in _rules("SELECT d FROM r WHERE d = 3", cat)  # 10 / 0 raises
+    assert "ConvertToLocalRelation" in _rules("SELECT d FROM r WHERE d = 3", cat.with_settings(ansi=False))
+
+
+def test_an_inline_table_filtered_to_no_row():
+    cat = _catalog()
+    assert optimize("SELECT v, count(*) AS c FROM VALUES (10), (20) AS t(v) WHERE v > 100 GROUP BY v",
+                    cat).sql.endswith("WHERE FALSE")

@@ -1,0 +1,78 @@
+"""Filters over rows the plan holds, as Catalyst's ConvertToLocalRelation evaluates them
+(issue 36): an inline table (VALUES), and a view whose definition is rows (VALUES, a
+Project or Filter over them, one row of constants), which Catalyst reads in place of the
+view.  A Filter true on none of the rows is the empty relation; one that raises on a row,
+or keeps one, stays.  Each query is checked against Spark in both ANSI modes: the
+optimized SQL and the DataFrame program against the original (rows, errors), and the
+optimized query's schema, nullability included, against the original's."""
+
+from __future__ import annotations
+
+import pytest
+from sparkfold import optimize
+from sparkfold.plans.sql_in.catalog import Catalog
+
+pytestmark = pytest.mark.spark
+
+VIEWS = [
+    "CREATE OR REPLACE TEMPORARY VIEW vr_data AS SELECT * FROM VALUES "
+    "(1, 1), (1, 2), (2, 1), (3, NULL), (NULL, 1), (NULL, NULL) AS vr_data(a, b)",
+    "CREATE OR REPLACE TEMPORARY VIEW vr_m AS SELECT * FROM VALUES (NULL, 1.0), (2, 3.0), (4, 5.0) AS m(a, b)",
+    "CREATE OR REPLACE TEMPORARY VIEW vr_one AS SELECT 1 AS a, 'x' AS s",
+    "CREATE OR REPLACE TEMPORARY VIEW vr_proj AS SELECT a * 2 AS d, b FROM vr_data WHERE b IS NOT NULL",
+    "CREATE OR REPLACE TEMPORARY VIEW vr_t AS SELECT * FROM VALUES (1, 'p'), (5, 'q') AS vr_t(k, s)",
+]
+
+
+@pytest.fixture(scope="module", params=[True, False], ids=["ansi", "legacy"])
+def session(spark, request):
+    s = spark.newSession()  # its own views and settings: the views are made under its mode
+    s.conf.set("spark.sql.ansi.enabled", str(request.param).lower())
+    for sql in VIEWS:
+        s.sql(sql)
+    return s
+
+
+def _fields(df):
+    return [(f.name, f.dataType, f.nullable) for f in df.schema.fields]
+
+
+def _checked(session, sql):
+    result = optimize(sql, Catalog.from_spark(session))
+    assert result.passthrough is None, result.passthrough
+    report = result.verify(session)  # the optimized SQL and the DataFrame program
+    assert report.equal, report.to_text()
+    original, optimized = session.sql(sql), session.sql(result.sql)
+    assert _fields(optimized) == _fields(original)  # nullability included
+    return result
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT 'foo' FROM vr_data WHERE a = 0 GROUP BY 1",
+    "SELECT * FROM vr_m WHERE b = 1.0 AND a NOT IN (2)",  # NULL NOT IN (2): NULL
+    "SELECT count(*) AS n, max(a) AS m FROM vr_data WHERE a + b > 100",
+    "SELECT s FROM vr_one WHERE a = 2",
+    "SELECT d FROM vr_proj WHERE d = 3",
+    "SELECT v, count(*) AS c FROM VALUES (10), (20), (30) AS t(v) WHERE v > 100 GROUP BY v",
+    "SELECT x.k, y.a FROM vr_t x LEFT JOIN (SELECT a FROM vr_data WHERE b > 7) y ON x.k = y.a",
+    "SELECT x.a FROM vr_data x WHERE x.b IN (SELECT k FROM vr_t WHERE s = 'z')",
+])
+def test_a_filter_true_on_no_row_is_empty(session, sql):
+    result = _checked(session, sql)
+    assert "ConvertToLocalRelation" in {s.rule for s in result.trace}, result.sql
+    assert "VALUES (1, 1)" not in result.sql  # a view's text is never written out
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT a FROM vr_data WHERE a = 1",                     # keeps rows
+    "SELECT a FROM vr_data WHERE 10 / (b - 1) > 100",        # raises under ANSI (b = 1)
+    "SELECT a FROM vr_data WHERE CAST(a AS STRING) = 'x' OR rand() > 2",  # not deterministic
+])
+def test_a_filter_that_keeps_a_row_or_raises_stays(session, sql):
+    ansi = session.conf.get("spark.sql.ansi.enabled") == "true"
+    result = optimize(sql, Catalog.from_spark(session))
+    fires = "ConvertToLocalRelation" in {s.rule for s in result.trace}
+    # without ANSI, 10 / 0 is NULL: no row passes, the query is empty
+    assert fires == (not ansi and "10 /" in sql), result.sql
+    report = result.verify(session)
+    assert report.equal, report.to_text()
