@@ -16,8 +16,12 @@ round trip per setting and several per table).  The hook keeps instead:
   more (a view's definition, say) is read afresh for every query.
 - `Results`: the outcome of recent statements, by text and session settings (LRU,
   bounded), each with the fingerprints of the tables it read: a statement sent again is
-  not optimized again when those still match.  A result that asked the session about a
-  function (a UDF's determinism) is not kept: that answer is not re-verified.
+  not optimized again when those still match.  A view whose definition it read (which
+  the fingerprint does not show) is looked up in the session again instead, and must be
+  the same whole: columns, qualifier, definition text, the temporary views it read when
+  made, and sparkfold's reading of it under the settings and database now (the hook's
+  `SqlHook._still_holds`).  A result that asked the session about a function (a UDF's
+  determinism) is not kept: that answer is not re-verified.
 """
 
 from __future__ import annotations
@@ -106,7 +110,7 @@ class SessionSchemas:
                     self._known.pop(n, None)
                     ok = False
         for n, schema in fresh.items():
-            if not _all_in_fingerprint(schema):
+            if not all_in_fingerprint(schema):
                 continue  # it says more than its columns (a view's definition): read afresh each time
             if _columns_of(prints[n]) == schema.columns:
                 with self._lock:
@@ -131,7 +135,7 @@ def _quoted(part: str) -> str:
     return "`" + part.replace("`", "``") + "`"
 
 
-def _all_in_fingerprint(schema: TableSchema) -> bool:
+def all_in_fingerprint(schema: TableSchema) -> bool:
     """Does the check verify all the schema says: its columns and its qualifier (a schema
     that also carried what a fingerprint does not show, such as a view's definition,
     could not be kept)?  A view sparkfold does not read (no definition it may use) says

@@ -49,7 +49,7 @@ from ..plans.ir.errors import InternalError, SparkfoldError
 from ..plans.ir.records import as_dict, record
 from ..plans.sql_in.catalog import Catalog, session_settings
 from .api import OptimizeResult, optimize
-from .hook_cache import Results, SessionSchemas, checkable
+from .hook_cache import Results, SessionSchemas, all_in_fingerprint, checkable
 from .statements import holds_no_query
 from .logger import log
 
@@ -502,19 +502,37 @@ class SqlHook:
             return out, result
         for _ in range(2):  # a second time if a kept schema turned out not to hold
             reads = _Reads(self._schemas)
-            catalog = reads.catalog(Catalog.from_spark(self.spark))
+            session = Catalog.from_spark(self.spark)
+            catalog = reads.catalog(session)
             key = (sql, catalog.settings)
-            hit = self.results.get(key, self._schemas.current)
+            hit = self.results.get(key, lambda depends: self._still_holds(session, *depends))
             if hit is not None:
                 return hit
             out, result = rewrite(sql, catalog, exclude=self.exclude)
             verified = self._schemas.verified(reads.fresh, reads.reused)
             if verified or not reads.reused:  # (every schema read during the query: as without keeping any)
                 if verified and result is not None and not reads.unchecked and not catalog.asked_functions:
-                    self.results.put(key, (out, result), sorted({*reads.fresh, *reads.reused}))
+                    # a view whose definition was read is looked up again before reuse (its
+                    # fingerprint does not show the definition); the other tables' fingerprints
+                    # are checked in one call
+                    views = tuple(sorted((n, s) for n, s in reads.fresh.items() if not all_in_fingerprint(s)))
+                    seen = {n for n, _ in views}
+                    kept = sorted(n for n in {*reads.fresh, *reads.reused} if n not in seen)
+                    self.results.put(key, (out, result), (kept, views))
                 return out, result
         # tables changing while we read them: as read now
         return rewrite(sql, Catalog.from_spark(self.spark), exclude=self.exclude)
+
+    def _still_holds(self, session: Catalog, kept: list[str], views: tuple) -> bool:
+        """Does a kept result still hold: the fingerprints of the tables it read match, and
+        each view whose definition it read (`views`: (name, schema)) reads the same
+        definition now, under the same settings and in the same database (looked up in the
+        session again, as for a query, and compared whole)?"""
+        if not self._schemas.current(kept):  # type: ignore[union-attr]
+            return False
+        load = session.loader
+        assert load is not None
+        return all(load(name) == schema for name, schema in views)
 
     def _count(self, sql: str, out: str, result: OptimizeResult | None) -> None:
         """What one query did, for the counts and the report (a repeated text too: its

@@ -42,6 +42,30 @@ def test_a_repeated_statement_is_reused_and_optimized_again_when_the_table_chang
         assert rows(spark.sql(QUERY)) == rows(hook._original(QUERY))
 
 
+def test_a_statement_over_an_sql_view_is_reused_while_the_view_reads_the_same(spark):
+    """A view whose definition sparkfold reads is looked up again before a kept result is
+    reused: replaced by another text (same columns), or a table its definition reads
+    replaced, the statement is optimized again."""
+    spark.sql("CREATE OR REPLACE TEMPORARY VIEW hc_v AS SELECT * FROM VALUES (1, 2), (3, 4) AS v(a, b)")
+    register(spark, "hc_vt", {"a": "int not null"}, [(1,)])
+    spark.sql("CREATE OR REPLACE TEMPORARY VIEW hc_vn AS SELECT a FROM hc_vt WHERE a IS NULL")
+    q, q2 = "SELECT a FROM hc_v WHERE b = 7", "SELECT count(*) AS n FROM hc_vn"
+    with hooks.install(spark, report=False) as hook:
+        assert rows(spark.sql(q)) == [] and "hc_v" not in hook.last_sql  # no row of the view has b = 7
+        hits = hook.results.hits
+        assert rows(spark.sql(q)) == [] and hook.results.hits == hits + 1
+        hook._original("CREATE OR REPLACE TEMPORARY VIEW hc_v AS SELECT * FROM VALUES (1, 7) AS v(a, b)")
+        assert rows(spark.sql(q)) == rows(hook._original(q)) == [(1,)]
+        assert hook.results.hits == hits + 1 and hook.last_sql == q
+        assert rows(spark.sql(q2)) == [(0,)] and "hc_vn" not in hook.last_sql  # the view is empty
+        hits = hook.results.hits
+        assert rows(spark.sql(q2)) == [(0,)] and hook.results.hits == hits + 1
+        spark.catalog.dropTempView("hc_vt")
+        register(spark, "hc_vt", {"a": "int"}, [(1,), (None,)])  # now a IS NULL holds on a row
+        assert rows(spark.sql(q2)) == rows(hook._original(q2)) == [(1,)]
+        assert hook.results.hits == hits + 1 and hook.last_sql == q2
+
+
 def test_a_table_replaced_by_one_with_the_same_schema_and_other_rows(spark):
     register(spark, "hc_same", {"a": "int", "b": "int not null"}, [(1, 2)])
     q = "SELECT a, count(b) AS n FROM hc_same GROUP BY a"
