@@ -31,7 +31,6 @@ from ..plans.ir import types as T
 from ..plans.ir.tree import fold
 from .base import plan_rule
 from .constraints import is_null_intolerant, non_null_attributes, substitute, usable
-from .empty_relation import plan_may_raise
 
 TRUE, FALSE, NULL, VALUE = "T", "F", "N", "V"
 _BOOLS = frozenset((TRUE, FALSE, NULL))
@@ -422,16 +421,40 @@ def _may_raise_when_read(plan: L.Plan, needed: set[int]) -> bool:
     match plan:
         case L.Project(projections, child):
             items = [e for e in projections if E.to_attribute(e).expr_id in needed]
-            return any(e.may_raise for e in items) or _may_raise_when_read(child, set(_references(items)))
+            return any(_raises(e) for e in items) or _may_raise_when_read(child, set(_references(items)))
         case L.Aggregate(grouping, aggregates, child):
             items = [e for e in aggregates if E.to_attribute(e).expr_id in needed] + list(grouping)
-            return any(e.may_raise for e in items) or _may_raise_when_read(child, set(_references(items)))
+            return any(_raises(e) for e in items) or _may_raise_when_read(child, set(_references(items)))
         case L.Filter(cond, child):
-            return cond.may_raise or _may_raise_when_read(child, needed | cond.references)
+            return _raises(cond) or _may_raise_when_read(child, needed | cond.references)
         case L.SubqueryAlias(_, child):
             return _may_raise_when_read(child, needed)
         case _:
-            return plan_may_raise(plan)
+            return _plan_raises(plan)
+
+
+def _raises(e: E.Expr) -> bool:
+    """`e.may_raise`, but for an IN or EXISTS subquery: it raises only where its query
+    may, or its IN compares values of other types than the query's columns (a cast);
+    `e.may_raise` takes every subquery to (a scalar one raises on more than one row,
+    which stays so here).  Not a frozen one (a decorrelation setting: Spark's own
+    reading of it is kept whole)."""
+    if not e.may_raise:
+        return False
+    for x in e.walk():
+        if isinstance(x, (E.Exists, E.InSubquery)) and not x.frozen:
+            if _plan_raises(x.plan) or (isinstance(x, E.InSubquery) and (
+                    len(x.values) != len(x.plan.output)
+                    or any(v.data_type != a.data_type for v, a in zip(x.values, x.plan.output)))):
+                return True
+        elif not isinstance(x, (E.Literal, E.Attribute)) and x._self_may_raise():
+            return True
+    return False
+
+
+def _plan_raises(plan: L.Plan) -> bool:
+    """`plan_may_raise`, with IN and EXISTS subqueries read as `_raises` reads them."""
+    return any(isinstance(n, L.OpaqueRelation) or any(_raises(e) for e in n.expressions) for n in plan.walk())
 
 
 def _at_most_one_match(join: L.Join, as_catalyst: bool = False) -> bool:
