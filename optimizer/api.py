@@ -37,7 +37,6 @@ from .engine import Batch, Trace, execute
 from .findings import SourceMap, find_all
 from .output_nullability import NAME as KEEP_NULLABILITY
 from .output_nullability import keep_output_nullability
-from .splice import spliced
 from .statements import wrapped_query
 from .views import definition_of_view, view_facts
 
@@ -449,6 +448,8 @@ def _optimize_tree(sql, tree: exp.Expression, timings: dict[str, float], cat: Ca
             if changed or always_regenerate:
                 regenerated = _printed(target, pretty)
             if changed and keep_layout and not always_regenerate:
+                from .splice import spliced  # (a query left as it is needs no splice: not at start-up)
+
                 for plan in _for_review(analyzed, optimized, trace, batch_list, ctx, exclude, rewritten):
                     shown = target if plan is optimized else _ast_of(plan, hint)
                     as_edited = spliced(sql, tree, sources, cat, before, cast(list, gen.written), shown,

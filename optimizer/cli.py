@@ -148,7 +148,7 @@ def optimize_source(source: Source, catalog: Catalog, exclude, writing: dict, st
     """The source's text with each statement replaced by its optimized SQL (`writing`:
     `optimize()`'s pretty and keep_layout); a source with no statement (empty, or
     comments only) is its own text."""
-    from .hooks import rewrite
+    from .rewrite import rewrite
 
     parts, last = [], 0
     for st in statements(source):

@@ -57,7 +57,7 @@ class Statement:
 
     @property
     def opted_out(self) -> bool:
-        from .hooks import opted_out
+        from .rewrite import opted_out
 
         return opted_out(self.source.text[self.lead:self.end])
 
