@@ -126,6 +126,11 @@ class OpaqueRelation(Plan):
     inputs: tuple["Plan", ...] = ()
     args: tuple[Expr, ...] = ()
     sql_text: str = ""
+    # the block as operators, for a writer whose target has them (a LATERAL join: the
+    # DataFrame API's lateralJoin), over `inputs[0]` as analyzed (the left of its innermost
+    # LateralJoin); the rules never see it, and its output is `output_` by position
+    model: "Plan | None" = None
+    _not_compared = ("model",)
 
     def _output(self):
         return self.output_
@@ -247,6 +252,25 @@ class Join(Plan):
         return list(left) + list(right)
 
 
+@node(children={"left": ONE, "right": ONE}, extra={"condition": OPT})
+class LateralJoin(Plan):
+    """`left, LATERAL (right)`, `left [INNER | CROSS | LEFT] JOIN LATERAL (right) [ON
+    condition]`: `right` is evaluated for each row of `left`, whose columns it reads as
+    outer references (Spark's LateralJoin; join types inner, cross and left_outer).  Only
+    in an opaque block's `model`: no rule rewrites it."""
+
+    left: Plan
+    right: Plan
+    join_type: str = INNER
+    condition: Expr | None = None
+
+    def _output(self):
+        right: Sequence[Attribute] = self.right.output
+        if self.join_type == LEFT_OUTER:
+            right = [a.with_nullability(True) for a in right]
+        return list(self.left.output) + list(right)
+
+
 def _merged_nullability(first, others):
     out = []
     for i, a in enumerate(first):
@@ -361,6 +385,8 @@ def with_fresh_ids(plan: Plan, ids: range) -> tuple[Plan, Callable[[Expr], Expr]
         extra = new._extra_nodes()
         if extra:
             new = new.with_extra([expr(x) for x in extra])
+        if isinstance(new, OpaqueRelation) and new.model is not None:
+            new = new.copy(model=operator(new.model))
         memo[id(p)] = new
         return new
 

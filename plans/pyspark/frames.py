@@ -58,6 +58,8 @@ def _all_attributes(plan: L.Plan):
                 elif isinstance(n, E.SubqueryExpr):
                     stack.append(n.plan)
         stack.extend(p.children)
+        if isinstance(p, L.OpaqueRelation) and p.model is not None:
+            stack.append(p.model)
 
 
 class Names:

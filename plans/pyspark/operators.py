@@ -15,8 +15,10 @@ from .expressions import _SUBQUERY_MASK, is_unnamed, lower_expr, named_by_spark,
 from .frames import Frame, Scope, _nested_reach
 from .generators import lower_generator
 from .grouping_sets import lower_grouping_analytics
+from .lateral import lower_lateral
 from .pivot import lower_pivot
 from .relations import range_arguments
+from .text_reasons import LATERAL_REASON, relation_reason
 from .values import (
     _SIMPLE_TYPES,
     _as_type,
@@ -67,6 +69,8 @@ def lower_opaque_relation(low, p, outer) -> Frame:
         args = ", ".join(str(b) for b in bounds)
         rename = "" if names == ["id"] else f".toDF({py_str(names[0])})"
         return low.frame(f"{low.spark}.range({args}){rename}", p.output, names, "id_range")
+    if p.model is not None or relation_reason(p) == LATERAL_REASON:
+        return lower_lateral(low, p, outer)
     for structured in (lower_grouping_analytics, lower_pivot, lower_generator):
         frame = structured(low, p, outer)
         if frame is not None:

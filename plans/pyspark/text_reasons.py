@@ -15,6 +15,10 @@ from ..ir.dialect import function_name
 SQL_PREFIX = "# SQL text (spark.sql): "
 EXPR_PREFIX = "# SQL text (F.expr): "
 
+# a block with a LATERAL subquery that has no model as a join (`lateral.lateral_obstacle`
+# names the others)
+LATERAL_REASON = "LATERAL subquery in a block sparkfold keeps as text (a table after it, or a clause it does not analyze)"
+
 
 def relation_reason(p: L.Plan) -> str:
     """The construct a subtree run as Spark SQL holds."""
@@ -41,7 +45,7 @@ def opaque_relation_reason(t) -> str:
     if isinstance(source, exp.Table) and (source.args.get("sample") or t.find(exp.TableSample)):
         return "TABLESAMPLE"
     if any(isinstance(j.this, exp.Lateral) for j in t.args.get("joins") or []):
-        return "LATERAL subquery"
+        return LATERAL_REASON
     if t.args.get("laterals"):
         outer = any(lat.args.get("outer") for lat in t.args["laterals"])
         return "LATERAL VIEW OUTER" if outer else "LATERAL VIEW"

@@ -38,6 +38,7 @@ from ..ir.naming import UnknownName, unnamed_output
 from ..sql_out.to_sql import plan_to_sql
 from .expressions import is_unnamed
 from .frames import Frame, Names
+from .lateral import lower_lateral_join
 from .operators import (
     lower_aggregate,
     lower_distinct,
@@ -148,9 +149,10 @@ class Lowering:
             return self.via_sql(p)
         return lower(self, p, outer)
 
-    def via_sql(self, p: L.Plan) -> Frame:
-        """Any (uncorrelated) subtree through its SQL text; columns renamed by position."""
-        self.sql_reasons.append(relation_reason(p))
+    def via_sql(self, p: L.Plan, why: str = "") -> Frame:
+        """Any (uncorrelated) subtree through its SQL text; columns renamed by position
+        (`why`: the construct named in the program's comment, when not `relation_reason`'s)."""
+        self.sql_reasons.append(why or relation_reason(p))
         text = plan_to_sql(p, whole_query=False)
         if any(a.name == "*" for a in p.output):  # a schema only Spark knows (PIVOT...)
             return Frame(self.emit(f"{self.spark}.sql({py_str(text)})"), ["*"], {})
@@ -174,6 +176,7 @@ _LOWERINGS: dict[type, Callable[..., Frame]] = {
     L.Offset: lower_offset,
     L.Distinct: lower_distinct,
     L.Join: lower_join,
+    L.LateralJoin: lower_lateral_join,
     L.Union: lower_union,
     L.Intersect: lower_intersect,
     L.Except: lower_except,

@@ -33,7 +33,7 @@ from .from_clause import CTEDef, _has_modifiers, from_items, values_relation
 from .precedence import MEANING
 from .recursive_cte import reads, recursive_cte
 from .scope import Entry, Scope
-from .select import limit_offset, select_block, sort_orders
+from .select import limit_offset, select_block, select_over, sort_orders
 
 
 class Analyzer:
@@ -236,6 +236,11 @@ class Analyzer:
     def from_clause(self, from_: exp.From, joins, outer, ctes) -> tuple[L.Plan, Scope]:
         """The FROM clause's plan and scope (for opaque blocks too: `opaque_select`)."""
         return from_items(self, from_, joins, outer, ctes)
+
+    def select_over(self, sel: exp.Select, plan: L.Plan, scope: Scope) -> L.Plan:
+        """The clauses of a SELECT block after its FROM, over that plan (for an opaque
+        block's model too: `lateral_join.lateral_model`)."""
+        return select_over(self, sel, plan, scope)
 
 
 __all__ = ["Analyzer", "NotModelled", "UnsupportedError", "Entry", "replace"]

@@ -3,23 +3,33 @@ SELECT block with a LATERAL subquery, kept as an opaque block (`opaque_select`) 
 is its FROM items before the first LATERAL one.
 
 Each LATERAL subquery is analyzed as a correlated subquery of the items before it (Spark's
-scoping), which gives its columns' types and tells which of its references read the
-input: those become the block's placeholders (`__sf_arg_i`, written back against the
+scoping), which gives its columns' types and names and tells which of its references read
+the input: those become the block's placeholders (`__sf_arg_i`, written back against the
 optimized input); a reference to the subquery's own tables, or to an earlier LATERAL
-subquery, stays as written.  After the first LATERAL item, the FROM clause may hold more
-LATERAL subqueries and tables (no CTE: the text would read it by name, which the writer
-does not keep); NATURAL / USING joins, a LATERAL table function and stars over the input's
-qualifiers are not modelled.
+subquery, stays as written.  A star over an earlier FROM item, in the block's select list
+or a LATERAL subquery's, is written as that item's columns (`place_input_stars`,
+`expand_outer_stars`); an unaliased column Spark names with `outer(...)` gets that name as
+its alias (`outer_names`).  The block's WHERE goes below the join where Catalyst puts it
+(`filter_input`), and the block as operators (`lateral_model`, an `L.LateralJoin` per
+LATERAL subquery) is what the DataFrame writer lowers to `lateralJoin`.  After the first
+LATERAL item, the FROM clause may hold more LATERAL subqueries and tables (no CTE: the
+text would read it by name, which the writer does not keep); NATURAL / USING joins and a
+LATERAL table function are not modelled.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sqlglot import exp
 
 from ..ir import expressions as E
+from ..ir import logical as L
 from ..ir.dialect import ARG_PREFIX
 from ..ir.errors import AnalysisError
 from .expr_context import NotModelled
+from .lateral_model import inner_join, input_values, join_step
+from .lateral_names import expand_outer_stars, outer_names, outer_stars
 from .scope import Scope
 
 
@@ -28,12 +38,26 @@ def first_lateral(joins: list) -> int | None:
     return next((i for i, j in enumerate(joins) if isinstance(j.this, exp.Lateral)), None)
 
 
+@dataclass
+class LateralItems:
+    """What `lateral_items` finds: the scope the block's clauses resolve in (the input's,
+    then each item's), the ids of the template's nodes inside LATERAL subqueries (their
+    input references are placeholders already), the columns of inner LATERAL subqueries
+    that equal an input column on every row they make (`SELECT x.a AS c`: the id of c ->
+    x.a), and each item as a join over the input (`LateralJoin`), or None where an item is
+    not a LATERAL subquery or its join is not modelled."""
+
+    scope: Scope
+    inside: set[int]
+    equal: dict[int, E.Attribute]
+    steps: list[tuple[str, L.Plan, E.Expr | None]] | None
+
+
 def lateral_items(analyzer, joins: list[exp.Join], input_scope: Scope, outer, ctes,
-                  args: list[E.Expr]) -> tuple[Scope, set[int]]:
+                  args: list[E.Expr], aliases: set[str]) -> LateralItems:
     """Analyze the FROM items from the first LATERAL one (`joins`, copies placed in the
-    block's template): the scope the block's clauses resolve in (the input's, then each
-    item's), and the ids of the template's nodes inside LATERAL subqueries (their input
-    references are placeholders already, appended to `args`)."""
+    block's template); the input references inside LATERAL subqueries become placeholders,
+    appended to `args`.  `aliases`: the input items' aliases as written."""
     from .from_clause import relation
 
     input_ids = lateral_ids(input_scope)
@@ -43,6 +67,8 @@ def lateral_items(analyzer, joins: list[exp.Join], input_scope: Scope, outer, ct
         enclosing = enclosing.parent
     visible = input_scope
     inside: set[int] = set()
+    equal: dict[int, E.Attribute] = {}
+    steps: list[tuple[str, L.Plan, E.Expr | None]] | None = []
     for j in joins:
         if j.method or j.args.get("using") or (j.kind or "").upper() in ("SEMI", "ANTI"):
             raise NotModelled("a NATURAL, USING, SEMI or ANTI join with a LATERAL subquery")
@@ -53,11 +79,12 @@ def lateral_items(analyzer, joins: list[exp.Join], input_scope: Scope, outer, ct
                 raise NotModelled("a FROM item after a LATERAL subquery other than a table")
             _plan, scope = relation(analyzer, item, outer, ctes)
             visible = visible.combine(scope)
+            steps = None
             continue
         sub = item.this
         if not isinstance(sub, exp.Subquery) or item.args.get("view"):
             raise NotModelled("a LATERAL table function" if isinstance(sub, exp.Func) else "LATERAL VIEW in a join")
-        _refuse_ctes_and_outer_stars(sub, ctes, visible)
+        expand_outer_stars(outer_stars(sub, ctes, visible), visible)
         seen: list[tuple[exp.Expression, E.Expr]] = []
         prev = analyzer.exprs.observer
 
@@ -73,7 +100,9 @@ def lateral_items(analyzer, joins: list[exp.Join], input_scope: Scope, outer, ct
             raise NotModelled(f"a LATERAL subquery sparkfold cannot analyze: {e}") from None
         finally:
             analyzer.exprs.observer = prev
-        _refuse_outer_names(plan, lateral_ids(visible) | input_ids)
+        alias = item.args.get("alias")
+        columns = [c.name for c in alias.columns] if alias is not None and alias.columns else []
+        named = {} if columns else outer_names(sub, plan, lateral_ids(visible) | input_ids, visible, aliases)
         inside.update(id(n) for n in sub.walk())
         observed = {id(n) for n, _ in seen}
         if any(id(c) not in observed for c in sub.find_all(exp.Column) if not isinstance(c.this, exp.Star)):
@@ -89,60 +118,20 @@ def lateral_items(analyzer, joins: list[exp.Join], input_scope: Scope, outer, ct
             args.append(out)
             replaced.add(id(node))
             node.replace(exp.column(f"{ARG_PREFIX}{len(args) - 1}"))
-        alias = item.args.get("alias")
-        columns = [c.name for c in alias.columns] if alias is not None and alias.columns else []
         name = alias.name if alias is not None else ""
+        aliases = aliases | {name}
+        values = input_values(plan, lateral_ids(input_scope)) if inner_join(j) else []
         plan = analyzer._rename(plan, columns, f"LATERAL subquery {name}")
-        visible = visible.combine(Scope.of((name.lower(),) if name else (), list(plan.output), name))
-    return visible, inside
-
-
-def place_input_stars(template: exp.Expression, inside: set[int], input_scope: Scope, later: list[exp.Join],
-                      wrapped: bool, args: list[E.Expr]) -> None:
-    """A star outside the LATERAL subqueries reads the input by its qualifiers, which the
-    input written back as one derived table (several FROM items before the LATERAL one)
-    does not keep, nor its column names when two are alike: there a select list's `*`
-    becomes the input's columns (placeholders, each keeping its name) and each later
-    item's `alias.*`.  `x.*` over an input item, or a star elsewhere, is not modelled."""
-    for star in list(template.find_all(exp.Star)):
-        if id(star) in inside:
-            continue
-        col = star.parent if isinstance(star.parent, exp.Column) else None
-        if col is not None:
-            qual = tuple(p.name.lower() for p in col.parts[:-1])
-            if any(en.matches(qual) for en in input_scope.entries):
-                raise NotModelled("a qualified star over the input of a LATERAL join")
-            continue
-        if not wrapped:
-            continue
-        if star.parent is not template or any(star.args.get(k) for k in ("except_", "replace", "rename")):
-            raise NotModelled("SELECT * over joins and a LATERAL subquery")
-        items: list[exp.Expression] = []
-        for c in input_scope.star:
-            if not isinstance(c, E.Attribute):
-                raise NotModelled("SELECT * over a USING join and a LATERAL subquery")
-            args.append(c)
-            items.append(exp.column(f"{ARG_PREFIX}{len(args) - 1}"))
-        for j in later:
-            alias = j.this.args.get("alias")
-            name = alias.name if isinstance(j.this, exp.Lateral) and alias is not None else \
-                (j.this.alias_or_name if isinstance(j.this, exp.Table) else "")
-            if not name:
-                raise NotModelled("SELECT * over joins and an unaliased LATERAL subquery")
-            items.append(exp.Column(this=exp.Star(), table=exp.to_identifier(name)))
-        position = template.expressions.index(star)
-        template.set("expressions", template.expressions[:position] + items + template.expressions[position + 1:])
-
-
-def _refuse_ctes_and_outer_stars(sub: exp.Expression, ctes: dict, visible: Scope) -> None:
-    for table in sub.find_all(exp.Table):
-        if not table.db and table.name.lower() in ctes:
-            raise NotModelled("a LATERAL subquery reading a CTE")
-    for col in sub.find_all(exp.Column):
-        if isinstance(col.this, exp.Star) and col.table:
-            qual = tuple(p.name.lower() for p in col.parts[:-1])
-            if any(en.matches(qual) for en in visible.entries):
-                raise NotModelled("a LATERAL subquery with a star over an earlier FROM item")
+        # a column that is an earlier item's (`SELECT x.a`) is the subquery's own: NULL
+        # where a LEFT JOIN LATERAL found no row, and never a placeholder of the input
+        earlier = lateral_ids(visible) | input_ids
+        output = [E.Attribute(named.get(k, a.name), a.data_type, True, E.new_id())
+                  if a.expr_id in earlier or k in named else a for k, a in enumerate(plan.output)]
+        equal.update((a.expr_id, v) for a, v in zip(output, values) if v is not None)
+        visible = visible.combine(Scope.of((name.lower(),) if name else (), output, name))
+        if steps is not None:
+            steps = join_step(analyzer, j, plan, output, visible.with_parent(outer, ctes), steps)
+    return LateralItems(visible, inside, equal, steps)
 
 
 def lateral_ids(scope: Scope) -> set[int]:
@@ -155,19 +144,3 @@ def lateral_ids(scope: Scope) -> set[int]:
     return out
 
 
-def _refuse_outer_names(plan, outer_ids: set[int]) -> None:
-    """Spark names an unaliased column of a LATERAL subquery that reads an earlier FROM
-    item with `outer(...)` and that reference's qualifier (`least(outer(a.q1), q1)`), a
-    name sparkfold does not give: not modelled."""
-    from ..ir import logical as L
-
-    top = plan
-    while isinstance(top, (L.Sort, L.Limit, L.Offset, L.Distinct, L.Filter)):
-        top = top.children[0]
-    items = top.projections if isinstance(top, L.Project) else \
-        top.aggregates if isinstance(top, L.Aggregate) else ()
-    for e in items:
-        if isinstance(e, E.Alias) and e.auto and \
-                any(isinstance(n, E.Attribute) and n.expr_id in outer_ids for n in e.child.walk()):
-            raise NotModelled("an unaliased column of a LATERAL subquery reading an earlier FROM item "
-                              "(Spark names it with outer(...))")

@@ -24,7 +24,9 @@ from ..ir.errors import AnalysisError
 from ..ir.naming import spark_name
 from .expr_context import Ctx, NotModelled, require_boolean
 from .generator_select import generator_item_columns, is_generator_item
-from .lateral_join import first_lateral, lateral_ids, lateral_items, place_input_stars
+from .lateral_join import first_lateral, lateral_ids, lateral_items
+from .lateral_model import filter_input, lateral_model
+from .lateral_names import place_input_stars
 
 if TYPE_CHECKING:
     from .analyze_expr import ExprAnalyzer
@@ -38,6 +40,8 @@ class SelectAnalyzer(Protocol):
     exprs: "ExprAnalyzer"
 
     def from_clause(self, from_: exp.From, joins, outer: "Scope | None", ctes: dict) -> tuple[L.Plan, "Scope"]: ...
+
+    def select_over(self, sel: exp.Select, plan: L.Plan, scope: "Scope") -> L.Plan: ...
 
 
 INPUT_TABLE = "__sf_input_0"
@@ -111,8 +115,12 @@ def opaque_select(analyzer: SelectAnalyzer, sel: exp.Select, outer: "Scope | Non
         # the FROM items from the first LATERAL subquery stay in the text, analyzed for
         # their columns (`lateral_join`)
         template.set("joins", [j.copy() for j in later])
-        scope, inside = lateral_items(analyzer, template.args["joins"], scope, outer, ctes, args)
-        place_input_stars(template, inside, input_scope, template.args["joins"], bool(joins), args)
+        aliases = {i.alias for i in [from_.this, *(j.this for j in joins)] if i.alias} if from_ is not None else set()
+        items = lateral_items(analyzer, template.args["joins"], scope, outer, ctes, args, aliases)
+        scope, inside = items.scope, items.inside
+        plan = filter_input(analyzer, template, plan, scope, template.args["joins"], items.equal)
+        later_scope = Scope(scope.entries[len(input_scope.entries):])
+        place_input_stars(template, inside, input_scope, later_scope, template.args["joins"], bool(joins), args)
     # subqueries in the FROM clause are part of the input; anywhere else they would have
     # to be analyzed inside the text, which we do not do
     if any(id(n) not in inside and (isinstance(n, (exp.Subquery, exp.Exists)) or
@@ -148,7 +156,8 @@ def opaque_select(analyzer: SelectAnalyzer, sel: exp.Select, outer: "Scope | Non
     output = _output(analyzer, sel, scope, bool(pivots or sel.args.get("laterals")), is_root)
     if later or reason == GENERATOR_REASON:
         _refuse_shadowed_names(analyzer, sel, input_scope, scope)
-    return L.OpaqueRelation(template, tuple(output), (plan,), tuple(args), _shown(analyzer, sel))
+    model = lateral_model(analyzer, sel, plan, scope, items.steps, output) if later else None
+    return L.OpaqueRelation(template, tuple(output), (plan,), tuple(args), _shown(analyzer, sel), model)
 
 
 def _refuse_shadowed_names(analyzer, sel: exp.Select, input_scope: "Scope", scope: "Scope") -> None:

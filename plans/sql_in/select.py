@@ -56,8 +56,11 @@ def select_block(an, sel: exp.Select, outer: Scope | None, ctes: dict) -> L.Plan
         if sel.args.get("joins"):
             raise NotModelled("joins without FROM")
         plan, scope = L.OneRowRelation(), Scope()
-    scope = scope.with_parent(outer, ctes)
+    return select_over(an, sel, plan, scope.with_parent(outer, ctes))
 
+
+def select_over(an, sel: exp.Select, plan: L.Plan, scope: Scope) -> L.Plan:
+    """The clauses of a SELECT block after its FROM clause, over the FROM's plan and scope."""
     where = sel.args.get("where")
     if where is not None:
         cond = require_boolean(an.exprs.analyze(where.this, Ctx(scope, clause="WHERE", unnamed_ok=True)), "WHERE")

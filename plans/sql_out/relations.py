@@ -132,9 +132,10 @@ def write_opaque_relation(gen, plan: L.OpaqueRelation, outer) -> Block:
         if name.startswith(ARG_PREFIX) and not col.table:
             value: exp.Expr = writer(plan.args[int(name[len(ARG_PREFIX):])])
             parent = col.parent
-            if isinstance(template, exp.Select) and parent is template and isinstance(value, exp.Column) \
+            if isinstance(parent, exp.Select) and col.arg_key == "expressions" and isinstance(value, exp.Column) \
                     and value.name != col.name:
-                # a bare column in the select list: keep the name it had
+                # a bare column in a select list (the block's, or a LATERAL subquery's):
+                # keep the name it had
                 arg = plan.args[int(name[len(ARG_PREFIX):])]
                 if isinstance(arg, E.Attribute) and value.name != arg.name:
                     value = exp.alias_(value, arg.name, quoted=_needs_quotes(arg.name), copy=False)
