@@ -27,10 +27,12 @@ from ..plans.ir.errors import InternalError, SparkfoldError
 from ..plans.ir.naming import UnknownName
 from ..plans.ir.expressions import id_scope
 from ..plans.ir.records import record, replace
+from ..plans.sql_in import cte_legacy, double_quoted, regex_columns
 from ..plans.sql_in.analyzer import Analyzer
 from ..plans.sql_in.catalog import Catalog
 from ..plans.sql_in.expr_context import NotModelled
 from ..plans.sql_in.parse import parse_query
+from ..plans.sql_in.settings import OUTPUT_CHECKS, output_read_otherwise
 from ..plans.sql_out.to_sql import SqlGenerator
 from ..rules.base import UNNAMED_OPAQUE_ARGUMENTS, Rule, RuleContext
 from .engine import Batch, Trace, execute
@@ -356,6 +358,10 @@ def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regener
     t0 = time.perf_counter()
     tree = parse_query(sql)
     timings["parse"] = time.perf_counter() - t0
+    for key, applies, as_read, output_reads_alike in _READ_AS_TEXT:
+        if isinstance(tree, exp.Query) and applies(cat.unmodelled):
+            return _read_as(sql, tree, cat, key, as_read, output_reads_alike,
+                            (batches, rules, exclude, pretty, always_regenerate, keep_layout, in_statement))
     try:
         return _optimize_tree(sql, tree, timings, cat, batches, rules, exclude, pretty, always_regenerate,
                               keep_layout, in_statement)
@@ -370,6 +376,55 @@ def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regener
             UNNAMED_OPAQUE_ARGUMENTS.reset(token)
     finally:
         forget_spans(tree)  # the analyzer, the splice and the findings, which place nodes, are done
+
+
+def _read_as(sql, tree: exp.Expression, cat: Catalog, key: str, as_read: Callable[[str, exp.Expression], str],
+             output_reads_alike: Callable[[str], bool], options: tuple) -> OptimizeResult:
+    """Under a setting that `_READ_AS_TEXT` models as a text: the query written as sparkfold
+    reads it without the setting, and as the session reads it with the setting
+    (`as_read`), is optimized without the setting; its output is kept where the session
+    reads it so too (`output_reads_alike`); the original text where nothing changed."""
+    try:
+        text = as_read(sql, tree)
+    except NotModelled as e:
+        forget_spans(tree)
+        return OptimizeResult(sql, sql, None, None, Trace(), cat, passthrough=str(e), findings=find_all(sql, tree))
+    forget_spans(tree)
+    without = cat.with_settings(unmodelled=tuple(s for s in cat.unmodelled if s[0] != key))
+    inner = _optimize(text, without, *options)
+    out = inner.sql
+    if inner.passthrough is not None or out == text:
+        out = sql
+    elif not output_reads_alike(out):
+        out = sql
+        inner.trace.warnings.append(f"the optimized query would read otherwise under {key}: it is kept as written")
+    return replace(inner, original_sql=sql, sql=out, catalog=cat)
+
+
+def _cte_reads_alike(text: str) -> bool:
+    return cte_legacy.reads_alike(parse_query(text, placed=False))
+
+
+# Settings modelled by writing the query as a text that reads the same with and without
+# them: (key, does the session set it, the text, does an output read alike)
+_READ_AS_TEXT = (
+    (double_quoted.KEY, double_quoted.applies, lambda sql, tree: double_quoted.as_backquoted(sql),
+     double_quoted.none_left),
+    (cte_legacy.KEY, cte_legacy.legacy_policy, cte_legacy.as_lexical, _cte_reads_alike),
+)
+
+
+def _read_otherwise(text: str, cat: Catalog) -> str | None:
+    """A setting of the session under which the output `text` reads otherwise than it was
+    written (a backquoted name in a select list read as a regular expression, a HAVING
+    without GROUP BY read as a WHERE), or None."""
+    regex = cat.quoted_regex_column_names
+    if not regex and not any(key in OUTPUT_CHECKS for key, _ in cat.unmodelled):
+        return None
+    tree = parse_query(text, placed=False)
+    if regex and regex_columns.sensitive(tree):
+        return f"{regex_columns.KEY}=true"
+    return output_read_otherwise(cat.unmodelled, tree, text)
 
 
 class _NamedOnlyAsWritten(Exception):
@@ -493,6 +548,10 @@ def _optimize_tree(sql, tree: exp.Expression, timings: dict[str, float], cat: Ca
         out_sql = sql
         trace.warnings.append("a correlated subquery, whose decorrelation a session setting changes, would "
                               "not be written as in the text: the query is kept as written")
+    if out_sql is not sql and (why := _read_otherwise(out_sql, cat)) is not None:
+        out_sql = sql
+        trace.warnings.append(f"the optimized query would read otherwise under the session's {why}: it is kept as "
+                              f"written")
     if analyzer.inner_hints and not as_edited and regenerated is not None:
         # hints inside the query (BROADCAST on a derived table, REPARTITION in a CTE) have
         # no place in a query written whole: only the kept-layout text keeps them

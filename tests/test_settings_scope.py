@@ -71,15 +71,20 @@ def test_double_quoted_identifiers_only_with_ansi_on():
     key = "spark.sql.ansi.doubleQuotedIdentifiers"
     assert unmodelled_settings({key: "true"}) == ((key, "true"),)
     assert unmodelled_settings({key: "true", "spark.sql.ansi.enabled": "false"}) == ()
-    assert _passes_through('SELECT "id" FROM r', {key: "true"})
-    assert not _passes_through('SELECT "id" FROM r', {key: "true", "spark.sql.ansi.enabled": "false"})
+    # a column with ANSI on (plans/sql_in/double_quoted.py), a string with it off
+    typed = lambda conf: [(a.name, a.data_type) for a in optimize('SELECT "id" FROM r', _under(conf)).analyzed.output]  # noqa: E731
+    assert typed({key: "true"}) == [("id", T.INT)]
+    assert typed({key: "true", "spark.sql.ansi.enabled": "false"}) == [("id", T.STRING)]
 
 
 @pytest.mark.parametrize("sql,changed", [
     ("WITH t AS (SELECT id FROM r) SELECT * FROM t WHERE 1 = 1", False),
     ("WITH t AS (SELECT 1 AS c), u AS (SELECT c + 1 AS d FROM t) SELECT * FROM u", False),
-    ("WITH t AS (SELECT 1 AS c), t2 AS (WITH t3 AS (SELECT * FROM t) SELECT * FROM t3) SELECT * FROM t2", True),
-    ("WITH t AS (SELECT 1 AS c) SELECT * FROM (WITH t AS (SELECT 2 AS c) SELECT * FROM t)", True),
+    # nested WITHs are read as Spark reads them (plans/sql_in/cte_legacy.py)
+    ("WITH t AS (SELECT 1 AS c), t2 AS (WITH t AS (SELECT 2 AS c) SELECT * FROM t) SELECT * FROM t2", False),
+    ("WITH t AS (SELECT 1 AS c) SELECT * FROM (WITH t AS (SELECT 2 AS c) SELECT * FROM t)", False),
+    ("WITH t AS (SELECT id FROM r) SELECT * FROM t a JOIN t b ON a.id = b.id", False),
+    # a non-deterministic CTE read twice passes through under any policy
     ("WITH t AS (SELECT rand() AS x FROM r) SELECT * FROM t a JOIN t b ON a.x = b.x", True),
     ("WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 3) SELECT * FROM t", True),
 ])
@@ -87,17 +92,19 @@ def test_legacy_cte_precedence_passes_through_what_it_can_read_otherwise(sql, ch
     assert _passes_through(sql, {"spark.sql.legacy.ctePrecedencePolicy": "legacy"}) == changed
 
 
-def test_recursion_limit_reads_recursive_ctes_only():
+def test_recursion_limit_changes_nothing_sparkfold_models():
+    """A recursive CTE is kept as its text, which Spark runs under the session's limit."""
     conf = {"spark.sql.cte.recursion.level.limit": "200"}
-    assert not _passes_through("WITH t AS (SELECT id FROM r) SELECT * FROM t WHERE 1 = 1", conf)
-    assert _passes_through("WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 3) "
-                           "SELECT * FROM t", conf)
+    assert unmodelled_settings(conf) == ()
+    sql = "WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 3) SELECT * FROM t WHERE 1 = 1"
+    assert optimize(sql, _under(conf)).sql == optimize(sql, CATALOG).sql
 
 
 def test_parentheses_around_a_star_only_where_written():
     conf = {"spark.sql.legacy.ignoreParenthesesAroundStar": "true"}
     assert not _passes_through("SELECT *, count(*) OVER () FROM r WHERE 1 = 1", conf)
-    assert _passes_through("SELECT (*) FROM r", conf)
+    assert not _passes_through("SELECT (*), ((r.*)) FROM r", conf)  # a star in a select list either way
+    assert _passes_through("SELECT count((*)) FROM r", conf)
 
 
 DECORRELATION = [{"spark.sql.optimizer.decorrelateInnerQuery.enabled": "false"},
@@ -137,3 +144,13 @@ def test_the_legacy_count_bug_setting_at_its_default_changes_nothing():
     conf = {"spark.sql.legacy.scalarSubqueryCountBugBehavior": "false"}
     assert unmodelled_settings(conf) == ()
     assert not _passes_through("SELECT (SELECT count(*) FROM r2 WHERE r2.id = r.id) AS n FROM r", conf)
+
+
+def test_an_output_the_session_reads_otherwise_is_kept_as_written():
+    """Written whole, a global aggregate's condition is a HAVING without GROUP BY, which
+    spark.sql.legacy.parser.havingWithoutGroupByAsWhere reads as a WHERE (an aggregate
+    there is INVALID_WHERE_CONDITION): under it the query is kept as written."""
+    sql = "SELECT 1 AS one FROM (SELECT count(*) AS n FROM r) WHERE n > 1"
+    assert "HAVING" in optimize(sql, CATALOG, always_regenerate=True).sql
+    conf = {"spark.sql.legacy.parser.havingWithoutGroupByAsWhere": "true"}
+    assert optimize(sql, _under(conf), always_regenerate=True).sql == sql

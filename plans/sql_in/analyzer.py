@@ -32,6 +32,7 @@ from .settings import CORRELATION, first_affecting
 from .from_clause import CTEDef, _has_modifiers, from_items, values_relation
 from .precedence import MEANING
 from .recursive_cte import reads, recursive_cte
+from .regex_columns import regex_items
 from .scope import Entry, Scope
 from .select import limit_offset, select_block, select_over, sort_orders
 
@@ -56,6 +57,9 @@ class Analyzer:
         # id(scope) of a query whose HAVING is being analyzed -> the aggregates over its
         # columns that its subqueries' WHERE hold (`expr_calls.outer_aggregate`)
         self.aggregate_hosts: dict[int, list[E.Expr]] = {}
+        # ids of the select items read as regular expressions over column names
+        # (spark.sql.parser.quotedRegexColumnNames: `regex_columns`)
+        self.regex: set[int] = set()
 
     def analyze(self, tree: exp.Expression) -> L.Plan:
         if not isinstance(tree, (exp.Query, exp.Subquery, exp.Values)):
@@ -73,6 +77,13 @@ class Analyzer:
         if tree.meta.get(BANG_NOT) and not self.catalog.bang_equals_not:
             raise NotModelled("`!` for NOT after an operand (`x ! IN (...)`, `x IS ! NULL`), which Spark "
                               "rejects unless spark.sql.legacy.bangEqualsNot is true")
+        if '"' in self.sql and any(self.sql[i.meta["start"]:i.meta["start"] + 1] == '"'
+                                   for i in tree.find_all(exp.Identifier) if i.meta.get("start") is not None):
+            # sqlglot's parser takes a double-quoted string for a name in places (`AS "q"`,
+            # `WITH "c" AS`) where Spark's reads a string and rejects it (unless
+            # spark.sql.ansi.doubleQuotedIdentifiers, whose text comes here in backquotes)
+            raise NotModelled("a double-quoted string where a name stands")
+        self.regex = regex_items(tree) if self.catalog.quoted_regex_column_names else set()
         unmodelled = self.catalog.unmodelled
         setting = first_affecting(unmodelled, tree, self.sql, correlated=False) if unmodelled else None
         if setting is not None:

@@ -177,7 +177,8 @@ class Catalog:
                  legacy_setops_precedence: bool = False, escaped_string_literals: bool = False,
                  decimal_precision_loss: bool = True, group_by_aliases: bool = True,
                  bang_equals_not: bool = False, concat_binary_as_string: bool = False,
-                 legacy_null_in_empty: bool = False,
+                 legacy_null_in_empty: bool = False, quoted_regex_column_names: bool = False,
+                 group_by_ordinal: bool = True, order_by_ordinal: bool = True,
                  unmodelled: tuple[tuple[str, str], ...] = (),
                  functions: Callable[[str, int], bool | None] | None = None):
         self._tables: dict[str, TableSchema] = {_normalize(k): v for k, v in (tables or {}).items()}
@@ -207,6 +208,13 @@ class Catalog:
         self.concat_binary_as_string = concat_binary_as_string
         # spark.sql.legacy.nullInEmptyListBehavior set to true (see `null_in_empty_is_false`)
         self.legacy_null_in_empty = legacy_null_in_empty
+        # spark.sql.parser.quotedRegexColumnNames: a backquoted name in a select list is a
+        # regular expression over the input's column names (plans.sql_in.regex_columns)
+        self.quoted_regex_column_names = quoted_regex_column_names
+        # spark.sql.groupByOrdinal / orderByOrdinal: an integer literal in GROUP BY / ORDER
+        # BY (SORT BY) names a select item by its position (true), or is a constant
+        self.group_by_ordinal = group_by_ordinal
+        self.order_by_ordinal = order_by_ordinal
         # settings sparkfold does not model, set to other than Spark's default: the
         # queries they can change pass through (plans.sql_in.settings)
         self.unmodelled = tuple(unmodelled)

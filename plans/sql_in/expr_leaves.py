@@ -34,6 +34,9 @@ def analyze_column(ea, node: exp.Column, ctx: Ctx) -> E.Expr:
             # count(t.*), struct(t.*): Spark expands the star into the arguments
             raise NotModelled(f"`{display}` as a function argument")
         raise AnalysisError(f"`{display}` is not allowed here")
+    if id(node) in ea.analyzer.regex:  # (a select item read elsewhere than in `select_items`)
+        raise NotModelled(f"the regular expression select item `{display}` here, under "
+                          f"spark.sql.parser.quotedRegexColumnNames")
     unnamed = ea.analyzer.unnamed
     if len(parts) == 1:
         key = parts[0].lower()

@@ -21,6 +21,7 @@ from ..ir.printer import expr_str, plan_str
 from ..ir.records import replace
 from ..ir.tree import transform_down
 from .expr_context import Ctx, NotModelled, calls_nondeterministic, refuse_unnamed, require_boolean
+from . import regex_columns
 from .expr_leaves import field_access
 from .from_clause import from_items
 from .generator_select import generator_select
@@ -129,7 +130,22 @@ def select_items(an, sel: exp.Select, scope: Scope) -> list[tuple[E.Expr, str | 
     out: list[tuple[E.Expr, str | None]] = []
     lateral: dict[str, E.Expr] = {}
     for item in sel.expressions:
+        if id(item) in an.regex:
+            if sel.args.get("group") is not None:
+                # (Spark's star checks, STAR_GROUP_BY_POS among them, take a regex for a star)
+                raise NotModelled(f"a regular expression select item with GROUP BY, under {regex_columns.KEY}")
+            columns = regex_columns.expand(item, scope)
+            refuse_unnamed(an, columns)
+            out.extend((c, None) for c in columns)
+            if not out and item is sel.expressions[-1]:
+                raise NotModelled(f"a select list whose regular expressions match no column, under "
+                                  f"{regex_columns.KEY}")
+            continue
         star, qual = item, None
+        while isinstance(item, exp.Paren) and isinstance(item.this, (exp.Paren, exp.Star, exp.Column)) \
+                and item.find(exp.Star) is not None:
+            # `(*)`, `((t.*))`: Spark's parser keeps no parentheses around an expression
+            item = star = item.this
         if isinstance(item, exp.Column) and isinstance(item.this, exp.Star):
             star, qual = item.this, tuple(p.name for p in item.parts[:-1])
         if isinstance(star, exp.Star):
@@ -296,7 +312,7 @@ def sort_order(an, o: exp.Ordered, ctx: Ctx, outputs: list[E.Attribute]) -> E.So
     node = o.this
     if isinstance(node, exp.Var) and names_all(node):  # the column `all` (`ORDER BY all, x`)
         node = exp.column(exp.to_identifier("all", quoted=True))
-    i = _ordinal(node)
+    i = _ordinal(node) if an.catalog.order_by_ordinal else None  # (else a constant)
     if i is not None:
         if not 1 <= i <= len(outputs):
             raise AnalysisError(f"ORDER BY position {i} is not in the select list "
@@ -501,7 +517,7 @@ def grouping_expressions(an, group: exp.Group, items, scope) -> list[E.Expr]:
         isinstance(x, exp.Star) or (isinstance(x, exp.Column) and isinstance(x.this, exp.Star))
         for x in select.expressions)
     for g in keys:
-        i = _ordinal(g)
+        i = _ordinal(g) if an.catalog.group_by_ordinal else None  # (else a constant)
         if i is not None:
             if star:
                 raise AnalysisError("[STAR_GROUP_BY_POS] a star (*) in the select list with GROUP BY "

@@ -7,6 +7,12 @@ change how Spark parses, resolves, types or evaluates some queries: with one of 
 other than Spark 4's default, a query it can change is passed through as written (Spark
 gives it the meaning the session asks for), and the others are optimized as usual.  Any
 other `spark.sql.legacy.*` setting a session sets is taken to change every query.
+
+Two of `UNMODELLED` are modelled before the analysis, as a text the session reads alike
+with and without them (optimizer.api `_READ_AS_TEXT`): spark.sql.ansi.doubleQuotedIdentifiers
+(plans.sql_in.double_quoted) and spark.sql.legacy.ctePrecedencePolicy=LEGACY
+(plans.sql_in.cte_legacy); their entries here pass through what they can change when
+the analyzer is given them directly.
 """
 
 from __future__ import annotations
@@ -51,22 +57,6 @@ def _qualified_star(n) -> bool:
                for arg in args if arg is not None for a in arg.find_all(exp.Column))
 
 
-def _integer_position(tree, sql) -> bool:
-    keys = [k for g in tree.find_all(exp.Group) for k in g.expressions] + \
-        [o.this for o in tree.find_all(exp.Ordered)]
-    return any(_position_literal(k) for k in keys)
-
-
-def _position_literal(k) -> bool:
-    """An integer literal, which Spark reads as a position: in parentheses too, and
-    negative (`-1` is one literal to its parser)."""
-    while isinstance(k, exp.Paren):
-        k = k.this
-    if isinstance(k, exp.Neg):
-        k = k.this
-    return isinstance(k, exp.Literal) and not k.is_string
-
-
 def _cte_precedence(tree, sql) -> bool:
     """Where spark.sql.legacy.ctePrecedencePolicy=LEGACY can read a query otherwise: a
     WITH besides another (the outer definitions may win over the inner ones, and a WITH
@@ -84,14 +74,18 @@ def _cte_precedence(tree, sql) -> bool:
     return any(n > 1 for n in reads.values())
 
 
-def _recursive_with(tree, sql) -> bool:
-    return any(w.args.get("recursive") for w in tree.find_all(exp.With))
-
-
 def _parenthesized_star(tree, sql) -> bool:
-    """`(*)`: Spark 4 reads it as `*` in a select list either way (checked on Spark 4.3);
-    elsewhere (`count((*))`, `struct((*))`) the setting may change it."""
-    return any(isinstance(s.parent, exp.Paren) for s in tree.find_all(exp.Star))
+    """`(*)`: Spark 4 reads it as `*` in a select list either way (checked on Spark 4.3,
+    and so does sparkfold); elsewhere (`count((*))`, `struct((*))`) the setting may change
+    it."""
+    return any(isinstance(s.parent, exp.Paren) and not _select_item(s) for s in tree.find_all(exp.Star))
+
+
+def _select_item(star: exp.Expression) -> bool:
+    n = star if not isinstance(star.parent, exp.Column) else star.parent
+    while isinstance(n.parent, exp.Paren):
+        n = n.parent
+    return isinstance(n.parent, exp.Select) and n.arg_key == "expressions"
 
 
 def _text(pattern: str) -> Affects:
@@ -114,7 +108,12 @@ SETTINGS = {"spark.sql.ansi.enabled": ("ansi", "true"),
             # `NULL IN (empty subquery)`: NULL, not FALSE.  Spark's default is this with ANSI
             # off, which sparkfold assumes there whatever the setting says (see
             # `Catalog.null_in_empty_is_false`)
-            "spark.sql.legacy.nullInEmptyListBehavior": ("legacy_null_in_empty", "false")}
+            "spark.sql.legacy.nullInEmptyListBehavior": ("legacy_null_in_empty", "false"),
+            # a backquoted name in a select list: a regular expression over column names
+            "spark.sql.parser.quotedRegexColumnNames": ("quoted_regex_column_names", "false"),
+            # an integer literal in GROUP BY / ORDER BY: a select item's position, or a constant
+            "spark.sql.groupByOrdinal": ("group_by_ordinal", "true"),
+            "spark.sql.orderByOrdinal": ("order_by_ordinal", "true")}
 
 # The settings sparkfold does not model, by key: (Spark 4's default, which queries the
 # setting can change)
@@ -122,24 +121,19 @@ UNMODELLED: dict[str, tuple[str, Affects]] = {
     # parsing
     "spark.sql.legacy.parser.havingWithoutGroupByAsWhere": ("false", _having_without_group_by),
     "spark.sql.ansi.doubleQuotedIdentifiers": ("false", _text(r'"')),
-    "spark.sql.parser.quotedRegexColumnNames": ("false", _text(r"`")),
     "spark.sql.legacy.exponentLiteralAsDecimal.enabled": ("false", _text(r"\d[eE][-+]?\d")),
     "spark.sql.legacy.interval.enabled": ("false", _text(r"(?i)interval")),
     "spark.sql.legacy.ignoreParenthesesAroundStar": ("false", _parenthesized_star),
     # resolution
     "spark.sql.caseSensitive": ("false", _always),
-    "spark.sql.groupByOrdinal": ("true", _integer_position),
-    "spark.sql.orderByOrdinal": ("true", _integer_position),
     "spark.sql.legacy.ctePrecedencePolicy": ("CORRECTED", _cte_precedence),
     "spark.sql.legacy.allowParameterlessCount": ("false", _count_call(_no_arguments)),
     "spark.sql.legacy.allowStarWithSingleTableIdentifierInCount": ("false", _count_call(_qualified_star)),
     "spark.sql.crossJoin.enabled": ("true", _any(exp.Join)),
     # types
-    "spark.sql.function.eltOutputAsString": ("false", _text(r"(?i)\belt\b")),
     "spark.sql.timestampType": ("TIMESTAMP_LTZ", _always),
     # evaluation
     "spark.sql.ansi.strictIndexOperator": ("true", _any(exp.Bracket)),
-    "spark.sql.cte.recursion.level.limit": ("100", _recursive_with),
     # (correlated subqueries only: see CORRELATION)
     "spark.sql.optimizer.decorrelateInnerQuery.enabled": ("true", _subquery),
     "spark.sql.optimizer.decorrelateSubqueryLegacyIncorrectCountHandling.enabled": ("false", _subquery),
@@ -147,6 +141,11 @@ UNMODELLED: dict[str, tuple[str, Affects]] = {
     "spark.sql.legacy.scalarSubqueryCountBugBehavior": ("false", _subquery),
     "spark.sql.legacy.scalarSubqueryAllowGroupByNonEqualityCorrelatedPredicate": ("false", _subquery),
 }
+
+# Settings that change nothing sparkfold models, so no query passes through for them:
+# spark.sql.function.eltOutputAsString (elt's result type: sparkfold types no elt call,
+# tests/test_settings_modelled.py says so) and spark.sql.cte.recursion.level.limit (a
+# recursive CTE is kept as its text, which Spark runs under the session's limit).
 
 # The settings that change only how Spark decorrelates a correlated subquery: whether it
 # takes it (decorrelateInnerQuery, a GROUP BY under a non-equality correlation) and what
@@ -162,6 +161,25 @@ CORRELATION = frozenset({"spark.sql.optimizer.decorrelateInnerQuery.enabled",
 
 # settings Spark reads only with ANSI on (SQLConf: `ansiEnabled && ...`)
 ANSI_ONLY = frozenset({"spark.sql.ansi.doubleQuotedIdentifiers"})
+
+
+# Settings under which a text sparkfold writes may read otherwise than it was written,
+# by key: does this output text hold such a construct?  (A query written whole from its
+# plan puts a global aggregate's condition in a HAVING without GROUP BY, which the
+# legacy setting reads as a WHERE over the select list.)
+OUTPUT_CHECKS: dict[str, Affects] = {
+    "spark.sql.legacy.parser.havingWithoutGroupByAsWhere": _having_without_group_by,
+}
+
+
+def output_read_otherwise(settings: tuple[tuple[str, str], ...], tree: exp.Expression, sql: str) -> str | None:
+    """`key=value` of a setting under which the output text `sql` (parsed: `tree`) reads
+    otherwise than sparkfold wrote it, or None."""
+    for key, value in settings:
+        check = OUTPUT_CHECKS.get(key)
+        if check is not None and check(tree, sql):
+            return f"{key}={value}"
+    return None
 
 
 def unmodelled_settings(conf: Mapping[str, str]) -> tuple[tuple[str, str], ...]:

@@ -133,9 +133,9 @@ def settings_scope_files() -> list[TestFile]:
     """Session settings each read where it changes something, not on every query: under
     each, queries it cannot change are optimized (a `1 = 1` or a constant to fold in
     each), and the ones it can are modelled (`!` for NOT, concat of binaries as a string,
-    NULL IN an empty subquery), kept as written where they stand (a correlated subquery
-    under a decorrelation setting: around it the query is optimized) or pass through (a
-    nested WITH under the legacy CTE precedence)."""
+    NULL IN an empty subquery, nested WITHs under the legacy CTE precedence) or kept as
+    written where they stand (a correlated subquery under a decorrelation setting: around
+    it the query is optimized)."""
     view = ["CREATE TEMPORARY VIEW r AS SELECT * FROM VALUES (1, 'a'), (2, 'b'), (NULL, 'c') AS r(id, s)",
             "CREATE TEMPORARY VIEW rb AS SELECT * FROM VALUES (X'41', X'42', 'x'), (NULL, X'43', 'y') AS rb(a, b, s)"]
     bang = ["SELECT id ! IN (1, 3), s ! LIKE 'a%', id IS ! NULL, id ! BETWEEN 2 AND 3 FROM r WHERE 1 = 1",
