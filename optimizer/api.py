@@ -135,7 +135,7 @@ def _frozen_rewritten(plan: L.Plan, tree, sql: str, written: str) -> bool:
     """Does the plan hold a frozen subquery (`E.SubqueryExpr`'s `frozen`), and does the
     written text lose the text of a subquery of the query as written (each must be there
     as often as in the original)?"""
-    if not _holds_frozen(plan):
+    if not L.any_subquery(plan, lambda x: x.frozen):
         return False
     texts = set()
     for node in tree.find_all(exp.Subquery, exp.Exists):
@@ -144,19 +144,6 @@ def _frozen_rewritten(plan: L.Plan, tree, sql: str, written: str) -> bool:
             return True
         texts.add(sql[span[0]:span[1] + 1])
     return any(written.count(t) != sql.count(t) for t in texts)
-
-
-def _holds_frozen(plan: L.Plan) -> bool:
-    stack = [plan]
-    while stack:
-        p = stack.pop()
-        stack.extend(p.children)
-        for e in p.expressions:
-            for x in L.subquery_plans(e):
-                if x.frozen:
-                    return True
-                stack.append(x.plan)
-    return False
 
 
 def _inflated(source: str, written: str, tree) -> bool:

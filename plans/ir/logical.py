@@ -471,6 +471,21 @@ def subquery_plans(e: Expr) -> list:
     return [n for n in e.walk() if isinstance(n, SubqueryExpr)]
 
 
+def any_subquery(plan: Plan, test) -> bool:
+    """Does `test` hold for a subquery expression anywhere in the plan, at any depth
+    (inside subqueries' plans too)?"""
+    stack = [plan]
+    while stack:
+        p = stack.pop()
+        stack.extend(p.children)
+        for e in p.expressions:
+            for x in subquery_plans(e):
+                if test(x):
+                    return True
+                stack.append(x.plan)
+    return False
+
+
 from .expressions import Exists, InSubquery, ScalarSubquery  # noqa: E402
 from .tree import mask_of  # noqa: E402
 

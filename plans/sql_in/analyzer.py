@@ -97,7 +97,7 @@ class Analyzer:
                               "spark.sql.legacy.setopsPrecedence.enabled (read left to right)")
         with E.id_scope(join=True):  # the caller's run's ids, or the analysis's own
             plan = self.query(tree, None, {})
-        if any(key in CORRELATION for key, _ in unmodelled) and _correlated(plan):
+        if any(key in CORRELATION for key, _ in unmodelled) and L.any_subquery(plan, lambda x: bool(x.outer_references)):
             # such a setting changes how Spark decorrelates the correlated subqueries (which
             # it takes, what an aggregate over no row gives there): they are frozen, kept
             # as analyzed, and written as in the text (optimizer.api)
@@ -260,20 +260,6 @@ __all__ = ["Analyzer", "NotModelled", "UnsupportedError", "Entry", "replace"]
 def _changed_by(setting: str) -> NotModelled:
     return NotModelled(f"the session sets {setting}, which can change what this query means "
                        f"and which sparkfold does not model")
-
-
-def _correlated(plan: L.Plan) -> bool:
-    """Does the plan hold a correlated subquery (at any depth)?"""
-    stack = [plan]
-    while stack:
-        p = stack.pop()
-        stack.extend(p.children)
-        for e in p.expressions:
-            for x in L.subquery_plans(e):
-                if x.outer_references:
-                    return True
-                stack.append(x.plan)
-    return False
 
 
 def _frozen(plan: L.Plan, memo: dict) -> L.Plan:
