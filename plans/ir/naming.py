@@ -9,6 +9,7 @@ against PySpark 4.3 (tests/test_naming.py compares with Spark).
 from __future__ import annotations
 
 import math
+import re
 from datetime import date, datetime
 from decimal import Decimal, localcontext
 from typing import cast
@@ -551,6 +552,15 @@ def _bound(value, side, text) -> str | None:
     if t is None:
         return None
     return f"{t} {str(side or '').upper()}".strip()
+
+
+def quote_if_needed(name: str) -> str:
+    """A name as Spark's QuotingUtils.quoteIfNeeded shows it inside a generated name:
+    as is when it is letters, digits and underscores (not digits only), else
+    backquoted (`struct(a AS `k x`)`)."""
+    if re.fullmatch(r"[a-zA-Z0-9_]+", name) and not name.isdigit():
+        return name
+    return "`" + name.replace("`", "``") + "`"
 
 
 def struct_field_name(node, position: int) -> str:

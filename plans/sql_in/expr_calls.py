@@ -457,7 +457,7 @@ def _opaque_name(node: exp.Expression, args) -> tuple[str, bool]:
     (see `naming.name_known`): operators and TRIM's forms are; a call `name(arg, ...)` is
     when Spark was seen to name calls of that function with arguments of those types so
     (`naming.plain_call`); anything else is sparkfold's best guess, its SQL text."""
-    from ..ir.naming import call_key, call_name, plain_call, spark_name
+    from ..ir.naming import call_key, call_name, plain_call, quote_if_needed, spark_name
 
     if _unit_argument(node) is not None:
         # `datediff(DAY, a, b)` is Spark's timestampdiff, `dateadd(DAY, n, d)` its timestampadd
@@ -487,7 +487,10 @@ def _opaque_name(node: exp.Expression, args) -> tuple[str, bool]:
         positional = _positional_args(node)
         if positional is not None and len(positional) == len(args):
             key = call_key(function_name(node), args)
-            return call_name(function_name(node), [spark_name(a) for a in args]), plain_call(key)
+            # an argument written with an alias (`struct(a AS k)`) keeps it in the name
+            names = [f"{spark_name(a)} AS {quote_if_needed(p.alias)}" if isinstance(p, exp.Alias) else spark_name(a)
+                     for p, a in zip(positional, args)]
+            return call_name(function_name(node), names), plain_call(key)
     from ..ir.dialect import DIALECT
 
     # Spark's generated names show string literals without quotes: map('a', m)['a'] is

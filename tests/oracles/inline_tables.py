@@ -16,7 +16,7 @@ evaluated all the same).  Each in ANSI mode and out of it (`MODES`).
 
 The golden file (`golden/inline_tables.jsonl.gz`) has a header line, then one line per
 mode and query: `[mode, query, schema, rows]`, the schema as `optimizer.verify.schema_of`
-writes it and the rows as `cell_text` writes each value, or `[mode, query, "!ERROR_CLASS",
+writes it and the rows as `golden_queries.cell_text` writes each value, or `[mode, query, "!ERROR_CLASS",
 null]` when Spark rejects the query.
 """
 
@@ -24,11 +24,10 @@ from __future__ import annotations
 
 import argparse
 import functools
-import gzip
-import json
-import math
 import sys
 from pathlib import Path
+
+from . import golden_queries
 
 GOLDEN = Path(__file__).parent / "golden" / "inline_tables.jsonl.gz"
 MODES = {"ansi": "true", "legacy": "false"}
@@ -80,29 +79,6 @@ def cases() -> list[tuple[str, str]]:
     return [(mode, sql) for mode in MODES for sql in queries()]
 
 
-def cell_text(v) -> str | None:
-    """A value of a row as text that Spark's value and sparkfold's compare by: NaN and the
-    infinities by name, -0.0 as 0.0 (Spark's equality), decimals by their digits."""
-    import datetime as dt
-    from decimal import Decimal
-
-    if v is None:
-        return None
-    if isinstance(v, bool):
-        return str(v).lower()
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "NaN"
-        return repr(v + 0.0)
-    if isinstance(v, Decimal):
-        return format(v, "f")
-    if isinstance(v, (bytes, bytearray)):
-        return bytes(v).hex()
-    if isinstance(v, (dt.date, dt.datetime)):
-        return v.isoformat()
-    return repr(v)
-
-
 def register(spark) -> None:
     from tests.data import register as register_table
 
@@ -110,45 +86,13 @@ def register(spark) -> None:
         register_table(spark, name, columns, [])
 
 
-def spark_answers(spark, sqls: list[str]) -> list[tuple]:
-    """(schema, rows) of each query, or ("!ERROR_CLASS", None)."""
-    from sparkfold.optimizer.verify import _error_of, schema_of
-
-    out: list[tuple] = []
-    for sql in sqls:
-        try:
-            df = spark.sql(sql)
-            schema = [list(f) for f in schema_of(df)]
-            rows = [[cell_text(v) for v in r] for r in df.collect()]
-            out.append((schema, rows))
-        except Exception as e:  # noqa: BLE001 - Spark's rejection is its answer
-            out.append(("!" + _error_of(e)[0], None))
-    return out
-
-
 def regenerate(path: Path = GOLDEN) -> int:
-    import pyspark
-
-    from tests.oracles.session import spark_session
-
-    spark = spark_session()
-    register(spark)
-    sqls, lines = queries(), []
-    for mode in MODES:
-        spark.conf.set("spark.sql.ansi.enabled", MODES[mode])
-        lines += [[mode, sql, s, r] for sql, (s, r) in zip(sqls, spark_answers(spark, sqls))]
-    with gzip.open(path, "wt", encoding="utf-8") as f:
-        f.write(json.dumps({"spark": pyspark.__version__, "modes": MODES, "queries": len(sqls)}) + "\n")
-        for line in lines:
-            f.write(json.dumps(line) + "\n")
-    return len(lines)
+    return golden_queries.record(path, MODES, queries(), register, rows=True)
 
 
 def load(path: Path = GOLDEN) -> dict[tuple[str, str], tuple]:
     """(mode, query) -> (Spark's schema or `!ERROR_CLASS`, its rows or None)."""
-    with gzip.open(path, "rt", encoding="utf-8") as f:
-        next(f)
-        return {(mode, sql): (schema, rows) for mode, sql, schema, rows in map(json.loads, f)}
+    return {case: tuple(answer) for case, answer in golden_queries.load(path).items()}
 
 
 @functools.cache
@@ -204,7 +148,7 @@ def _modelled(r) -> list[list]:
 
 
 def _local_rows(plan) -> list[list] | None:
-    """The rows of the plan's one inline table sparkfold evaluated, as `cell_text` writes
+    """The rows of the plan's one inline table sparkfold evaluated, as `golden_queries.cell_text` writes
     them (None: no such table, or one of intervals, which sparkfold holds otherwise)."""
     from sparkfold.plans.ir import logical as L
     from sparkfold.plans.ir import types as T
@@ -212,7 +156,7 @@ def _local_rows(plan) -> list[list] | None:
     tables = [p for p in plan.walk() if isinstance(p, L.LocalRelation) and p.rows]
     if len(tables) != 1 or any(a.data_type in T.INTERVAL_UNITS for a in tables[0].output):
         return None
-    return [[cell_text(v) for v in row] for row in tables[0].rows]
+    return [[golden_queries.cell_text(v) for v in row] for row in tables[0].rows]
 
 
 def main(argv=None) -> int:

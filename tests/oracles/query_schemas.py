@@ -16,8 +16,15 @@ move it, so the space is built from the rewrites that do:
 - set operations (UNION [ALL], INTERSECT [ALL], EXCEPT [ALL]) of NOT NULL, nullable and
   folded columns, with an input made empty;
 - aggregates over an empty input, global (one row: count NOT NULL, sum nullable) and
-  grouped (no row).
-Each query in ANSI mode and out of it (`MODES`).
+  grouped (no row);
+- what sparkfold reads past sqlglot's parser or names itself: structs and tuples whose
+  field names come from rewritten arguments, a unary plus among operators, `TABLE t`
+  as a query, in a subquery and in a set operation, a struct's star (`q.st.*`, with
+  EXCEPT).
+Each query in ANSI mode and out of it (`MODES`).  Besides the model of the optimized
+query's schema, the text sparkfold writes is read back by sparkfold's own analyzer
+(whose names and types the expression-type oracle holds to Spark's): its column names
+and types must be Spark's for the original.
 
     python -m tests.oracles.query_schemas --regenerate   # record Spark's schemas (a minute or two)
     python -m tests.oracles.query_schemas                # sparkfold's model against them
@@ -31,10 +38,10 @@ query.
 from __future__ import annotations
 
 import argparse
-import gzip
-import json
 import sys
 from pathlib import Path
+
+from . import golden_queries
 
 GOLDEN = Path(__file__).parent / "golden" / "query_schemas.jsonl.gz"
 
@@ -57,7 +64,13 @@ COLUMN_ITEMS = tuple(f"nt.{c}" for c in COLUMNS) + ("coalesce(nt.n, nt.i)", "coa
                                                    "IF(nt.i IS NULL, 0, nt.i)", "nt.n IS NULL", "nt.x + 1",
                                                    "concat_ws('-', nt.s)", "array(nt.i, 1)")
 LITERALS = ("1", "'a'", "1.5D", "2.50", "DATE'2020-01-01'", "CAST('NaN' AS DOUBLE)", "CAST(NULL AS INT)")
-ITEMS = FOLDS_TO_NOT_NULL + FOLDS_TO_NULLABLE_TEXT + COLUMN_ITEMS + LITERALS
+# field names taken from arguments the rules rewrite; a unary plus, which sqlglot drops
+WRITTEN_NAMES = ("struct(nt.i, coalesce(nt.x, NULL))", "struct(nt.s, upper('a'), 1 + 1)",
+                 "named_struct('a', coalesce(NULL, nt.n), 'b', nt.b AND TRUE)", "struct(nt.i AS k, 2 * 3)", "struct(nt.s AS `k x`, nt.n AS K)",
+                 "array(struct(nt.n, NULL OR nt.b))", "+ nt.i", "1 - + nt.i", "+ nt.i * 2", "- + nt.x",
+                 "+ (1 + 2)", "nt.d / + nt.i", "abs(+ nt.n)", "+ nt.m + 0")
+ITEMS = FOLDS_TO_NOT_NULL + FOLDS_TO_NULLABLE_TEXT + COLUMN_ITEMS + LITERALS + WRITTEN_NAMES
+STRUCT = "struct(nt.i, nt.s, coalesce(nt.n, NULL), nt.b OR FALSE)"
 
 EMPTYING = ("WHERE FALSE", "WHERE nt.n = NULL", "WHERE nt.i IS NULL", "LIMIT 0")
 JOINS = ("LEFT", "RIGHT", "FULL")
@@ -101,6 +114,13 @@ def queries() -> list[str]:
                 f"SELECT nt.s, count(*) AS c, sum(nt.m) AS s FROM nt {where} GROUP BY nt.s",
                 f"SELECT count(*) AS c FROM nt {where} HAVING count(*) = 0",
                 f"SELECT min(nt.dt), max(nt.f), count(DISTINCT nt.b) FROM nt {where}"]
+    out += ["TABLE nt", "SELECT * FROM (TABLE nt) WHERE 1 = 1", "SELECT q.i + 0 FROM (TABLE nt) AS q WHERE TRUE",
+            "TABLE nt UNION ALL SELECT * FROM nu WHERE FALSE", "SELECT * FROM nu WHERE nu.n = NULL UNION TABLE nt",
+            "SELECT * FROM nt WHERE nt.i > 0 OR TRUE EXCEPT TABLE nu",
+            "WITH w AS (TABLE nt) SELECT w.i, w.n FROM w WHERE 1 = 1"]
+    for star in ("q.st.*", "q.st.* EXCEPT (col2)", "q.st.* EXCEPT (i, col4)", "q.st.*, q.st.i + 1"):
+        out += [f"SELECT {star} FROM (SELECT {STRUCT} AS st FROM nt) AS q WHERE 1 = 1",
+                f"SELECT {star} FROM (SELECT {STRUCT} AS st FROM nt WHERE FALSE) AS q"]
     return list(dict.fromkeys(out))
 
 
@@ -131,43 +151,13 @@ def set_mode(spark, mode: str) -> None:
     spark.conf.set("spark.sql.ansi.enabled", MODES[mode])
 
 
-def spark_schemas(spark, sqls: list[str]) -> list:
-    """Spark's schema of each query (analysis only: nothing runs), or `!ERROR_CLASS`."""
-    from sparkfold.optimizer.verify import _error_of, schema_of
-
-    out: list = []
-    for sql in sqls:
-        try:
-            out.append([list(f) for f in schema_of(spark.sql(sql))])
-        except Exception as e:  # noqa: BLE001 - Spark's rejection is its answer
-            out.append("!" + _error_of(e)[0])
-    return out
-
-
 def regenerate(path: Path = GOLDEN) -> int:
-    from tests.oracles.session import spark_session
-
-    spark = spark_session()
-    register(spark)
-    sqls, lines = queries(), []
-    for mode in MODES:
-        set_mode(spark, mode)
-        lines += [[mode, sql, answer] for sql, answer in zip(sqls, spark_schemas(spark, sqls))]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    import pyspark
-
-    with gzip.open(path, "wt", encoding="utf-8") as f:
-        f.write(json.dumps({"spark": pyspark.__version__, "modes": MODES, "queries": len(sqls)}) + "\n")
-        for line in lines:
-            f.write(json.dumps(line) + "\n")
-    return len(lines)
+    return golden_queries.record(path, MODES, queries(), register)
 
 
 def load(path: Path = GOLDEN) -> dict[tuple[str, str], object]:
     """(mode, query) -> Spark's schema or `!ERROR_CLASS`."""
-    with gzip.open(path, "rt", encoding="utf-8") as f:
-        next(f)
-        return {(mode, sql): answer for mode, sql, answer in map(json.loads, f)}
+    return {case: answer[0] for case, answer in golden_queries.load(path).items()}
 
 
 def catalog(mode: str):
@@ -188,6 +178,45 @@ def modelled_schema(sql: str, mode: str = "ansi") -> list[list] | None:
         return None
     nullable = written_nullability(r.optimized)
     return [[a.name, a.data_type.simple_string(), n] for a, n in zip(r.optimized.output, nullable)]
+
+
+def written_schema(sql: str, mode: str = "ansi") -> list[list] | None:
+    """The schema of the text sparkfold writes for the query, as sparkfold's analyzer reads
+    it back: per column [name, type]; None when the text is the input's."""
+    from sparkfold import optimize
+
+    r = optimize(sql, catalog(mode))
+    if r.sql == sql:
+        return None
+    back = optimize(r.sql, catalog(mode), rules=[])
+    if back.analyzed is None:
+        return [["(passed through)", back.passthrough or ""]]
+    return [[a.name, a.data_type.simple_string()] for a in back.analyzed.output]
+
+
+def agrees_written(written: list[list], answer: list[list]) -> bool:
+    """Do the written text's names and types (read back) agree with Spark's of the original?"""
+    from sparkfold.optimizer.verify import base_type
+
+    return len(written) == len(answer) and all(
+        name == spark_name and t in (base_type(spark_type), "unknown")
+        for (name, t), (spark_name, spark_type) in zip(written, answer))
+
+
+def differences(golden: dict) -> list[str]:
+    """Every case whose optimized schema (as modelled, and as its text reads back) is not
+    Spark's of the original."""
+    out = []
+    for (mode, sql), answer in golden.items():
+        if isinstance(answer, str):
+            continue
+        got = modelled_schema(sql, mode)
+        if got is not None and not agrees(got, answer):
+            out.append(f"{mode}: {sql}\n  Spark:     {answer}\n  sparkfold: {got}")
+        written = written_schema(sql, mode) if got is not None else None
+        if written is not None and not agrees_written(written, answer):
+            out.append(f"{mode}: {sql}\n  Spark:     {answer}\n  as written: {written}")
+    return out
 
 
 def agrees(modelled: list[list], answer: list[list]) -> bool:
@@ -211,15 +240,10 @@ def main(argv=None) -> int:
     if args.regenerate:
         print(f"{regenerate()} queries recorded in {GOLDEN}")
         return 0
-    golden, bad = load(), 0
-    for (mode, sql), answer in golden.items():
-        if isinstance(answer, str):
-            continue
-        got = modelled_schema(sql, mode)
-        if got is not None and not agrees(got, answer):
-            bad += 1
-            print(f"{mode}: {sql}\n  Spark:     {answer}\n  sparkfold: {got}")
-    print(f"{len(golden)} cases, {bad} whose optimized schema differs from Spark's of the original")
+    golden = load()
+    bad = differences(golden)
+    print("\n".join(bad))
+    print(f"{len(golden)} cases, {len(bad)} whose optimized schema differs from Spark's of the original")
     return 1 if bad else 0
 
 
