@@ -85,23 +85,25 @@ class SessionSchemas:
         except Exception:  # noqa: BLE001 - no answer: nothing verified
             return None
 
-    def verified(self, fresh: dict[str, TableSchema], reused: list[str]) -> bool:
+    def verified(self, fresh: dict[str, TableSchema], reused: list[str]) -> dict[str, str] | None:
         """After a query was optimized: did every schema it used hold?  `fresh`: the
         schemas read from the session during the query (kept if their fingerprint says
         they were read right); `reused`: the names whose kept schema was used.  A kept
-        schema that no longer holds is forgotten."""
+        schema that no longer holds is forgotten.  Returns the fingerprints the query's
+        schemas were verified against (a result kept for reuse rests on exactly these),
+        or None."""
         names = sorted({*fresh, *reused})
         with self._lock:
             kept = {n: self._known.get(n) for n in reused}
         if any(hit is None for hit in kept.values()):
-            return False
+            return None
         tables = [fresh[n] if n in fresh else kept[n][1] for n in names]  # type: ignore[index]
         prints = self.fingerprints(tables, names)
         if prints is None:
             with self._lock:
                 for n in reused:
                     self._known.pop(n, None)
-            return False
+            return None
         ok = True
         with self._lock:
             for n in reused:
@@ -119,16 +121,19 @@ class SessionSchemas:
                         self._known.popitem(last=False)
             else:  # changed between its read and the check: the query used a stale one
                 ok = False
-        return ok
+        return prints if ok else None
 
-    def current(self, names: list[str]) -> bool:
-        """Do the kept schemas of these tables still hold (one JVM call)?"""
+    def current(self, expected: dict[str, str]) -> bool:
+        """Do these tables still have the fingerprints a kept result was verified against
+        (`expected`, name -> fingerprint; one JVM call)?  Not the ones kept now: another
+        statement may have read a table made again since, and kept its new schema."""
+        names = list(expected)
         with self._lock:
             kept = [self._known.get(n) for n in names]
         if any(hit is None for hit in kept):
             return False
         prints = self.fingerprints([hit[1] for hit in kept], names)  # type: ignore[index]
-        return prints is not None and all(prints[n] == hit[0] for n, hit in zip(names, kept))  # type: ignore[index]
+        return prints is not None and all(prints[n] == expected[n] for n in names)
 
 
 def _quoted(part: str) -> str:

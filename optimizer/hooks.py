@@ -363,22 +363,24 @@ class SqlHook:
             if hit is not None:
                 return hit
             out, result = rewrite(sql, catalog, exclude=self.exclude)
-            verified = self._schemas.verified(reads.fresh, reads.reused)
-            if verified or not reads.reused:  # (every schema read during the query: as without keeping any)
-                if verified and result is not None and not reads.unchecked and not catalog.asked_functions:
+            prints = self._schemas.verified(reads.fresh, reads.reused)
+            if prints is not None or not reads.reused:  # (every schema read during the query: as without keeping any)
+                if prints is not None and result is not None and not reads.unchecked \
+                        and not catalog.asked_functions:
                     # a view whose definition was read is looked up again before reuse (its
                     # fingerprint does not show the definition); the other tables' fingerprints
-                    # are checked in one call
+                    # are checked in one call, against those this result was verified with
                     views = tuple(sorted((n, s) for n, s in reads.fresh.items() if not all_in_fingerprint(s)))
                     seen = {n for n, _ in views}
-                    kept = sorted(n for n in {*reads.fresh, *reads.reused} if n not in seen)
+                    kept = {n: prints[n] for n in sorted({*reads.fresh, *reads.reused}) if n not in seen}
                     self.results.put(key, (out, result), (kept, views))
                 return out, result
         # tables changing while we read them: as read now
         return rewrite(sql, Catalog.from_spark(self.spark), exclude=self.exclude)
 
-    def _still_holds(self, session: Catalog, kept: list[str], views: tuple) -> bool:
-        """Does a kept result still hold: the fingerprints of the tables it read match, and
+    def _still_holds(self, session: Catalog, kept: dict[str, str], views: tuple) -> bool:
+        """Does a kept result still hold: the tables it read have the fingerprints it was
+        verified against (`kept`), and
         each view whose definition it read (`views`: (name, schema)) reads the same
         definition now, under the same settings and in the same database (looked up in the
         session again, as for a query, and compared whole)?"""

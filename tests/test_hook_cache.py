@@ -42,6 +42,22 @@ def test_a_repeated_statement_is_reused_and_optimized_again_when_the_table_chang
         assert rows(spark.sql(QUERY)) == rows(hook._original(QUERY))
 
 
+def test_a_kept_result_is_not_reused_after_another_statement_read_the_changed_table(spark):
+    """The result kept for QUERY rests on b being NOT NULL then.  The table is made again
+    with b nullable, and another statement over it is optimized first (the hook keeps
+    the new schema): QUERY sent again must not get its old rewrite, which dropped the
+    row whose b is NULL."""
+    register(spark, "hc_t", {"a": "int", "b": "int not null"}, [(1, 2), (3, 4)])
+    with hooks.install(spark, report=False) as hook:
+        spark.sql(QUERY)
+        assert "IS NULL" not in hook.last_sql
+        register(spark, "hc_t", {"a": "int", "b": "int"}, [(1, 2), (3, None)])
+        spark.sql("SELECT a, b FROM hc_t WHERE a > 0")
+        hits = hook.results.hits
+        assert rows(spark.sql(QUERY)) == rows(hook._original(QUERY)) == [(1,), (3,)]
+        assert hook.results.hits == hits and hook.last_sql == QUERY
+
+
 def test_a_statement_over_an_sql_view_is_reused_while_the_view_reads_the_same(spark):
     """A view whose definition sparkfold reads is looked up again before a kept result is
     reused: replaced by another text (same columns), or a table its definition reads
