@@ -15,6 +15,7 @@ import textwrap
 
 import pytest
 import sparkfold.optimizer.hooks as hooks
+import sparkfold.optimizer.rewrite as rewriting
 from sparkfold.optimizer import api
 from sparkfold.plans.ir import expressions as E
 from sparkfold.plans.ir.errors import InternalError
@@ -37,7 +38,7 @@ NOT_NOT = Rule("TestNotNot", _not_not, "NOT NOT x -> x")
 @pytest.fixture
 def not_not(monkeypatch):
     """Optimize with the test rule only (the hook's code path is otherwise the real one)."""
-    monkeypatch.setattr(hooks, "optimize",
+    monkeypatch.setattr(rewriting, "optimize",
                         lambda sql, catalog, **kw: api.optimize(sql, catalog, rules=[NOT_NOT], **kw))
 
 
@@ -203,7 +204,7 @@ def test_internal_error_fails_open_with_a_warning(spark, tables, monkeypatch, ca
     def boom(*a, **k):
         raise RuntimeError("simulated bug")
 
-    monkeypatch.setattr(hooks, "optimize", boom)
+    monkeypatch.setattr(rewriting, "optimize", boom)
     sql = "SELECT num FROM t WHERE num > 8"
     with caplog.at_level(logging.WARNING, logger="sparkfold"), hooks.install(spark) as hook:
         got = rows(spark.sql(sql))
@@ -216,7 +217,7 @@ def test_strict_mode_raises_on_internal_error(spark, tables, monkeypatch):
     def boom(*a, **k):
         raise RuntimeError("simulated bug")
 
-    monkeypatch.setattr(hooks, "optimize", boom)
+    monkeypatch.setattr(rewriting, "optimize", boom)
     with hooks.install(spark, strict=True):
         with pytest.raises(InternalError, match="simulated bug"):
             spark.sql("SELECT num FROM t")
@@ -373,11 +374,12 @@ CONNECT_SCRIPT = textwrap.dedent("""
     import sys
     sys.path.insert(0, {root!r})
     import sparkfold.optimizer.hooks as hooks
+    import sparkfold.optimizer.rewrite as rewriting
     from tests.connect_server import connect_session
     from sparkfold.optimizer import api
     from tests.test_hooks import NOT_NOT, double_not
 
-    hooks.optimize = lambda sql, cat, **kw: api.optimize(sql, cat, rules=[NOT_NOT], **kw)
+    rewriting.optimize = lambda sql, cat, **kw: api.optimize(sql, cat, rules=[NOT_NOT], **kw)
     spark = connect_session("local[1]")
     assert type(spark).__module__.startswith("pyspark.sql.connect"), type(spark)
     spark.createDataFrame([(1, "a"), (2, None), (3, "c")], "num int not null, s string") \\
