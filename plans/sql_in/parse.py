@@ -10,6 +10,8 @@ on its tokens:
   `1L` (named `1`) from `CAST(1 AS BIGINT)` (named `CAST(1 AS BIGINT)`);
 - `DATE'2024-01-01'::STRING`, `-1::STRING`: `::` casts the typed literal, the negative
   number (sqlglot: the string, the number): they are parenthesized;
+- `PIVOT (avg(e) + 1 AS a1 FOR ...)`: an aggregate written as an expression, which
+  sqlglot's parser does not read, is wrapped in a marker call (`pivot_aggregates`);
 - `x IS [NOT] UNKNOWN`, which sqlglot reads as `IS [NOT] NULL`: its NULL is marked;
 - a unary plus, which sqlglot drops: the tree is marked (the analyzer passes it through).
 """
@@ -26,7 +28,7 @@ from sqlglot.tokens import Token, TokenType
 
 from ..ir.dialect import DIALECT, SUFFIX_TYPES, TYPED_LITERAL_PREFIX, compiled_sqlglot, spans_later, unplaced_parser
 from ..ir.errors import ParseError, UnsupportedError
-from . import bitwise, grammar, precedence, spans
+from . import bitwise, grammar, pivot_aggregates, precedence, spans
 from .grammar import ends_operand as _ends_operand
 
 # ---------------------------------------------------------------------------
@@ -46,6 +48,7 @@ def _fix_tokens(tokens: list[Token], sql: str, bitwise_levels: set[int] | None =
     i = 0
     n = len(tokens)
     closes: dict[int, int] = {}  # index: how many parentheses opened below close before it
+    opens: dict[int, list[Token]] = {}  # index: the tokens of a marker call opened before it
     while i < n:
         t = tokens[i]
         if closes:
@@ -54,6 +57,8 @@ def _fix_tokens(tokens: list[Token], sql: str, bitwise_levels: set[int] | None =
                     fixes.unary_plus = True
                 out.extend(Token(TokenType.R_PAREN, ")", t.line, t.col, t.start, t.start)
                            for _ in range(closes.pop(at)))
+        if i in opens:
+            out.extend(opens.pop(i))
         if t.token_type not in _FIXED:  # (most tokens: this runs once per token of every parse)
             out.append(t)
             i += 1
@@ -186,6 +191,13 @@ def _fix_tokens(tokens: list[Token], sql: str, bitwise_levels: set[int] | None =
             out.append(Token(TokenType.VAR, t.text, t.line, t.col, t.start, t.end, t.comments))
             i += 1
             continue
+        if t.token_type == TokenType.PIVOT:
+            # `PIVOT (avg(e) + 1 AS a1 FOR ...)`: an aggregate that is no single call,
+            # which sqlglot's parser does not read, wrapped in a marker call
+            for start, end in pivot_aggregates.wrapped(tokens, i):
+                opens[start] = pivot_aggregates.marker_tokens(tokens[start])
+                closes[end] = closes.get(end, 0) + 1
+                fixes.pivot_aggregates = True
         if t.token_type == TokenType.STRING:
             text, end, j = t.text, t.end, i + 1
             while j < n and tokens[j].token_type == TokenType.STRING:
@@ -354,6 +366,7 @@ class _Fixes:
         self.unary_plus = False
         self.is_unknown = False
         self.bang_not = False
+        self.pivot_aggregates = False
 
 
 # the name prefix of a call `_fix_tokens` keeps from sqlglot's parsers (`restored` takes it off)
@@ -386,6 +399,8 @@ def _restored(trees: list, fixes: _Fixes) -> None:
             for node in tree.find_all(exp.Null):
                 if node.comments:
                     node.comments = [c for c in node.comments if c != f"sqlglot.meta {IS_UNKNOWN}"] or None
+    if fixes.pivot_aggregates:
+        pivot_aggregates.unwrap(trees)
     if fixes.as_written:
         for tree in trees:
             for node in tree.walk():
@@ -395,6 +410,7 @@ def _restored(trees: list, fixes: _Fixes) -> None:
 
 # the tokens `_fix_tokens` may change (each case below starts at one of these)
 _FIXED = frozenset({TokenType.DOT, TokenType.ANY, TokenType.TABLE, TokenType.NUMBER, TokenType.BETWEEN, TokenType.STRING, TokenType.EXCEPT,
+                    TokenType.PIVOT,
                     TokenType.VAR, TokenType.LT, TokenType.INTERVAL, TokenType.PLUS, TokenType.UNKNOWN, TokenType.NOT,
                     *_CAST_OPERAND_STARTS, *bitwise.TOKENS})
 # infix words and brackets an operand follows, which `ends_operand` takes for operands
@@ -505,7 +521,8 @@ def parse_statements(sql: str, placed: bool = True) -> list[exp.Expression]:
             tree.meta[precedence.MEANING] = read_otherwise
     if len(levels) > 1 or -1 in levels:
         trees = bitwise.restore(trees)
-    if fixes.extract_fields or fixes.as_written or fixes.unary_plus or fixes.is_unknown or fixes.bang_not:
+    if fixes.extract_fields or fixes.as_written or fixes.unary_plus or fixes.is_unknown or fixes.bang_not \
+            or fixes.pivot_aggregates:
         _restored(trees, fixes)
     if placed and compiled_sqlglot() and trees:
         spans_later(trees, spans.Recorder(trees, tokens))
