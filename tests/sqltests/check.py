@@ -55,6 +55,10 @@ class Outcome:
     whole_verdict: str = ""
     df_verdict: str = ""
     error_class_differs: list[str] = field(default_factory=list)  # sides raising another error than the original
+    # sides raising another error than the original's reference (run with the rules sparkfold
+    # implements excluded) but the one Spark raises for the original text with its whole
+    # optimizer: Spark's own difference (see FileChecker._spark_raises_so_itself), with the reason
+    error_class_spark_inconsistent: list[str] = field(default_factory=list)
     nullability_differs: list[str] = field(default_factory=list)  # sides whose df.schema nullability differs
     df_sql_text: bool = False     # the DataFrame program runs a part of the plan as Spark SQL (spark.sql)
     df_expr_text: bool = False    # ... or an expression as SQL text (F.expr, selectExpr)
@@ -152,6 +156,7 @@ class FileChecker:
         self.pending: list[tuple[Outcome, object, object]] = []
         self.outcomes: list[Outcome] = []
         self._catalog = None
+        self._whole_optimizer_errors: dict[str, str | None] = {}  # text: Spark's error with its whole optimizer
 
     def catalog(self):
         from sparkfold.plans.sql_in.catalog import Catalog
@@ -254,11 +259,36 @@ class FileChecker:
             return
         ref = rep.reference
         if ref.error and side.error and ref.error != side.error:
-            out.error_class_differs.append(f"{label}: {ref.error} -> {side.error}")
+            if self._spark_raises_so_itself(ref, side.error):
+                out.error_class_spark_inconsistent.append(
+                    f"{label}: {ref.error} -> {side.error}: Spark raises {side.error} for the original text too, "
+                    f"with its whole optimizer ({ref.error} with the rules sparkfold implements excluded)")
+            else:
+                out.error_class_differs.append(f"{label}: {ref.error} -> {side.error}")
         if ref.df is not None and side.df is not None and ref.error is None and side.error is None \
                 and _nullability(ref.df, side.df):
             out.nullability_differs.append(label)
 
+
+    def _spark_raises_so_itself(self, ref, error: str) -> bool:
+        """Does Spark raise `error` for the reference's text run with its whole optimizer,
+        where the reference (the same text with the rules sparkfold implements excluded)
+        raised another?  Then the error's class is Spark's own choice between two runs of
+        one text (seen: `format_string('%s %s', 'a')` raises IllegalArgumentException where
+        ConstantFolding evaluates it while planning, a SparkException from the task that
+        evaluates it without), not a difference sparkfold made."""
+        from sparkfold.optimizer.verify import Side, _build, run_fingerprints
+
+        if not ref.exclude or not ref.text:
+            return False
+        key = ref.text
+        if key not in self._whole_optimizer_errors:
+            again = Side(name="original, whole optimizer", text=ref.text)
+            _build(again, lambda: self.session.sql(ref.text))
+            if again.error is None:
+                run_fingerprints(self.session, [again], [None], ())
+            self._whole_optimizer_errors[key] = again.error
+        return self._whole_optimizer_errors[key] == error
 
     def _spark_disagrees_with_itself(self, rep, result, side) -> bool:
         """Does the candidate agree with the original run with Spark's whole optimizer,
@@ -352,6 +382,8 @@ def summary(outcomes: list[Outcome], runs: list[Run] | None = None) -> dict:
         "dataframe_expr_text": sum(o.df_expr_text for o in lowered),
         "dataframe_text_reasons": dict(Counter(r for o in lowered for r in set(o.df_text_reasons)).most_common()),
         "error_class_differs": Counter(p.split(":")[0] for o in outcomes for p in o.error_class_differs),
+        "error_class_spark_inconsistent": Counter(p.split(":")[0] for o in outcomes
+                                                  for p in o.error_class_spark_inconsistent),
         "nullability_differs": Counter(p for o in outcomes for p in o.nullability_differs),
         "nullability_differs_rewritten": sum(bool(o.nullability_differs) and o.status == "rewritten"
                                              for o in outcomes),

@@ -80,6 +80,10 @@ def print_summary(s: dict, title: str, out=sys.stdout) -> None:
     p(f"  schema nullability differs (names and types equal): {dict(s['nullability_differs'])} "
       f"({s['nullability_differs_rewritten']} rewritten queries); both raise but another error class: "
       f"{dict(s['error_class_differs'])}")
+    if s.get("error_class_spark_inconsistent"):
+        p(f"  another error class, Spark's own (it raises the candidate's for the original text with its whole "
+          f"optimizer, the original's with the rules sparkfold implements excluded): "
+          f"{dict(s['error_class_spark_inconsistent'])}")
     if s["spark_inconsistent"]:
         p(f"  Spark disagrees with itself (the original's rows with the rules sparkfold implements excluded differ "
           f"from its rows with the whole optimizer, which the candidate gives): {dict(s['spark_inconsistent'])}")
