@@ -20,6 +20,10 @@ STILL_TEXT = {
     # (the DataFrame API checks this frame itself, with another error than Spark's for the text)
     "SELECT count(x) OVER (PARTITION BY s ROWS BETWEEN UNBOUNDED FOLLOWING AND 1 FOLLOWING) AS c FROM t":
         "# SQL text (F.expr): window function count() OVER",
+    # three arguments: a syntax of Spark's grammar (timestampadd / timestampdiff), which a
+    # call of the registry's function does not give (its error is WRONG_NUM_ARGS)
+    "SELECT date_add(s, 1, 1) AS d, datediff(s, s, s) AS e, dateadd(s, 1) AS f FROM t":
+        "# SQL text (F.expr): date_add(); datediff()",
 }
 
 

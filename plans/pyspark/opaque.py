@@ -25,6 +25,13 @@ from .values import py_str
 _NOT_CALLED = frozenset({"struct", "explode", "explode_outer", "posexplode", "posexplode_outer", "inline",
                          "inline_outer", "stack", "json_tuple", "named_struct", "grouping", "grouping_id"})
 
+# names Spark's grammar reads with three arguments as a syntax of its own, not a call of
+# the registry's function (`dateadd(unit, n, ts)`: timestampadd, whose unit is a word; a
+# string there is INVALID_PARAMETER_VALUE.DATETIME_UNIT): F.call_function would ask the
+# registry (`date_add` of 3 arguments: WRONG_NUM_ARGS), so they stay text
+_GRAMMAR_CALLS_OF_3 = frozenset({"timestampadd", "dateadd", "date_add", "timestampdiff", "datediff", "date_diff",
+                                 "timediff"})
+
 _GENERATORS = frozenset({"explode", "explode_outer", "posexplode", "posexplode_outer", "inline", "inline_outer",
                          "stack"})
 
@@ -125,7 +132,7 @@ class _Translator:
         grouping = self.grouping and name.lower() in ("grouping", "grouping_id")
         generator = generator and name.lower() in _GENERATORS
         if not name.replace("_", "").isalnum() or (name.lower() in _NOT_CALLED and not grouping and not generator) \
-                or name.lower().startswith("__sf"):
+                or name.lower().startswith("__sf") or (name.lower() in _GRAMMAR_CALLS_OF_3 and len(kids) == 3):
             raise _NoForm
         if text != f"{name}({', '.join(k.sql(dialect=DIALECT) for k in kids)})":
             raise _NoForm  # written otherwise than as a plain call of its arguments in order
