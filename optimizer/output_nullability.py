@@ -86,6 +86,13 @@ def _written(plan: L.Plan, original: bool = False) -> tuple[list[bool | None], l
     return nullable, high.untyped
 
 
+def _by_arguments(plan: L.Plan, original: bool) -> list[bool]:
+    """Per output column, its nullability as written with every unmodelled expression
+    nullable exactly when one of its arguments is (as written): a third reading beside
+    `_written`'s two, which tells a rewrite of an unmodelled call's arguments."""
+    return [a.nullable for a in transform_plan(plan, _AsWritten(None, original)).output]
+
+
 def _reads_unmodelled(plan: L.Plan) -> bool:
     stack = [plan]
     while stack:
@@ -103,7 +110,8 @@ _SUBQUERY_MASK = E.ScalarSubquery.bit | E.Exists.bit | E.InSubquery.bit
 
 class _AsWritten:
     """An operator typed as Spark types it written, every unmodelled expression NOT NULL
-    when `opaque_not_null` (a class, not a closure: see `rules.base._PlanTransform`).
+    when `opaque_not_null`, nullable when False, and nullable as its arguments are when
+    None (a class, not a closure: see `rules.base._PlanTransform`).
 
     `untyped` collects the NULLs no text can type: a typed NULL (or an empty relation's
     column) of a type with something NOT NULL inside (`collect_list`'s array<int> has
@@ -111,7 +119,7 @@ class _AsWritten:
 
     __slots__ = ("opaque_not_null", "original", "untyped")
 
-    def __init__(self, opaque_not_null: bool, original: bool):
+    def __init__(self, opaque_not_null: bool | None, original: bool):
         self.opaque_not_null = opaque_not_null
         self.original = original
         self.untyped: list[str] = []
@@ -169,6 +177,9 @@ class _Written:
                 return _nullable(e)  # (a stand-in as nullable as the literal's text)
         if isinstance(e, E.Opaque) and self.opaque_not_null:
             return E.Attribute("opaque", e.data_type, False, -1)  # (a NOT NULL stand-in)
+        if isinstance(e, E.Opaque) and self.opaque_not_null is None:
+            nullable = any(self.expression(a).nullable for a in e.args)
+            return E.Attribute("opaque", e.data_type, nullable, -1)  # (a stand-in as nullable as its arguments)
         return e
 
 
@@ -199,11 +210,19 @@ def restored(plan: L.Plan, analyzed: L.Plan) -> L.Plan:
     if untyped:
         raise CannotKeep(f"no text types a NULL as {untyped[0]} (NOT NULL inside)")
     want: dict[int, bool] = {}
+    by_arguments: tuple[list[bool], list[bool]] | None = None
     for i, (t, w) in enumerate(zip(target, written)):
         if t is None:
             if w is not None:
                 raise CannotKeep(f"the nullability of column {i + 1} in the original query depends on an "
                                  f"expression sparkfold does not model")
+            if by_arguments is None:
+                by_arguments = (_by_arguments(analyzed, True), _by_arguments(plan, False))
+            if by_arguments[0][i] != by_arguments[1][i]:
+                # (Spark types many a call nullable as its arguments are: `dayname(DATE('...'))`
+                # is nullable, as the cast is, and `dayname(DATE '...')` NOT NULL)
+                raise CannotKeep(f"the nullability of column {i + 1} depends on an expression sparkfold does not "
+                                 f"model, whose arguments the rules made otherwise nullable")
         elif t != w:
             want[i] = t
     if not want:
