@@ -32,7 +32,7 @@ _CATALYST_OUTER = re.compile(r"Join (LeftOuter|RightOuter|FullOuter)\b")
 class Outcome:
     name: str
     sql: str
-    status: str                   # spark-rejects | rejected | bug | passthrough | unchanged | rewritten
+    status: str                   # spark-rejects | no-query | rejected | bug | passthrough | unchanged | rewritten
     detail: str = ""
     optimized_sql: str = ""
     sql_verdict: str = ""         # equal | wrong | nondeterministic | "" (not compared)
@@ -93,10 +93,6 @@ def check(spark, statements: list[Statement], *, compare: bool = True, dataframe
     pass-through).  With `regenerate` no rule runs and every analyzed query is written
     back as SQL: the analysis and the writer are checked on every statement, not only
     where a rule fires."""
-    from sparkfold import optimize
-    from sparkfold.optimizer.errors import InternalError, SparkfoldError
-    from sparkfold.optimizer.verify import _nondeterministic, reads_clock, verify_many
-    from sparkfold.plans.pyspark.to_pyspark import to_pyspark_code
     from sparkfold.plans.sql_in.catalog import Catalog
 
     spark.conf.set("spark.sql.ansi.enabled", str(ansi).lower())
@@ -117,72 +113,98 @@ def check(spark, statements: list[Statement], *, compare: bool = True, dataframe
                     continue
                 out = Outcome(st.name, text, "")
                 out.catalyst_outer_removed, out.catalyst_empty = _catalyst_reach(df)
-                try:
-                    result = optimize(text, schema, rules=[], always_regenerate=True) if regenerate \
-                        else optimize(text, schema)
-                except InternalError as e:
-                    out.status, out.detail = "bug", str(e)
-                except SparkfoldError as e:
-                    out.status, out.detail = "rejected", str(e)
-                except Exception as e:  # noqa: BLE001 - anything else escaping optimize() is a bug
-                    out.status, out.detail = "bug", f"{type(e).__name__}: {e}"
-                else:
-                    out.optimized_sql = result.sql
-                    if result.passthrough:
-                        out.status, out.detail = "passthrough", str(result.passthrough)
-                    else:
-                        out.status = "rewritten" if result.trace else "unchanged"
-                        out.sparkfold_outer_removed = max(0, _outer_joins(result.analyzed)
-                                                          - _outer_joins(result.optimized))
-                        out.sparkfold_empty = _is_empty(result.optimized)
-                    if (_nondeterministic(result.analyzed) if result.analyzed is not None
-                            else reads_clock(text)):
-                        out.sql_verdict = "nondeterministic"
-                    else:
-                        pending.append((out, result))
+                result = run_sparkfold(out, text, schema, regenerate)
+                if result is not None:
+                    pending.append((out, result))
                 outcomes.append(out)
             if pending and compare:
-                cands = ("optimized SQL", "DataFrame") if dataframe else ("optimized SQL",)
-                reports = verify_many([r for _, r in pending], spark, candidates=cands)
-                for (out, result), rep in zip(pending, reports):
-                    sql_c = rep.comparison("optimized SQL")
-                    out.sql_verdict = "equal" if sql_c.equal else "wrong"
-                    only = ["sql"] if sql_c.nullability_only and sql_c.rows_equal else []
-                    if dataframe:
-                        df_side = next(s for s in rep.candidates if s.name == "DataFrame")
-                        df_c = rep.comparison("DataFrame")
-                        if df_c.equal:
-                            out.df_verdict = "equal"
-                        elif df_side.error and "lower" in (df_side.error_message or "").lower():
-                            out.df_verdict = "lowering-failed"
-                        else:
-                            out.df_verdict = "wrong"
-                            if df_c.nullability_only and df_c.rows_equal:
-                                only.append("dataframe")
-                        out.df_fallback = "spark.sql(" in (df_side.text or "")
-                    out.schema_only = ",".join(only)
-                    if not rep.equal:
-                        out.report = rep.to_text()
+                compare_on_spark(spark, pending, dataframe)
             done += len(chunk)
             if progress:
                 progress(done, len(statements))
     return outcomes
 
 
+def run_sparkfold(out: Outcome, text: str, schema, regenerate: bool = False):
+    """sparkfold on one statement Spark accepts: its status (and reach) in `out`; the
+    result to compare on Spark, or None (not optimized, or non-deterministic)."""
+    from sparkfold import optimize
+    from sparkfold.optimizer.errors import InternalError, SparkfoldError
+    from sparkfold.optimizer.verify import _nondeterministic, reads_clock
+
+    try:
+        result = optimize(text, schema, rules=[], always_regenerate=True) if regenerate \
+            else optimize(text, schema)
+    except InternalError as e:
+        out.status, out.detail = "bug", str(e)
+        return None
+    except SparkfoldError as e:
+        out.status, out.detail = "rejected", str(e)
+        return None
+    except Exception as e:  # noqa: BLE001 - anything else escaping optimize() is a bug
+        out.status, out.detail = "bug", f"{type(e).__name__}: {e}"
+        return None
+    out.optimized_sql = result.sql
+    if result.passthrough:
+        out.status, out.detail = "passthrough", str(result.passthrough)
+    else:
+        out.status = "rewritten" if result.trace else "unchanged"
+        out.sparkfold_outer_removed = max(0, _outer_joins(result.analyzed) - _outer_joins(result.optimized))
+        out.sparkfold_empty = _is_empty(result.optimized)
+    if _nondeterministic(result.analyzed) if result.analyzed is not None else reads_clock(text):
+        out.sql_verdict = "nondeterministic"
+        return None
+    return result
+
+
+def compare_on_spark(spark, pending: list, dataframe: bool = True) -> None:
+    """Each (outcome, result)'s original against its optimized SQL (and lowered DataFrame
+    program) on Spark, in one batch: the verdicts go into the outcomes."""
+    from sparkfold.optimizer.verify import verify_many
+
+    cands = ("optimized SQL", "DataFrame") if dataframe else ("optimized SQL",)
+    reports = verify_many([r for _, r in pending], spark, candidates=cands)
+    for (out, result), rep in zip(pending, reports):
+        sql_c = rep.comparison("optimized SQL")
+        out.sql_verdict = "equal" if sql_c.equal else "wrong"
+        only = ["sql"] if sql_c.nullability_only and sql_c.rows_equal else []
+        if dataframe:
+            df_side = next(s for s in rep.candidates if s.name == "DataFrame")
+            df_c = rep.comparison("DataFrame")
+            if df_c.equal:
+                out.df_verdict = "equal"
+            elif df_side.error and "lower" in (df_side.error_message or "").lower():
+                out.df_verdict = "lowering-failed"
+            else:
+                out.df_verdict = "wrong"
+                if df_c.nullability_only and df_c.rows_equal:
+                    only.append("dataframe")
+            out.df_fallback = "spark.sql(" in (df_side.text or "")
+        out.schema_only = ",".join(only)
+        if not rep.equal:
+            out.report = rep.to_text()
+
+
 def summary(outcomes: list[Outcome]) -> dict:
     """The counts the issue asks for, over the statements Spark accepts."""
+    from sparkfold.optimizer.hooks import _reason
+
     status = Counter(o.status for o in outcomes)
-    accepted = [o for o in outcomes if o.status != "spark-rejects"]
+    accepted = [o for o in outcomes if o.status not in ("spark-rejects", "no-query")]
     compared = [o for o in accepted if o.sql_verdict in ("equal", "wrong")]
     lowered = [o for o in accepted if o.df_verdict]
     return {
         "statements": len(outcomes),
         "spark_rejects": status["spark-rejects"],
+        "no_query": status["no-query"],
         "accepted": len(accepted),
         "rewritten": status["rewritten"],
         "unchanged": status["unchanged"],
         "passthrough": status["passthrough"],
         "passthrough_share": status["passthrough"] / len(accepted) if accepted else 0.0,
+        # by reason, the query's particulars left out (as the hook counts them)
+        "passthrough_reasons": dict(Counter(_reason(o.detail) for o in accepted
+                                            if o.status == "passthrough").most_common()),
         "rejected": status["rejected"],
         "bugs": status["bug"],
         "compared": len(compared),

@@ -1,7 +1,8 @@
-"""The clients' statements through sparkfold, without Spark: each one's status against
-the catalog recorded with it, and the counts per client.
+"""The clients' statements through sparkfold: each one's status against the catalog
+recorded with it, and the counts per client (tests/corpus/check.py's outcomes).
 
-    python -m tests.corpus.clients.check [--file statements.jsonl] [--only CLIENT]...
+    python -m tests.corpus.clients.check [--file statements.jsonl] [--only CLIENT]...   # no Spark
+    python -m tests.corpus.run --clients [FILE]                                         # on Spark
 
 A statement that holds no query (SHOW, DESCRIBE, DROP...) is `no-query`; one whose
 query Spark rejected when the client sent it is `spark-rejects` (left out of the
@@ -9,70 +10,96 @@ measure); else its query (a `CREATE TABLE ... AS` statement's is the query it wr
 which is what the hook optimizes) is rewritten, unchanged, passed through (with its
 reason), rejected, or an internal failure (`bug`).  Printed per client: the counts, the
 share of queries passed through whole and its reasons, and every rejection or failure;
-exit 1 when there is one."""
+exit 1 when there is one.  On Spark (`on_spark`) each query is analyzed first, over the
+tables it was captured with, filled with generated rows (source.SparkWorld), and every
+query sparkfold optimizes is compared with its optimized SQL and DataFrame program."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections import Counter
-from dataclasses import dataclass
+import tempfile
 
-from .source import ClientStatement, catalog, statements
-
-
-@dataclass
-class Status:
-    name: str
-    sql: str
-    status: str          # no-query | spark-rejects | rejected | bug | passthrough | unchanged | rewritten
-    detail: str = ""     # the pass-through's reason, the rejection's or failure's message
+from ..check import Outcome, _catalyst_reach, compare_on_spark, run_sparkfold, summary
+from .source import ClientStatement, SparkWorld, ansi, catalog, statements
 
 
-def status_of(st: ClientStatement) -> Status:
-    from sparkfold import optimize
-    from sparkfold.optimizer.errors import InternalError, SparkfoldError
-
+def status_of(st: ClientStatement) -> Outcome:
+    """sparkfold's status of one statement, against the catalog recorded with it."""
     if st.query is None:
-        return Status(st.name, st.sql, "no-query")
+        return Outcome(st.name, st.sql, "no-query")
     if st.spark_accepts is False:
-        return Status(st.name, st.query, "spark-rejects")
-    try:
-        result = optimize(st.query, catalog(st))
-    except InternalError as e:
-        return Status(st.name, st.query, "bug", str(e))
-    except SparkfoldError as e:
-        return Status(st.name, st.query, "rejected", str(e))
-    except Exception as e:  # noqa: BLE001 - anything else escaping optimize() is a bug
-        return Status(st.name, st.query, "bug", f"{type(e).__name__}: {e}")
-    if result.passthrough:
-        return Status(st.name, st.query, "passthrough", str(result.passthrough))
-    return Status(st.name, st.query, "rewritten" if result.trace else "unchanged")
+        return Outcome(st.name, st.query, "spark-rejects")
+    out = Outcome(st.name, st.query, "")
+    run_sparkfold(out, st.query, catalog(st))
+    return out
 
 
-def without_spark(sts: list[ClientStatement]) -> list[Status]:
+def without_spark(sts: list[ClientStatement]) -> list[Outcome]:
     return [status_of(st) for st in sts]
 
 
-def summary(outcomes: list[Status]) -> dict:
-    """The counts over the queries Spark accepted, and the pass-through reasons (their
-    particulars left out, as the hook counts them)."""
-    from sparkfold.optimizer.hooks import _reason
+def on_spark(spark, sts: list[ClientStatement], *, compare: bool = True, dataframe: bool = True,
+             batch: int = 20, progress=None) -> list[Outcome]:
+    """Each statement's outcome with Spark: analyzed, optimized, and (`compare`) its
+    optimized SQL and DataFrame program against the original, in batches of statements
+    that share one world (a table registered again, or another setting, ends a batch)."""
+    outcomes: list[Outcome] = []
+    pending: list = []
+    conf_now: dict = {}
+    kept = {k: spark.conf.get(k, None) for k in {k for st in sts for k in st.conf}
+            | {"spark.sql.ansi.enabled"}}
 
-    status = Counter(o.status for o in outcomes)
-    queries = [o for o in outcomes if o.status not in ("no-query", "spark-rejects")]
-    return {
-        "statements": len(outcomes), "no_query": status["no-query"], "spark_rejects": status["spark-rejects"],
-        "queries": len(queries), "rewritten": status["rewritten"], "unchanged": status["unchanged"],
-        "passthrough": status["passthrough"],
-        "passthrough_share": status["passthrough"] / len(queries) if queries else 0.0,
-        "passthrough_reasons": dict(Counter(_reason(o.detail) for o in queries
-                                            if o.status == "passthrough").most_common()),
-        "rejected": status["rejected"], "bugs": status["bug"],
-    }
+    def flush():
+        if pending and compare:
+            compare_on_spark(spark, pending, dataframe)
+        pending.clear()
+
+    with tempfile.TemporaryDirectory() as scratch:
+        world = SparkWorld(spark, scratch)
+        try:
+            for i, st in enumerate(sts):
+                if st.query is None:
+                    outcomes.append(Outcome(st.name, st.sql, "no-query"))
+                    continue
+                conf = {"spark.sql.ansi.enabled": str(ansi(st)).lower(), **st.conf}
+                if conf != conf_now or world.changes(st):
+                    flush()
+                    for k, v in conf.items():
+                        spark.conf.set(k, v)
+                    for k in set(conf_now) - set(conf):
+                        if kept.get(k) is not None:
+                            spark.conf.set(k, kept[k])
+                    conf_now = conf
+                world.use(st)
+                try:
+                    df = spark.sql(st.query)
+                except Exception as e:  # noqa: BLE001 - Spark's analysis error: not in the measure
+                    text = str(e).strip()
+                    outcomes.append(Outcome(st.name, st.query, "spark-rejects",
+                                            text.splitlines()[0][:200] if text else type(e).__name__))
+                    continue
+                out = Outcome(st.name, st.query, "")
+                out.catalyst_outer_removed, out.catalyst_empty = _catalyst_reach(df)
+                result = run_sparkfold(out, st.query, catalog(st))
+                if result is not None:
+                    pending.append((out, result))
+                outcomes.append(out)
+                if len(pending) >= batch:
+                    flush()
+                if progress:
+                    progress(i + 1, len(sts))
+            flush()
+        finally:
+            for k, v in kept.items():
+                if v is not None:
+                    spark.conf.set(k, v)
+            world.drop()
+    return outcomes
 
 
 def main(argv=None) -> int:
+    """Without Spark (`python -m tests.corpus.run --clients` runs them on Spark)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--file", help="the captured statements (tests/corpus/clients/statements.jsonl)")
     ap.add_argument("--only", action="append", help="only this client's statements; repeatable")
@@ -84,7 +111,7 @@ def main(argv=None) -> int:
         mine = [o for o in outcomes if client == "all" or o.name.startswith(client + ":")]
         s = summary(mine)
         print(f"{client}: {s['statements']} distinct statements ({sum(sends[o.name] for o in mine)} sent), "
-              f"{s['no_query']} hold no query, {s['queries']} queries Spark accepts "
+              f"{s['no_query']} hold no query, {s['accepted']} queries Spark accepts "
               f"({s['spark_rejects']} it rejects left out)")
         print(f"  rewritten {s['rewritten']}, unchanged {s['unchanged']}, passed through {s['passthrough']} "
               f"({100 * s['passthrough_share']:.1f}%), rejected {s['rejected']}, internal failures {s['bugs']}")
