@@ -130,10 +130,20 @@ def _spelling(node: exp.Expr) -> exp.Expr:
     without `ELSE NULL` (what no ELSE means), `NOT b` for `b = false` and `b` for
     `b = true` (a column or a predicate b: the same value, NULL included).  A rewrite
     that only respells is not worth a change in the user's text."""
+    return _spellings(node)[id(node)]
+
+
+def _spellings(node: exp.Expr) -> dict[int, exp.Expr]:
+    """`_spelling(part)` by id(part), for `node` and each part of it that the respelling
+    reaches (it respells top-down, and a part it replaced is not respelled within): each
+    is that part's place in node's respelt copy, which is what respelling the part alone
+    gives.  One copy of the whole node, not one per part asked about."""
     out = node.copy()
+    twins = dict(zip((id(n) for n in node.walk(bfs=False)), out.walk(bfs=False)))
     for case in list(out.find_all(exp.Case)):
         if isinstance(case.args.get("default"), exp.Null):
             case.set("default", None)
+    spelt: dict[int, exp.Expr] = {}
 
     def respell(n: exp.Expr) -> exp.Expr:
         if type(n) is exp.EQ:
@@ -144,10 +154,15 @@ def _spelling(node: exp.Expr) -> exp.Expr:
                     n = exp.Not(this=other.copy() if _prec(other) > _prec(exp.Not()) else exp.Paren(this=other.copy()))
                     break
         if type(n) is exp.Not and isinstance(n.this, exp.Paren) and _prec(n.this.this) > _prec(n):
-            return exp.Not(this=n.this.this.copy())  # (NOT binds looser than what it wraps)
+            n = exp.Not(this=n.this.this.copy())  # (NOT binds looser than what it wraps)
         return n
 
-    return out.transform(respell, copy=False)
+    def recorded(n: exp.Expr) -> exp.Expr:
+        spelt[id(n)] = respell(n)
+        return spelt[id(n)]
+
+    out.transform(recorded, copy=False)
+    return {i: spelt[id(twin)] for i, twin in twins.items() if id(twin) in spelt}
 
 
 def _boolean_operand(node: exp.Expr) -> bool:
@@ -273,9 +288,13 @@ class _Differ:
         self.input_node = input_node
         self.sql = sql
         self._counts: dict[int, int] = {}
+        self._trees: tuple[exp.Expr, exp.Expr] | None = None  # the first call's: all later calls' are parts
+        self._spelt: dict[int, exp.Expr] | None = None
         self.respelled = False  # were differences of spelling only left as written?
 
     def diff(self, before: exp.Expr, after: exp.Expr) -> list:
+        if self._trees is None:
+            self._trees = (before, after)
         if before == after:
             return []
         if type(before) is type(after):
@@ -289,7 +308,7 @@ class _Differ:
                 return self._args(before, after)
             except _Failed:
                 pass
-        if _spelling(before) == _spelling(after):
+        if self._spelling(before) == self._spelling(after):
             self.respelled = True  # a rewrite that only spells the same thing otherwise
             return []
         targets = self.input_node(before)
@@ -297,6 +316,16 @@ class _Differ:
             raise _Failed
         kept = self._kept(before, after)
         return [(target, after, kept) for target in targets]
+
+    def _spelling(self, node: exp.Expr) -> exp.Expr:
+        """`_spelling(node)`, from the whole trees' respelt copies where it is a part of
+        them: the trees are compared level by level, and respelling each level's subtree
+        afresh would be quadratic in their depth (a UNION of 300 branches: 604 copies of
+        ever larger subtrees, 150 s)."""
+        if self._spelt is None:
+            self._spelt = {**_spellings(self._trees[0]), **_spellings(self._trees[1])} if self._trees else {}
+        spelt = self._spelt.get(id(node))
+        return spelt if spelt is not None else _spelling(node)
 
     def _kept(self, before: exp.Expr, after: exp.Expr) -> list:
         """The largest parts of `after` that are parts of `before` as written from one
@@ -360,10 +389,10 @@ class _Differ:
         return edits
 
     def _args(self, before: exp.Expr, after: exp.Expr, skip=()) -> list:
-        keys = {k for k, v in before.args.items() if v not in (None, []) and k not in skip} | \
-            {k for k, v in after.args.items() if v not in (None, []) and k not in skip}
+        # (in the nodes' order, not a set's: which key fails first must not hang on the hash seed)
+        keys = [k for k, v in (*before.args.items(), *after.args.items()) if v not in (None, []) and k not in skip]
         edits: list = []
-        for key in keys:
+        for key in dict.fromkeys(keys):
             b, a = before.args.get(key), after.args.get(key)
             if key == "default" and isinstance(before, exp.Case) and isinstance(b, exp.Null) and a is None:
                 self.respelled = True  # `ELSE NULL` is what a CASE without ELSE means
