@@ -179,6 +179,9 @@ _CUSTOMIZED = [
     "SELECT *\nFROM t\nWHERE num = NULL",                        # findings with line:column
     "SELECT CASE WHEN num IS NULL THEN 1 WHEN num = NULL THEN 2 END FROM t\nWHERE num NOT IN (1, NULL)",
     "SELECT num FROM t WHERE EXISTS (SELECT 1 FROM tokens WHERE tokens.id = t.num) AND num <> NULL",
+    "SELECT (num > 1) BETWEEN num = 1 AND TRUE FROM t WHERE num <> NULL",  # a comparison as a bound
+    "SELECT * FROM (SELECT id, word FROM tokens WHERE 1 = 1) PIVOT (-count(*) + 1 AS c, max(id) m "  # PIVOT of
+    "FOR word IN ('a', 'b'))",                                                                        # expressions
 ]
 
 _CLI = """

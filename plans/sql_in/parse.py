@@ -10,6 +10,8 @@ on its tokens:
   `1L` (named `1`) from `CAST(1 AS BIGINT)` (named `CAST(1 AS BIGINT)`);
 - `DATE'2024-01-01'::STRING`, `-1::STRING`: `::` casts the typed literal, the negative
   number (sqlglot: the string, the number): they are parenthesized;
+- `b BETWEEN nb = b AND b`: a lower bound holding a comparison (a value to Spark, a
+  syntax error to sqlglot) is parenthesized;
 - `PIVOT (avg(e) + 1 AS a1 FOR ...)`: an aggregate written as an expression, which
   sqlglot's parser does not read, is wrapped in a marker call (`pivot_aggregates`);
 - `x IS [NOT] UNKNOWN`, which sqlglot reads as `IS [NOT] NULL`: its NULL is marked;
@@ -198,6 +200,13 @@ def _fix_tokens(tokens: list[Token], sql: str, bitwise_levels: set[int] | None =
                 opens[start] = pivot_aggregates.marker_tokens(tokens[start])
                 closes[end] = closes.get(end, 0) + 1
                 fixes.pivot_aggregates = True
+        if t.token_type == TokenType.BETWEEN and (end := precedence.lower_bound_end(tokens, i)) is not None:
+            # `b BETWEEN nb = b AND b`: Spark's lower bound is a value, comparisons
+            # included, which sqlglot's parser does not read: parenthesized, it reads it
+            out.extend([t, Token(TokenType.L_PAREN, "(", t.line, t.col, t.end, t.end)])
+            closes[end] = closes.get(end, 0) + 1
+            i += 1
+            continue
         if t.token_type == TokenType.STRING:
             text, end, j = t.text, t.end, i + 1
             while j < n and tokens[j].token_type == TokenType.STRING:

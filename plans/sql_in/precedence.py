@@ -33,6 +33,8 @@ _COMPARISON = _EQUALITY | _RELATION
 # predicates whose operand is a value (`s LIKE <value>`), and BETWEEN
 _PATTERN = frozenset({TokenType.LIKE, TokenType.ILIKE, TokenType.RLIKE, TokenType.SIMILAR_TO})
 _PREDICATE = _PATTERN | {TokenType.IS, TokenType.IN, TokenType.BETWEEN}
+# predicates whose next operand is a value, as BETWEEN's lower bound is
+_VALUE_AFTER = _PATTERN | {TokenType.BETWEEN}
 _IS_END = frozenset({TokenType.NULL, TokenType.TRUE, TokenType.FALSE, TokenType.UNKNOWN})
 _OPEN = frozenset({TokenType.L_PAREN, TokenType.L_BRACKET, TokenType.CASE})
 _CLOSE = frozenset({TokenType.R_PAREN, TokenType.R_BRACKET, TokenType.END})
@@ -117,6 +119,11 @@ def check(tokens: list[Token]) -> str | None:
                 level.predicate = "operand"
         elif tt == TokenType.AND and level.predicate == "lower":
             level.predicate = "operand"
+        elif tt == TokenType.NOT and i and (tokens[i - 1].token_type in _VALUE_AFTER or (
+                tokens[i - 1].token_type == TokenType.AND and level.predicate == "operand")):
+            # BETWEEN's bounds and a LIKE pattern are values (`b BETWEEN NOT nb AND b`,
+            # `s LIKE NOT 'a'`: NOT starts a boolean expression, which no value is)
+            raise _rejected(t, "NOT as a bound of BETWEEN or as a pattern")
         elif tt in _ENDS or tt == TokenType.NOT:
             level.reset()
         i += 1
@@ -142,6 +149,41 @@ def _after_is(tokens: list[Token], i: int, level: _Level) -> int:
         level.predicate = "distinct"
         return k + 2
     return k
+
+
+def lower_bound_end(tokens: list[Token], i: int) -> int | None:
+    """The index of the AND that ends the lower bound of the BETWEEN at tokens[i], when
+    that bound holds a comparison (`b BETWEEN nb = b AND b`): Spark's bound is a value
+    (`lower=valueExpression`), comparisons included, where sqlglot's parser reads one
+    without (a syntax error to it).  None when the bound has no comparison, or holds
+    what no value holds (a predicate, NOT, a boolean operator, a clause): those stay
+    for sqlglot's parser and `check` to read or reject."""
+    depth, compared = 0, False
+    k, n = i + 1, len(tokens)
+    while k < n:
+        t = tokens[k]
+        tt = t.token_type
+        if tt in _OPEN:
+            depth += 1
+        elif tt in _CLOSE:
+            if depth == 0:
+                return None
+            depth -= 1
+        elif depth == 0:
+            if tt == TokenType.AND:
+                return k if compared else None
+            if tt in (TokenType.LT, TokenType.GT) and k + 1 < n and tokens[k + 1].token_type == tt \
+                    and tokens[k + 1].start == t.end + 1:
+                k += 2  # a shift (`<<`, `>>`, `>>>`), no comparison
+                while k < n and tokens[k].token_type == tt and tokens[k].start == tokens[k - 1].end + 1:
+                    k += 1
+                continue
+            if tt in _COMPARISON:
+                compared = True
+            elif tt in _PREDICATE or tt in _ENDS or tt == TokenType.NOT:
+                return None
+        k += 1
+    return None
 
 
 def _rejected(t: Token, what: str) -> ParseError:

@@ -58,6 +58,20 @@ def space() -> list[str]:
     # a CASE as an operand, and a comparison inside a bound or a pattern
     out += [f"b {a} CASE WHEN nb THEN b END {c} nb" for a in ("=", "<") for c in ("=", "<")]
     out += ["b BETWEEN nb = b AND b", "s LIKE 'a' = b", "s LIKE s = 'true'", "b IS DISTINCT FROM nb = b < nb"]
+    # BETWEEN's bounds are values to Spark, comparisons included (`lower=valueExpression`):
+    # a comparison in the lower bound (sqlglot's parser reads none), chains of them, both
+    # bounds, and what no value holds (a predicate, NOT, OR: Spark's syntax errors)
+    out += [f"b BETWEEN nb {a} b AND b" for a in COMPARISONS] + [f"b NOT BETWEEN b {a} nb AND nb" for a in COMPARISONS]
+    out += [f"b BETWEEN nb {a} b {c} nb AND b" for a in ("=", "<", "<=>") for c in ("=", "<", "<=>")]
+    out += ["b BETWEEN nb = b AND b = nb", "b BETWEEN (nb) = b AND (b)", "b BETWEEN nb = (b) AND b < nb",
+            "b BETWEEN CASE WHEN nb = b THEN b END = nb AND b", "(b BETWEEN nb = b AND b) = nb",
+            "b BETWEEN nb = b AND b AND nb", "b BETWEEN nb = b AND b OR nb", "NOT b BETWEEN nb <=> b AND b",
+            "b BETWEEN nb IS NULL AND b", "b BETWEEN NOT nb AND b", "b BETWEEN nb IN (b) AND b",
+            "b BETWEEN nb = b IN (b) AND b", "b BETWEEN nb BETWEEN b AND nb AND b", "b BETWEEN nb LIKE 'a' AND b",
+            "b BETWEEN nb = b OR b AND nb", "b BETWEEN nb = NOT b AND b", "b BETWEEN nb = b IS TRUE AND b",
+            # NOT starts no value: not as a bound, nor as a pattern (but inside parentheses, and in IN's list)
+            "b BETWEEN !nb AND b", "b BETWEEN nb AND NOT b", "s LIKE NOT 'a'", "s RLIKE NOT 'ru'",
+            "b BETWEEN (NOT nb) AND b", "b IN (NOT nb)", "b NOT BETWEEN NOT nb AND b"]
     return list(dict.fromkeys(out))
 
 
