@@ -291,7 +291,7 @@ def in_statement(e: SparkfoldError) -> tuple[str, int, int]:
     """The error's message without its position, and that position in the statement's
     text (a syntax error's, the unknown name's; else the statement's start)."""
     if isinstance(e, ParseError):
-        return f"syntax error: {e.detail}", e.line or 1, e.column or 1
+        return f"{e.heading}: {e.detail}", e.line or 1, e.column or 1
     where = _WHERE.search(e.message)
     if where is None:
         return e.message, 1, 1

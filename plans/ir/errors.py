@@ -16,14 +16,18 @@ class SparkfoldError(Exception):
 
 
 class ParseError(SparkfoldError):
-    """The SQL text is not valid Spark SQL."""
+    """The SQL text is not valid Spark SQL.  `error_class`: the class Spark's parser
+    raises when it is not a syntax error (`s LIKE NOT 'a'`: UNSUPPORTED_TYPED_LITERAL)."""
 
-    def __init__(self, message: str, line: int | None = None, column: int | None = None):
+    def __init__(self, message: str, line: int | None = None, column: int | None = None,
+                 error_class: str | None = None):
         where = f" (line {line}, column {column})" if line is not None else ""
-        super().__init__(f"syntax error{where}: {message}")
+        self.heading = f"[{error_class}]" if error_class else "syntax error"
+        super().__init__(f"{self.heading}{where}: {message}")
         self.line = line
         self.column = column
         self.detail = message
+        self.error_class = error_class
 
 
 class AnalysisError(SparkfoldError):

@@ -524,7 +524,7 @@ def parse_statements(sql: str, placed: bool = True) -> list[exp.Expression]:
                 desc.replace("but got", "but found").rstrip() + f" {highlight!r}"
         raise ParseError(grammar.as_written(desc, highlight), line, col) from None
     trees = [t for t in trees if t is not None]
-    read_otherwise = precedence.check(tokens)
+    read_otherwise = precedence.check(tokens, sql)
     if read_otherwise is not None:
         for tree in trees:
             tree.meta[precedence.MEANING] = read_otherwise

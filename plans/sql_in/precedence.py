@@ -10,7 +10,9 @@ operands (a pattern, a bound, DISTINCT FROM's) are values again.  sqlglot binds 
 - `TRUE = i > 0` is `(TRUE = i) > 0` to Spark (a type error), `TRUE = (i > 0)` to
   sqlglot; `i = j IN (1)` is `(i = j) IN (1)`; `s LIKE 'a' = b` is `s LIKE ('a' = b)`;
 - `s IS NULL IS NOT NULL`, `s IS NULL = TRUE`, `i IN (1) = TRUE`, `a = NOT b` are
-  syntax errors to Spark, which sqlglot reads.
+  syntax errors to Spark, which sqlglot reads: NOT where Spark wants a value (an
+  operand, a bound, a pattern) starts a boolean expression, which no value is; but
+  `s LIKE NOT 'a'` is a typed literal of type NOT to Spark (UNSUPPORTED_TYPED_LITERAL).
 
 A statement of the second kind is a syntax error here too; one of the first kind is
 passed through (`MEANING`, read by the analyzer): sparkfold never optimizes a tree it
@@ -19,6 +21,8 @@ state per level of parentheses (and of CASE ... END).
 """
 
 from __future__ import annotations
+
+import re
 
 from sqlglot.tokens import Token, TokenType
 
@@ -35,6 +39,10 @@ _PATTERN = frozenset({TokenType.LIKE, TokenType.ILIKE, TokenType.RLIKE, TokenTyp
 _PREDICATE = _PATTERN | {TokenType.IS, TokenType.IN, TokenType.BETWEEN}
 # predicates whose next operand is a value, as BETWEEN's lower bound is
 _VALUE_AFTER = _PATTERN | {TokenType.BETWEEN}
+# operators whose operands are values (`1 + NOT b`: a syntax error to Spark, which sqlglot reads)
+_VALUE_OPERATORS = frozenset({TokenType.PLUS, TokenType.DASH, TokenType.STAR, TokenType.SLASH, TokenType.MOD,
+                              TokenType.DIV, TokenType.DPIPE, TokenType.AMP, TokenType.PIPE, TokenType.CARET,
+                              TokenType.TILDE})
 _IS_END = frozenset({TokenType.NULL, TokenType.TRUE, TokenType.FALSE, TokenType.UNKNOWN})
 _OPEN = frozenset({TokenType.L_PAREN, TokenType.L_BRACKET, TokenType.CASE})
 _CLOSE = frozenset({TokenType.R_PAREN, TokenType.R_BRACKET, TokenType.END})
@@ -65,10 +73,11 @@ class _Level:
         self.predicate = None
 
 
-def check(tokens: list[Token]) -> str | None:
+def check(tokens: list[Token], sql: str = "") -> str | None:
     """Why Spark reads these tokens otherwise than sqlglot (None if it does not); raises
-    ParseError where Spark's parser rejects them."""
-    if not any(t.token_type in _COMPARISON or t.token_type in _PREDICATE for t in tokens):
+    ParseError where Spark's parser rejects them (`sql`: the text they were read from)."""
+    if not any(t.token_type in _COMPARISON or t.token_type in _PREDICATE or t.token_type == TokenType.NOT
+               for t in tokens):
         return None
     stack = [_Level()]
     meaning: str | None = None
@@ -90,12 +99,14 @@ def check(tokens: list[Token]) -> str | None:
             i += 2  # a shift (`<<`, `>>`, `>>>`), no comparison
             while i < n and tokens[i].token_type == tt and tokens[i].start == tokens[i - 1].end + 1:
                 i += 1
+            if i < n and tokens[i].token_type == TokenType.NOT:
+                raise _not_as_value(tokens, i, "the operand of a shift", sql)
             continue
         elif tt in _COMPARISON:
             if level.predicate == "done":
                 raise _rejected(t, "a comparison after a predicate")
             if i + 1 < n and tokens[i + 1].token_type == TokenType.NOT and not _predicate_not(tokens, i + 1):
-                raise _rejected(tokens[i + 1], "NOT as the operand of a comparison")
+                raise _not_as_value(tokens, i + 1, "the operand of a comparison", sql)
             if level.predicate in ("operand", "lower") or (tt in _RELATION and level.equality):
                 meaning = meaning or _read_otherwise(tokens, i)
             level.equality = level.equality or tt in _EQUALITY
@@ -107,7 +118,7 @@ def check(tokens: list[Token]) -> str | None:
             if level.predicate is not None and level.predicate != "list":
                 raise _rejected(t, "a predicate after a predicate")
             if tt == TokenType.IS:
-                i = _after_is(tokens, i, level)
+                i = _after_is(tokens, i, level, sql)
                 continue
             if level.compared and tt != TokenType.IS:
                 meaning = meaning or _read_otherwise(tokens, i)
@@ -121,9 +132,11 @@ def check(tokens: list[Token]) -> str | None:
             level.predicate = "operand"
         elif tt == TokenType.NOT and i and (tokens[i - 1].token_type in _VALUE_AFTER or (
                 tokens[i - 1].token_type == TokenType.AND and level.predicate == "operand")):
-            # BETWEEN's bounds and a LIKE pattern are values (`b BETWEEN NOT nb AND b`,
-            # `s LIKE NOT 'a'`: NOT starts a boolean expression, which no value is)
-            raise _rejected(t, "NOT as a bound of BETWEEN or as a pattern")
+            # BETWEEN's bounds and a LIKE pattern are values (`b BETWEEN NOT nb AND b`)
+            where = "a pattern" if tokens[i - 1].token_type in _PATTERN else "a bound of BETWEEN"
+            raise _not_as_value(tokens, i, where, sql)
+        elif tt == TokenType.NOT and i and tokens[i - 1].token_type in _VALUE_OPERATORS:
+            raise _not_as_value(tokens, i, f"the operand of {tokens[i - 1].text}", sql)
         elif tt in _ENDS or tt == TokenType.NOT:
             level.reset()
         i += 1
@@ -135,7 +148,7 @@ def _predicate_not(tokens: list[Token], i: int) -> bool:
     return i + 1 < len(tokens) and tokens[i + 1].token_type in _PREDICATE and tokens[i + 1].token_type != TokenType.IS
 
 
-def _after_is(tokens: list[Token], i: int, level: _Level) -> int:
+def _after_is(tokens: list[Token], i: int, level: _Level, sql: str) -> int:
     """Read `IS [NOT] NULL | TRUE | FALSE | UNKNOWN | DISTINCT FROM` at i; the index after."""
     k = i + 1
     if k < len(tokens) and tokens[k].token_type == TokenType.NOT:
@@ -145,6 +158,8 @@ def _after_is(tokens: list[Token], i: int, level: _Level) -> int:
         return k + 1
     if k + 1 < len(tokens) and tokens[k].token_type == TokenType.DISTINCT and tokens[k + 1].token_type == TokenType.FROM:
         # the operand is a value of its own (sqlglot reads `a IS DISTINCT FROM b = c` as Spark does)
+        if k + 2 < len(tokens) and tokens[k + 2].token_type == TokenType.NOT:
+            raise _not_as_value(tokens, k + 2, "the operand of IS DISTINCT FROM", sql)
         level.reset()
         level.predicate = "distinct"
         return k + 2
@@ -184,6 +199,27 @@ def lower_bound_end(tokens: list[Token], i: int) -> int | None:
                 return None
         k += 1
     return None
+
+
+def _not_as_value(tokens: list[Token], i: int, where: str, sql: str) -> ParseError:
+    """The error of Spark's parser for the NOT at i where its grammar wants a value (a
+    comparison's operand, a bound of BETWEEN, a pattern): NOT starts a boolean expression,
+    which no value is, a syntax error; but `NOT 'a'` is a value to it, a typed literal of
+    type NOT (`identifier stringLit`, as `DATE '2024-01-01'`), which it does not support
+    (UNSUPPORTED_TYPED_LITERAL, in both modes: checked on Spark 4.3).  Of one literal only:
+    `NOT 'a' 'b'` (two, which the tokens hold joined) is a syntax error."""
+    t = tokens[i]
+    if t.text.upper() == "NOT" and i + 1 < len(tokens) and tokens[i + 1].token_type in _STRINGS \
+            and (not sql or _ONE_LITERAL.fullmatch(sql, tokens[i + 1].start, tokens[i + 1].end + 1)):
+        return ParseError(f"NOT {tokens[i + 1].text!r} as {where} is a typed literal of type NOT to Spark's "
+                          f"parser, which it does not support", t.line, max(1, t.col - len(t.text) + 1),
+                          error_class="UNSUPPORTED_TYPED_LITERAL")
+    return _rejected(t, f"NOT as {where}")
+
+
+_STRINGS = frozenset({TokenType.STRING, TokenType.RAW_STRING})
+# one string literal of Spark's lexer (an escaped quote, `''`, inside it)
+_ONE_LITERAL = re.compile(r"[rR]?(?:'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.|\"\")*\")", re.DOTALL)
 
 
 def _rejected(t: Token, what: str) -> ParseError:

@@ -9,7 +9,8 @@ Spark gives every comparison one level, left to right, and lets at most one pred
 reads the predicates as operators (plans/sql_in/precedence.py).  The space: each pair
 of the 9 comparison spellings and 16 predicates (a comparison then a comparison, a
 comparison then a predicate, a predicate then a comparison, two predicates), a NOT
-after a comparison, and parenthesized controls, over boolean columns of the edge table
+where Spark wants a value (after a comparison, an arithmetic operator, as a bound or a
+pattern), and parenthesized controls, over boolean columns of the edge table
 (tests/oracles/edge_table.py), so that most readings type-check and give values.
 Spark's outcome in each mode (its values by row, or its error class) is in the golden
 file.  Without Spark, for each expression as a SELECT value, sparkfold must:
@@ -72,6 +73,17 @@ def space() -> list[str]:
             # NOT starts no value: not as a bound, nor as a pattern (but inside parentheses, and in IN's list)
             "b BETWEEN !nb AND b", "b BETWEEN nb AND NOT b", "s LIKE NOT 'a'", "s RLIKE NOT 'ru'",
             "b BETWEEN (NOT nb) AND b", "b IN (NOT nb)", "b NOT BETWEEN NOT nb AND b"]
+    # NOT where Spark wants a value (an operand, a bound, a pattern) starts no value (a
+    # syntax error), but `NOT 'a'` there is one, a typed literal of type NOT (Spark's
+    # UNSUPPORTED_TYPED_LITERAL); parenthesized, and where a boolean expression starts,
+    # NOT is NOT
+    wants_value = ["s = {}", "s <=> {}", "s < {}", "s LIKE {}", "s ILIKE {}", "s NOT RLIKE {}", "b BETWEEN {} AND b",
+                   "b BETWEEN nb AND {}", "b NOT BETWEEN {} AND nb", "b IS DISTINCT FROM {}",
+                   "b IS NOT DISTINCT FROM {}", "1 + {}", "1 - {}", "1 * {}", "1 / {}", "1 % {}", "1 DIV {}",
+                   "s || {}", "1 & {}", "1 | {}", "1 ^ {}", "1 << {}", "1 >> {}", "- {}", "~ {}"]
+    out += [w.format(v) for w in wants_value for v in ("NOT 'a'", "NOT nb", "(NOT nb)")]
+    out += ["NOT 'a' = s", "b AND NOT 'true'", "s LIKE ANY (NOT 'a')", "b IN (NOT 'a')", "CAST(NOT 'a' AS STRING)",
+            "s LIKE NOT 'a' 'b'", "s = NOT 'a' AND b", "s LIKE !'a'"]
     return list(dict.fromkeys(out))
 
 
@@ -118,7 +130,8 @@ class Report:
 
 
 def sparkfold_reading(e: str, ansi: bool):
-    """("syntax" | "passthrough" | "rejected" | "read", analyzed plan, the rules' plan)."""
+    """("syntax" | "passthrough" | "rejected" | "rejected CLASS" | "read", analyzed plan,
+    the rules' plan); "rejected CLASS": by its parser, with the class Spark's gives."""
     from sparkfold.plans.ir.errors import ParseError
     from sparkfold.plans.sql_in.parse import parse_query
     from sparkfold.plans.sql_in.precedence import MEANING
@@ -128,8 +141,8 @@ def sparkfold_reading(e: str, ansi: bool):
     sql = f"SELECT {e} AS c FROM {SOURCE}"
     try:
         tree = parse_query(sql, placed=False)
-    except ParseError:
-        return "syntax", None, None
+    except ParseError as error:
+        return ("syntax" if error.error_class is None else f"rejected {error.error_class}"), None, None
     if tree.meta.get(MEANING) is not None:
         return "passthrough", None, None
     got = _plans(sql, {SOURCE: edge_table.SCHEMA}, ansi)
@@ -148,9 +161,11 @@ def check(golden: dict, share: int = 1) -> Report:
             how, before, after = sparkfold_reading(e, ansi)
             report.verdicts[(m, how)] += 1
             spark_syntax = theirs.get("e") == SYNTAX
-            if how in ("syntax", "rejected"):
+            if how == "syntax" or how.startswith("rejected"):
                 if not spark_syntax if how == "syntax" else "e" not in theirs:
                     report.mismatches.append((f"valid rejected ({how})", m, e, f"Spark: {theirs}"))
+                elif how.startswith("rejected ") and theirs["e"] != how.split()[1]:
+                    report.mismatches.append(("rejected with another class", m, e, f"{how}; Spark: {theirs}"))
                 continue
             if how != "read":
                 continue
