@@ -241,3 +241,57 @@ def test_all_before_an_outer_column_and_a_fields_name_read_later(spark, tables):
            for r in verify_batched(results, spark) if not r.equal]
     assert not bad, "\n".join(bad)
 
+
+
+# A subquery in HAVING or ORDER BY over an aggregate reads the Aggregate's output: an
+# outer reference to a column of the aggregated rows that is neither grouped nor under an
+# aggregate is not there (Spark 4.3: MISSING_ATTRIBUTES.RESOLVED_ATTRIBUTE_MISSING_FROM_INPUT
+# in HAVING, UNRESOLVED_COLUMN in ORDER BY; found on Spark's invalid-correlation.sql, whose
+# DataFrame program failed inside sparkfold).  The space: each clause, each subquery form,
+# an outer reference to a grouped column, an ungrouped one, a column under a grouping
+# expression only, and a select alias (passed through: sparkfold's subquery scopes do not
+# hold it, Spark reads it); grouped and global aggregates, and no aggregate.
+_SUBQUERIES = ["EXISTS (SELECT 1 FROM hv h2 WHERE h2.b = {r})", "max(a) IN (SELECT h2.a FROM hv h2 WHERE h2.b = {r})",
+               "(SELECT max(h2.a) FROM hv h2 WHERE h2.b = {r}) > 0",
+               "c IN (SELECT max(h2.c) FROM hv h2 GROUP BY h2.b HAVING h2.b > {r})"]
+CORRELATED_AFTER_GROUP_BY = [
+    f"SELECT {key}, max(a) AS m FROM hv GROUP BY {key} {clause} {sub.format(r=ref)}"
+    for key, refs in (("c", ("hv.c", "hv.b", "m")), ("c + 1", ("hv.c",)))
+    for ref in refs for sub in _SUBQUERIES for clause in ("HAVING", "ORDER BY")
+] + [f"SELECT max(a) AS m FROM hv {clause} {sub.format(r=ref)}"
+     for ref in ("hv.b", "m") for sub in _SUBQUERIES[:3] for clause in ("HAVING", "ORDER BY")
+] + [f"SELECT c, a AS m FROM hv {clause} {sub.format(r=ref)}"  # (no aggregate: a select alias alike)
+     for ref in ("m", "hv.b") for sub in (_SUBQUERIES[0], _SUBQUERIES[2]) for clause in ("WHERE", "ORDER BY")]
+
+
+def _correlated_as_spark(spark, sql):
+    from sparkfold.optimizer.errors import AnalysisError
+
+    from tests.spark_check import run_or_error
+
+    try:
+        spark.sql(sql).schema
+    except Exception:  # noqa: BLE001 - Spark's analysis rejects it: so must sparkfold, or pass it through
+        try:
+            result = optimize(sql, HV)
+        except AnalysisError:
+            return "rejected"
+        assert result.passthrough, (sql, result.sql)
+        return "passthrough"
+    result = optimize(sql, HV)
+    assert run_or_error(spark, sql)[0] != "error"
+    if result.passthrough is None:
+        assert_same_result(spark, sql, result.sql, ordered="ORDER BY" in sql)
+        assert_same_result(spark, sql, optimize(sql, HV, always_regenerate=True).sql, ordered="ORDER BY" in sql)
+    return "accepted"
+
+
+def test_a_correlated_subquery_after_group_by_as_spark_resolves_it(spark, hv):
+    outcomes = [_correlated_as_spark(spark, sql) for sql in CORRELATED_AFTER_GROUP_BY[1::7]]
+    assert "rejected" in outcomes and "accepted" in outcomes, outcomes
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sql", CORRELATED_AFTER_GROUP_BY)
+def test_every_correlated_subquery_after_group_by_as_spark_resolves_it(spark, hv, sql):
+    _correlated_as_spark(spark, sql)

@@ -245,7 +245,8 @@ def order_project(an, order: exp.Order, plan: L.Project | L.Distinct, scope: Sco
     project = cast(L.Project, plan.child) if isinstance(plan, L.Distinct) else plan
     outputs = list(project.output)
     ctx = Ctx(scope, preferred=_preferred(project.projections), clause="ORDER BY")
-    orders = sort_orders(an, order, ctx, outputs)
+    with _alias_in_subquery(ctx.preferred, "ORDER BY"):
+        orders = sort_orders(an, order, ctx, outputs)
     out_ids = {a.expr_id for a in outputs}
     missing: dict[int, E.Attribute] = {}
     for o in orders:
@@ -383,7 +384,7 @@ def aggregate_query(an, sel, plan, scope, items, group, having) -> L.Plan:
     final: list[E.Expr] = []
     for i, e in enumerate(named):
         if i in window_items:
-            final.append(rewrite(e))
+            final.append(rewrite(e, "SELECT"))
         else:
             final.append(E.to_attribute(e))
 
@@ -395,12 +396,13 @@ def aggregate_query(an, sel, plan, scope, items, group, having) -> L.Plan:
         hosted: list[E.Expr] = []
         an.aggregate_hosts[id(scope)] = hosted
         try:
-            cond = an.exprs.analyze(having.this, ctx)
+            with _alias_in_subquery(preferred, "HAVING"):
+                cond = an.exprs.analyze(having.this, ctx)
         finally:
             del an.aggregate_hosts[id(scope)]
         if hosted:
             cond = _outer_aggregates_read(cond, hosted, rewrite)
-        having_cond = rewrite(require_boolean(cond, "HAVING", allow_void=True))
+        having_cond = rewrite(require_boolean(cond, "HAVING", allow_void=True), "HAVING")
     orders: list[E.SortOrder] | None = None
     order = sel.args.get("order")
     distinct = sel.args.get("distinct")
@@ -415,7 +417,9 @@ def aggregate_query(an, sel, plan, scope, items, group, having) -> L.Plan:
     if order is not None:
         ctx = Ctx(scope, preferred=preferred, allow_aggregates=True, clause="ORDER BY")
         outputs = [E.to_attribute(e) for e in named]
-        orders = [cast(E.SortOrder, rewrite(o)) for o in sort_orders(an, order, ctx, outputs)]
+        with _alias_in_subquery(preferred, "ORDER BY"):
+            sorted_by = sort_orders(an, order, ctx, outputs)
+        orders = [cast(E.SortOrder, rewrite(o, "ORDER BY")) for o in sorted_by]
     _carry_outer_grouping(grouping, agg_list + hidden, hidden, [having_cond] + list(orders or ()))
     agg = L.Aggregate(tuple(grouping), tuple(agg_list + hidden), plan)
     out: L.Plan = agg
@@ -474,6 +478,25 @@ def _outer_aggregates_read(cond: E.Expr, hosted: list[E.Expr], rewrite: "_AggRew
         return x
 
     return transform_down(cond, in_subquery)
+
+
+class _alias_in_subquery:
+    """A subquery in HAVING or ORDER BY may read a select alias as an outer reference
+    (`SELECT c, max(a) AS m ... GROUP BY c HAVING EXISTS (... WHERE x = m)`: Spark resolves
+    it against the Aggregate's or the Project's output, checked on Spark 4.3), which sparkfold's
+    subquery scopes do not hold: such a name, unknown to them, passes the query through
+    rather than rejecting it.  (A select alias outside a subquery resolves through
+    `preferred`, so an unknown one is inside a subquery.)"""
+
+    def __init__(self, preferred: dict, clause: str):
+        self.preferred, self.clause = preferred, clause
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind, error, tb) -> None:
+        if isinstance(error, UnknownColumnError) and error.name.split(".")[-1].strip("`").lower() in self.preferred:
+            raise NotModelled(f"a subquery in {self.clause} reading the select alias `{error.name}`") from None
 
 
 def _carry_outer_grouping(grouping, outputs, hidden: list[E.Expr], above) -> None:
@@ -710,6 +733,12 @@ def _local_id(i: int, scope: Scope) -> bool:
     return i in cache
 
 
+# Spark's error for a subquery in HAVING / ORDER BY over an aggregate that reads a column
+# neither grouped nor aggregated (`GROUP BY c HAVING EXISTS (... WHERE u.x = t.b)`)
+_UNGROUPED_OUTER_REFERENCE = {"HAVING": "MISSING_ATTRIBUTES.RESOLVED_ATTRIBUTE_MISSING_FROM_INPUT",
+                              "ORDER BY": "UNRESOLVED_COLUMN.WITH_SUGGESTION"}
+
+
 class _AggRewriter:
     """Rewrites an expression over the FROM columns into one over the Aggregate's
     output, adding hidden aggregate outputs as needed (Spark's
@@ -740,7 +769,7 @@ class _AggRewriter:
         self.hidden.append(alias)
         return alias.to_attribute()
 
-    def __call__(self, e: E.Expr) -> E.Expr:
+    def __call__(self, e: E.Expr, clause: str) -> E.Expr:
         out_ids = {E.to_attribute(x).expr_id for x in self.agg_list + self.hidden}
         group_set = set(self.grouping)
 
@@ -756,6 +785,18 @@ class _AggRewriter:
                     raise AnalysisError(f"column `{x.name}` must be in GROUP BY or inside an "
                                         f"aggregate function")
                 return x
+            if isinstance(x, E.SubqueryExpr):
+                # a subquery in HAVING or ORDER BY reads the Aggregate's output: a column of
+                # its input that is neither grouped (a grouping expression over it is not
+                # enough) nor aggregated is not there (checked on Spark 4.3)
+                grouped = {g.expr_id for g in self.grouping if isinstance(g, E.Attribute)}
+                missing = [rid for rid in sorted(x.outer_references)
+                           if rid not in out_ids and rid not in grouped and _local_id(rid, self.scope)]
+                if missing:
+                    raise AnalysisError(
+                        f"[{_UNGROUPED_OUTER_REFERENCE.get(clause, _UNGROUPED_OUTER_REFERENCE['HAVING'])}] a "
+                        f"subquery in {clause} refers to a column of the aggregated rows that is neither in GROUP BY "
+                        f"nor inside an aggregate function")
             return x
 
         return transform_down(e, fn)
