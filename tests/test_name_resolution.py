@@ -247,7 +247,9 @@ def test_all_before_an_outer_column_and_a_fields_name_read_later(spark, tables):
 # outer reference to a column of the aggregated rows that is neither grouped nor under an
 # aggregate is not there (Spark 4.3: MISSING_ATTRIBUTES.RESOLVED_ATTRIBUTE_MISSING_FROM_INPUT
 # in HAVING, UNRESOLVED_COLUMN in ORDER BY; found on Spark's invalid-correlation.sql, whose
-# DataFrame program failed inside sparkfold).  The space: each clause, each subquery form,
+# DataFrame program failed inside sparkfold).  In ORDER BY, Spark then takes no IN or
+# EXISTS subquery, nor a correlated scalar one (plans/sql_in/subquery_places.py; every
+# clause: tests/oracles/subquery_clauses.py).  The space: each clause, each subquery form,
 # an outer reference to a grouped column, an ungrouped one, a column under a grouping
 # expression only, and a select alias (passed through: sparkfold's subquery scopes do not
 # hold it, Spark reads it); grouped and global aggregates, and no aggregate.

@@ -35,6 +35,7 @@ from .recursive_cte import reads, recursive_cte
 from .regex_columns import regex_items
 from .scope import Entry, Scope
 from .select import limit_offset, select_block, select_over, sort_orders
+from .subquery_places import check_sort
 
 
 class Analyzer:
@@ -60,11 +61,16 @@ class Analyzer:
         # ids of the select items read as regular expressions over column names
         # (spark.sql.parser.quotedRegexColumnNames: `regex_columns`)
         self.regex: set[int] = set()
+        # errors of Spark's checks of the analyzed plan (CheckAnalysis), which come after
+        # every name is resolved: raised once the whole query is analyzed, so that an
+        # error of resolution met later in the text comes first, as in Spark
+        self.checked_later: list[AnalysisError] = []
 
     def analyze(self, tree: exp.Expression) -> L.Plan:
         if not isinstance(tree, (exp.Query, exp.Subquery, exp.Values)):
             raise NotModelled(f"{type(tree).__name__} statement (only queries are optimized)")
         self.root = tree
+        self.checked_later = []
         if (misread := tree.meta.get(MEANING)) is not None:
             raise NotModelled(misread)
         if self.catalog.escaped_string_literals and "\\" in self.sql:
@@ -104,6 +110,8 @@ class Analyzer:
             plan = _frozen(plan, {})
         if self.unnamed:
             _only_shown(plan, self.unnamed)
+        if self.checked_later:
+            raise self.checked_later[0]
         return plan
 
     def subquery(self, node: exp.Expression, ctx: Ctx) -> L.Plan:
@@ -241,6 +249,8 @@ class Analyzer:
             scope = Scope.of((), list(plan.output)).with_parent(outer)
             ctx = Ctx(scope, clause="ORDER BY")
             orders = tuple(sort_orders(self, order, ctx, list(plan.output)))
+            out_ids = {a.expr_id for a in plan.output}
+            check_sort(orders, out_ids.__contains__, out_ids.__contains__, self.checked_later)
             plan = L.Sort(orders, plan)
         return limit_offset(self, node, plan)
 

@@ -24,6 +24,7 @@ from .expr_context import (
 )
 from .inline_table import is_inline_table, values_relation
 from .scope import Entry, Scope
+from .subquery_places import pass_correlated_scalar
 
 
 @record
@@ -297,6 +298,8 @@ def join(an, left, lscope: Scope, right, rscope: Scope, j: exp.Join, outer, ctes
             # (an empty side) would hide that error
             raise NotModelled("a non-deterministic JOIN condition")
         condition = require_boolean(an.exprs.analyze(on, Ctx(combined, clause="JOIN ON", unnamed_ok=True)), "JOIN ON")
+        sides = {a.expr_id for a in left.output} | {a.expr_id for a in right.output}
+        pass_correlated_scalar(condition, sides.__contains__, "a join condition")
         if join_type == L.CROSS:
             join_type = L.INNER
     plan = L.Join(left, right, join_type, condition)

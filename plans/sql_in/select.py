@@ -27,6 +27,7 @@ from .from_clause import from_items
 from .generator_select import generator_select
 from .opaque_select import opaque_reason, opaque_select
 from .scope import Entry, Scope
+from .subquery_places import check_sort, pass_correlated_scalar
 
 
 _TIME_WINDOWS = frozenset({"window", "session_window"})
@@ -248,6 +249,7 @@ def order_project(an, order: exp.Order, plan: L.Project | L.Distinct, scope: Sco
     with _alias_in_subquery(ctx.preferred, "ORDER BY"):
         orders = sort_orders(an, order, ctx, outputs)
     out_ids = {a.expr_id for a in outputs}
+    check_sort(orders, lambda i: _local_id(i, scope), out_ids.__contains__, an.checked_later)
     missing: dict[int, E.Attribute] = {}
     for o in orders:
         for n in o.walk():
@@ -372,6 +374,8 @@ def limit_count(an, node, what: str) -> int:
 
 def aggregate_query(an, sel, plan, scope, items, group, having) -> L.Plan:
     grouping = grouping_expressions(an, group, items, scope) if group is not None else []
+    for g in grouping:
+        pass_correlated_scalar(g, lambda i: _local_id(i, scope), "GROUP BY")
     named = _grouping_subqueries_shared(named_items(an, items), grouping)
     for e in named:
         check_grouped(an, e, grouping, scope)
@@ -419,7 +423,11 @@ def aggregate_query(an, sel, plan, scope, items, group, having) -> L.Plan:
         outputs = [E.to_attribute(e) for e in named]
         with _alias_in_subquery(preferred, "ORDER BY"):
             sorted_by = sort_orders(an, order, ctx, outputs)
+        # (under an aggregate function too, where the rewrite does not look)
+        check_sort(sorted_by, lambda i: _local_id(i, scope), rewrite.shows, [])
         orders = [cast(E.SortOrder, rewrite(o, "ORDER BY")) for o in sorted_by]
+        # (the rewrite raised for a column the Aggregate's output does not hold)
+        check_sort(orders, lambda i: _local_id(i, scope), lambda i: True, an.checked_later)
     _carry_outer_grouping(grouping, agg_list + hidden, hidden, [having_cond] + list(orders or ()))
     agg = L.Aggregate(tuple(grouping), tuple(agg_list + hidden), plan)
     out: L.Plan = agg
@@ -675,6 +683,8 @@ def check_grouped(an, e: E.Expr, grouping: list[E.Expr], scope: Scope) -> None:
                                                      for g in grouping):
                     raise AnalysisError("a correlated subquery refers to a column that is not "
                                         "in GROUP BY")
+            # (Spark: SCALAR_SUBQUERY_IS_IN_GROUP_BY_OR_AGGREGATE_FUNCTION; see subquery_places)
+            pass_correlated_scalar(x, lambda i: _local_id(i, scope), "a grouped select item")
         stack.extend(x.children)
 
 
@@ -768,6 +778,11 @@ class _AggRewriter:
         alias = E.Alias(e, spark_name(e), E.new_id(), auto=True)
         self.hidden.append(alias)
         return alias.to_attribute()
+
+    def shows(self, i: int) -> bool:
+        """Is the id one a subquery over the Aggregate may read (an output, a grouped column)?"""
+        return any(E.to_attribute(x).expr_id == i for x in self.agg_list + self.hidden) or \
+            any(isinstance(g, E.Attribute) and g.expr_id == i for g in self.grouping)
 
     def __call__(self, e: E.Expr, clause: str) -> E.Expr:
         out_ids = {E.to_attribute(x).expr_id for x in self.agg_list + self.hidden}
