@@ -25,6 +25,7 @@ Comments inside a replaced piece lead the query, as the regenerated query's do.
 
 from __future__ import annotations
 
+import decimal
 import difflib
 import re
 from typing import Any, Callable, cast
@@ -33,12 +34,15 @@ from sqlglot import exp
 from sqlglot.tokens import TokenType
 
 from ..plans.ir import logical as L
+from ..plans.ir import types as T
 from ..plans.ir.dialect import DIALECT, node_span
 from ..plans.sql_in.analyzer import Analyzer
 from ..plans.sql_in.parse import parse_query
 from ..plans.sql_out.expressions import _PRECEDENCE as _PRECEDENCE_KNOWN
 from ..plans.sql_out.expressions import WRITTEN_FROM, _prec
+from ..plans.sql_out.literals import literal_sql
 from ..plans.sql_out.to_sql import SqlGenerator
+from .output_nullability import written_nullability
 
 # sqlglot nodes that are operators, not calls whose arguments stand between commas
 _OPERATOR_FUNCS = (exp.Between, exp.In, exp.Is, exp.Like, exp.ILike, exp.RegexpLike, exp.Connector,
@@ -80,33 +84,42 @@ def spliced(sql: str, tree: exp.Expression, sources: Any, catalog: Any, before: 
             return respelled(target).sql(dialect=DIALECT, normalize_functions=False, copy=False)
         return target_sql() if target_sql is not None else target.sql(dialect=DIALECT, normalize_functions=False)
 
+    # a text left as written where the plan respells it may type a column otherwise (a
+    # number cast to a decimal is NOT NULL; the decimal literal the writer writes, a cast
+    # from a string, is nullable): it must type each as the optimized plan written does
+    nullable = written_nullability(target_plan) if respelled and target_plan is not None else None
     for unqualified in (True, False):
         text = _apply(sql, edits, style, unqualified)
         if text is not None and _reads_as(text, catalog, written_text, None if respelled else target_plan,
-                                          respelled):
+                                          respelled, nullable):
             return text
     return None
 
 
 def _reads_as(text: str, catalog, target_sql: Callable[[], str], target_plan: L.Plan | None,
-              respelled: Callable | None = None) -> bool:
+              respelled: Callable | None = None, nullable: list | None = None) -> bool:
     """Is `text` the query `target_sql()` says, as the writer writes it?  Read back, it is
     when its plan is `target_plan` but for ids and nullability (which the writer does not
     print: `same_but_ids`), else when it is written as that same text (both spelled by
-    `respelled`, when given)."""
+    `respelled`, when given); and, when `nullable` is given, when Spark types each
+    output column nullable or NOT NULL as it says (None: either)."""
     try:
         tree = parse_query(text, placed=False)  # (its nodes are never placed)
     except Exception:  # the candidate does not read back: it is not the query
         return False
-    return _read_back_is(tree, text, catalog, target_sql, target_plan, respelled)
+    return _read_back_is(tree, text, catalog, target_sql, target_plan, respelled, nullable)
 
 
 def _read_back_is(tree: exp.Expression, text: str, catalog, target_sql: Callable[[], str],
-                  target_plan: L.Plan | None, respelled: Callable | None = None) -> bool:
+                  target_plan: L.Plan | None, respelled: Callable | None = None,
+                  nullable: list | None = None) -> bool:
     """`_reads_as`, for `text` parsed as `tree`."""
     try:
         plan = Analyzer(catalog, text).analyze(tree)
     except Exception:  # the candidate does not read back: it is not the query
+        return False
+    if nullable is not None and any(want is not None and got is not None and want != got for want, got in
+                                    zip(nullable, written_nullability(plan, original=True))):
         return False
     hint = tree.args.get("hint") if isinstance(tree, exp.Select) else None
     if hint is None and target_plan is not None and L.same_but_ids(plan, target_plan):
@@ -128,8 +141,11 @@ def _read_back_is(tree: exp.Expression, text: str, catalog, target_sql: Callable
 def _spelling(node: exp.Expr) -> exp.Expr:
     """The node with what only spells the same thing otherwise made one spelling: a CASE
     without `ELSE NULL` (what no ELSE means), `NOT b` for `b = false` and `b` for
-    `b = true` (a column or a predicate b: the same value, NULL included).  A rewrite
-    that only respells is not worth a change in the user's text."""
+    `b = true` (a column or a predicate b: the same value, NULL included), and a number
+    cast to a decimal that holds it exactly as that decimal's literal (`CAST(0 AS
+    DECIMAL(12, 2))`, the analyzer's coercion of `coalesce(amount, 0)`, is the `0.00` that
+    ConstantFolding makes of it).  A rewrite that only respells is not worth a change in
+    the user's text."""
     return _spellings(node)[id(node)]
 
 
@@ -155,6 +171,8 @@ def _spellings(node: exp.Expr) -> dict[int, exp.Expr]:
                     break
         if type(n) is exp.Not and isinstance(n.this, exp.Paren) and _prec(n.this.this) > _prec(n):
             n = exp.Not(this=n.this.this.copy())  # (NOT binds looser than what it wraps)
+        if type(n) is exp.Cast and (literal := _exact_decimal(n)) is not None:
+            n = literal
         return n
 
     def recorded(n: exp.Expr) -> exp.Expr:
@@ -163,6 +181,39 @@ def _spellings(node: exp.Expr) -> dict[int, exp.Expr]:
 
     out.transform(recorded, copy=False)
     return {i: spelt[id(twin)] for i, twin in twins.items() if id(twin) in spelt}
+
+
+_PLAIN_NUMBER = re.compile(r"-?\d+(?:\.\d+)?\Z")
+
+
+def _exact_decimal(cast_: exp.Cast) -> exp.Expression | None:
+    """`CAST(n AS DECIMAL(p, s))` of a number n (a number literal, negated or not, or a
+    string of plain digits) that DECIMAL(p, s) holds without rounding, written as the
+    writer writes that decimal's literal (`literal_sql`: `0BD`, `1.50`, `CAST('0.00' AS
+    DECIMAL(12, 2))`).  Such a cast has that value in both modes, no error (None: any
+    other cast)."""
+    to = cast_.to
+    if to.this != exp.DataType.Type.DECIMAL or len(to.expressions) != 2:
+        return None
+    operand, sign = cast_.this, ""
+    if type(operand) is exp.Neg:
+        operand, sign = operand.this, "-"
+    if type(operand) is not exp.Literal or (operand.is_string and sign):
+        return None
+    text = sign + operand.this
+    if not _PLAIN_NUMBER.match(text):
+        return None
+    try:
+        precision, scale = (int(e.this.this) for e in to.expressions)
+    except (AttributeError, TypeError, ValueError):
+        return None
+    if not 0 <= scale <= precision <= T.MAX_PRECISION:
+        return None
+    value = decimal.Decimal(text)
+    exact = value.quantize(decimal.Decimal(1).scaleb(-scale))
+    if exact != value or len(exact.as_tuple().digits) > precision:
+        return None
+    return literal_sql(exact, T.DecimalType(precision, scale))
 
 
 def _boolean_operand(node: exp.Expr) -> bool:
@@ -296,6 +347,9 @@ class _Differ:
         if self._trees is None:
             self._trees = (before, after)
         if before == after:
+            return []
+        if type(before) is exp.Cast and (literal := _exact_decimal(before)) is not None and literal == after:
+            self.respelled = True  # a number and the decimal literal it is cast to
             return []
         if type(before) is type(after):
             if isinstance(before, exp.And):

@@ -182,6 +182,48 @@ def test_a_rewrite_that_only_respells_leaves_the_text_as_written(sql):
     assert result.sql == sql
 
 
+# a number the analyzer casts to a decimal (coercion), which ConstantFolding makes the
+# decimal's literal, in every form that coerces a literal to a decimal column's type
+_COERCING = ["coalesce(d, {n})", "greatest(d, {n})", "CASE WHEN num > 2 THEN d ELSE {n} END", "nvl(d, {n})",
+             "if(num > 2, d, {n})", "d + {n}", "d IN ({n}, 1.25)"]
+_NUMBERS = ["0", "-2", "1.5", "100000", "0.125"]
+_IN_A_CTE = ("with c as (\n  select num, {e} as v\n  from t\n)\n"
+             "select num, count(num) as n, max(v) as m\nfrom c\ngroup by num")
+
+
+@pytest.mark.parametrize("form", _COERCING)
+def test_a_number_cast_to_a_decimal_is_left_as_written(form):
+    """`coalesce(amount, 0)` over a decimal(5,2) is `coalesce(CAST(amount AS
+    DECIMAL(12,2)), CAST(0 AS DECIMAL(12,2)))` to the analyzer, whose number ConstantFolding
+    makes the literal 0.00.  The text's `0` already says that: only the other rewrite
+    (count(num) made count(1)) changes the text.  dbt's order_summary model, a CTE like
+    this one, was written whole with the CTE inlined, 39% longer, since the splice put
+    `'0.00'` in place of `0`, which read back otherwise."""
+    for n in _NUMBERS:
+        sql = _IN_A_CTE.format(e=form.format(n=n))
+        result = optimize(sql, STANDARD_SCHEMA)
+        assert {s.rule for s in result.trace.rewrites} >= {"NullPropagation"}
+        assert result.sql == sql.replace("count(num)", "count(1)"), result.sql
+
+
+def test_a_number_cast_to_a_decimal_on_spark(spark, tables):
+    for form, n in (("coalesce(d, {n})", "0"), ("greatest(d, {n})", "-2"), ("d IN ({n}, 1.25)", "100000")):
+        sql = _IN_A_CTE.format(e=form.format(n=n))
+        assert_same_result(spark, sql, optimize(sql, STANDARD_SCHEMA).sql)
+
+
+def test_a_text_left_as_written_must_type_its_columns_as_the_plan(spark, tables):
+    """The splice leaves `coalesce(d, 0)` as written where the plan has the literal 0.00,
+    which the writer writes `CAST('0.00' AS DECIMAL(12, 2))`, nullable to Spark; the
+    number is NOT NULL.  Here the CASE, nullable, folds to 'a': left as written, the
+    column would be NOT NULL where the original's is nullable, so the splice is refused
+    and the query is written whole (its schema the original's, nullability included)."""
+    sql = "select num, concat(coalesce(d, 0), CASE WHEN false THEN NULL ELSE 'a' END) as v\nfrom t"
+    out = optimize(sql, STANDARD_SCHEMA).sql
+    assert "coalesce(d, 0)" not in out
+    assert_same_result(spark, sql, out)
+
+
 @pytest.mark.parametrize("cast, same", [
     ("CAST('0.00' AS DECIMAL(7,2))", True),  # written back as this cast: decimal(7,2) is wider than 0.00
     ("CAST('-1.5000' AS DECIMAL(10,4))", True),
