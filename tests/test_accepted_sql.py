@@ -141,15 +141,25 @@ def test_range_is_a_relation_and_the_query_is_optimized(spark, tables, sql):
 
 
 @pytest.mark.parametrize("sql", [
-    # a star as a function argument: Spark 4.3 rejects count(t.*) unless a legacy flag
-    # allows it; sparkfold passes it through for Spark to decide, rather than rejecting it
+    # a table's star alone in count: Spark 4.3 rejects it (unless a legacy flag, which the
+    # session's catalog names, allows it), and so does sparkfold (tests/test_stars.py)
     "SELECT count(t.*) FROM t",
     "SELECT count(DISTINCT t.*) FROM t",
-    "SELECT struct(t.*) AS r FROM t",
 ])
-def test_a_star_argument_is_left_to_spark(spark, tables, sql):
-    result = optimize(sql, tables)
-    assert result.passthrough is not None and result.sql == sql
+def test_a_tables_star_alone_in_count_is_rejected(spark, tables, sql):
+    from sparkfold.optimizer.errors import SparkfoldError
+
+    from tests.spark_check import run_or_error
+
+    assert run_or_error(spark, sql)[0] == "error"
+    with pytest.raises(SparkfoldError):
+        optimize(sql, tables)
+
+
+def test_a_star_argument_is_expanded_as_spark_does(spark, tables):
+    sql = "SELECT struct(t.*) AS r FROM t"
+    result = optimize(sql, tables, always_regenerate=True)
+    assert result.passthrough is None and "t.num" in result.sql
     assert_same_result(spark, sql, result.sql)
 
 

@@ -182,6 +182,8 @@ _CUSTOMIZED = [
     "SELECT (num > 1) BETWEEN num = 1 AND TRUE FROM t WHERE num <> NULL",  # a comparison as a bound
     "SELECT * FROM (SELECT id, word FROM tokens WHERE 1 = 1) PIVOT (-count(*) + 1 AS c, max(id) m "  # PIVOT of
     "FOR word IN ('a', 'b'))",                                                                        # expressions
+    # a star among a call's arguments: the call parsed again around its columns (stars.py)
+    "SELECT coalesce(*), count(DISTINCT t.*, 1), 1 IN (t.*) AS i FROM t WHERE num = NULL OR 1 = 1 GROUP BY ALL",
 ]
 
 _CLI = """

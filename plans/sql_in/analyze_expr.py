@@ -27,6 +27,7 @@ from .expr_calls import (
     opaque_call,
 )
 from .expr_context import Ctx, NotModelled
+from .stars import expand_star_arguments, has_star_argument
 from .expr_leaves import (
     analyze_boolean,
     analyze_column,
@@ -79,6 +80,10 @@ class QueryAnalyzer(Protocol):
 
     sql: str
     catalog: Catalog
+    exprs: "ExprAnalyzer"
+    unnamed: set[int]
+    star_args: list[E.Expr]
+    star_field_args: int
     aggregate_hosts: dict[int, list[E.Expr]]
 
     def subquery(self, node: exp.Expression, ctx: Ctx) -> L.Plan: ...
@@ -108,6 +113,9 @@ class ExprAnalyzer:
             # the qualifiers inside) into the column name, `(- (round(t1.b, -1)))`
             # where Spark says `(- round(b, -1))`
             node = node.this
+        if isinstance(node, _STAR_HOSTS) and has_star_argument(node):
+            # Spark expands the star into the call's arguments (`coalesce(*)`, `x IN (t.*)`)
+            node = expand_star_arguments(self, node, ctx)
         analyze = _ANALYZERS.get(type(node))
         if analyze is not None:
             out = analyze(self, node, ctx)
@@ -150,6 +158,9 @@ class ExprAnalyzer:
         """`node` kept as sqlglot text, its value sub-expressions analyzed as args (see
         `expr_calls.opaque_call`)."""
         return opaque_call(self, node, ctx, kind, root_is_structure)
+
+
+_STAR_HOSTS = (exp.Func, exp.In)
 
 
 def _a_value(node: exp.Tuple) -> bool:

@@ -55,6 +55,10 @@ class Analyzer:
         # ids of the select items Spark names with names sparkfold does not know
         # (`naming.name_known`): nothing may refer to them (`expr_context.refuse_unnamed`)
         self.unnamed: set[int] = set()
+        # what the columns of stars expanded among a call's arguments are (`stars`), and
+        # how many of them were a struct's fields
+        self.star_args: list[E.Expr] = []
+        self.star_field_args = 0
         # id(scope) of a query whose HAVING is being analyzed -> the aggregates over its
         # columns that its subqueries' WHERE hold (`expr_calls.outer_aggregate`)
         self.aggregate_hosts: dict[int, list[E.Expr]] = {}

@@ -18,6 +18,7 @@ from ..ir.records import replace
 from .expr_context import Ctx, NotModelled, calls_nondeterministic
 from .expr_leaves import typed_literal_call
 from .expr_operators import analyze_cast, concat_call
+from .stars import has_star_argument
 
 if TYPE_CHECKING:
     from .scope import Scope
@@ -95,6 +96,10 @@ def analyze_window(ea, node, ctx):
     while isinstance(fn, CALL_WRAPPERS):
         fn = fn.this
     name = function_name(fn) if isinstance(fn, exp.Expression) else ""
+    if isinstance(fn, exp.Expression) and has_star_argument(fn):
+        # (Spark expands it into the window function's arguments; kept as text, `*` would
+        # read the columns of whatever FROM the rewritten query gives it)
+        raise NotModelled(f"`*` among the arguments of the window function {name}()")
     out = ea.opaque(node, ctx, kind="window", root_is_structure=True)
     from ..ir.naming import window_name, wrapped_name_known
 

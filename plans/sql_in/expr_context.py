@@ -18,6 +18,11 @@ from ..ir.records import record
 from .scope import Scope
 
 
+# meta of a column node made for one of a star's columns among a call's arguments
+# (`stars`): its index in the analyzer's `star_args`, what the column is
+STAR_ARG = "sparkfold_star_arg"
+
+
 class NotModelled(Exception):
     """Raised for valid SQL the optimizer does not model at all; the query then passes
     through unchanged."""
@@ -40,6 +45,9 @@ class Ctx:
     # text (a lambda `transform(a, x -> x + 1)`, a tuple `(a, b) IN ((1, 2))`): a WHERE,
     # a join condition, a select item the query names itself
     unnamed_ok: bool = False
+    # where Spark expands a star among a call's arguments (`coalesce(*)`, `x IN (t.*)`):
+    # the select list and WHERE of a SELECT block (`stars`)
+    stars: bool = False
 
 
 def calls_nondeterministic(node: exp.Expression) -> bool:

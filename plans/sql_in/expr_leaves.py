@@ -16,7 +16,7 @@ from ..ir import types as T
 from ..ir.dialect import ARG_PREFIX, TYPED_LITERAL_PREFIX, function_name
 from ..ir.errors import AnalysisError
 from .data_types import TypeParseError, from_sqlglot
-from .expr_context import Ctx, NotModelled, _expr_name, _position, refuse_unnamed
+from .expr_context import STAR_ARG, Ctx, NotModelled, _expr_name, _position, refuse_unnamed
 
 
 def analyze_paren(ea, node, ctx):
@@ -27,11 +27,14 @@ _NILADIC_TIME = frozenset({"current_time", "localtime"})
 
 
 def analyze_column(ea, node: exp.Column, ctx: Ctx) -> E.Expr:
+    bound = node.meta.get(STAR_ARG)
+    if bound is not None:  # one of a star's columns among a call's arguments (`stars`)
+        return ea.analyzer.star_args[bound]
     parts = tuple(p.name for p in node.parts)
     display = ".".join(parts)
     if isinstance(node.this, exp.Star):
         if isinstance(node.parent, (exp.Func, exp.Distinct)):
-            # count(t.*), struct(t.*): Spark expands the star into the arguments
+            # (not where Spark expands it into the call's arguments: `stars`)
             raise NotModelled(f"`{display}` as a function argument")
         raise AnalysisError(f"`{display}` is not allowed here")
     if id(node) in ea.analyzer.regex:  # (a select item read elsewhere than in `select_items`)

@@ -22,11 +22,11 @@ from ..ir.records import replace
 from ..ir.tree import transform_down
 from .expr_context import Ctx, NotModelled, calls_nondeterministic, refuse_unnamed, require_boolean
 from . import regex_columns
-from .expr_leaves import field_access
 from .from_clause import from_items
 from .generator_select import generator_select
 from .opaque_select import opaque_reason, opaque_select
-from .scope import Entry, Scope
+from .scope import Scope
+from .stars import has_star, star_columns, star_of
 from .subquery_places import check_sort, pass_correlated_scalar
 
 
@@ -65,7 +65,8 @@ def select_over(an, sel: exp.Select, plan: L.Plan, scope: Scope) -> L.Plan:
     """The clauses of a SELECT block after its FROM clause, over the FROM's plan and scope."""
     where = sel.args.get("where")
     if where is not None:
-        cond = require_boolean(an.exprs.analyze(where.this, Ctx(scope, clause="WHERE", unnamed_ok=True)), "WHERE")
+        ctx = Ctx(scope, clause="WHERE", unnamed_ok=True, stars=True)
+        cond = require_boolean(an.exprs.analyze(where.this, ctx), "WHERE")
         plan = L.Filter(cond, plan)
 
     items = select_items(an, sel, scope)
@@ -92,40 +93,6 @@ def select_over(an, sel: exp.Select, plan: L.Plan, scope: Scope) -> L.Plan:
     return limit_offset(an, sel, plan)
 
 
-def star_except(columns: list[E.Expr], excepted: list[exp.Expression], scope: Scope) -> list[E.Expr]:
-    """`* EXCEPT (a, t.b)`: the star's columns less those named, each resolved as Spark
-    does, among the star's own columns under their FROM qualifiers (unknown or ambiguous
-    is an error; `y.b` of a USING join's key is not among them).  Leaving out a field of
-    a struct (`* EXCEPT (s.f)`) rebuilds the struct, and leaving out every column makes a
-    result with none: neither is modelled."""
-    def key(c):
-        return c.expr_id if isinstance(c, (E.Attribute, E.Alias)) else id(c)
-
-    keys = {key(c) for c in columns}
-    scope = Scope([Entry(en.qualifier, [c for c in en.columns if key(c) in keys], en.display)
-                   for en in scope.entries], list(columns))
-    drop: list[E.Expr] = []
-    for c in excepted:
-        if not isinstance(c, exp.Column):
-            raise NotModelled("SELECT * EXCEPT of an expression")
-        parts = tuple(p.name for p in c.parts)
-        found, rest, _depth = scope.resolve(parts, ".".join(parts))
-        if rest:
-            raise NotModelled("SELECT * EXCEPT of a struct field")
-        drop.append(found)
-    dropped = {key(d) for d in drop}
-    if len(dropped) < len(drop):
-        written = [tuple(p.name for p in c.parts) for c in excepted if isinstance(c, exp.Column)]
-        if len(set(written)) < len(written):  # (`EXCEPT (a, A)` is accepted, checked on Spark 4.3)
-            raise AnalysisError("[EXCEPT_OVERLAPPING_COLUMNS] a column named twice in SELECT * EXCEPT (...)")
-        if len({tuple(n.lower() for n in w) for w in written}) != len(dropped):
-            raise NotModelled("SELECT * EXCEPT naming a column twice, qualified otherwise")
-    kept = [c for c in columns if key(c) not in dropped]
-    if not kept:
-        raise NotModelled("SELECT * EXCEPT of every column")
-    return kept
-
-
 def select_items(an, sel: exp.Select, scope: Scope) -> list[tuple[E.Expr, str | None]]:
     """Analyze the select list: (expression, explicit alias or None), stars expanded."""
     out: list[tuple[E.Expr, str | None]] = []
@@ -142,28 +109,12 @@ def select_items(an, sel: exp.Select, scope: Scope) -> list[tuple[E.Expr, str | 
                 raise NotModelled(f"a select list whose regular expressions match no column, under "
                                   f"{regex_columns.KEY}")
             continue
-        star, qual = item, None
-        while isinstance(item, exp.Paren) and isinstance(item.this, (exp.Paren, exp.Star, exp.Column)) \
-                and item.find(exp.Star) is not None:
-            # `(*)`, `((t.*))`: Spark's parser keeps no parentheses around an expression
-            item = star = item.this
-        if isinstance(item, exp.Column) and isinstance(item.this, exp.Star):
-            star, qual = item.this, tuple(p.name for p in item.parts[:-1])
-        if isinstance(star, exp.Star):
-            if star.args.get("replace") or star.args.get("rename"):
-                raise NotModelled("SELECT * REPLACE/RENAME")
-            try:
-                columns = scope.expand_star(qual)
-            except UnknownColumnError:
-                if not qual:
-                    raise
-                columns = struct_fields(an, item, qual, scope)
-            refuse_unnamed(an, columns)
-            if star.args.get("except_"):
-                columns = star_except(columns, star.args["except_"], scope)
+        star = star_of(item)
+        if star is not None:
+            columns, _fields = star_columns(an, star, scope)
             out.extend((c, None) for c in columns)
             continue
-        ctx = Ctx(scope, lateral=dict(lateral), allow_aggregates=True, allow_windows=True)
+        ctx = Ctx(scope, lateral=dict(lateral), allow_aggregates=True, allow_windows=True, stars=True)
         if isinstance(item, exp.Alias):
             if isinstance(item.this, exp.Star):
                 raise AnalysisError("`*` cannot be aliased")
@@ -175,6 +126,7 @@ def select_items(an, sel: exp.Select, scope: Scope) -> list[tuple[E.Expr, str | 
         elif isinstance(item, exp.Aliases):
             raise NotModelled("multi-alias select item")
         else:
+            fields = an.star_field_args
             try:
                 out.append((an.exprs.analyze(item, ctx), None))
                 if isinstance(item, exp.Column) and len(item.parts) > 1 and not isinstance(out[-1][0], E.Attribute):
@@ -189,26 +141,11 @@ def select_items(an, sel: exp.Select, scope: Scope) -> list[tuple[E.Expr, str | 
                     raise NotModelled("a reference to the name Spark gives a field read earlier in the "
                                       "select list") from None
                 raise
+            if an.star_field_args != fields:
+                # Spark names it after the fields' aliases (`concat(s.a AS a, s.b AS b)`)
+                raise NotModelled("a select item without alias over a struct's fields expanded "
+                                  "as function arguments (`s.*`)")
     return out
-
-
-def struct_fields(an, node: exp.Expression, qual: tuple[str, ...], scope: Scope) -> list[E.Expr]:
-    """`s.*` where no FROM item is named `s`: the fields of the struct column `s`, each
-    named after its field (Spark's UnresolvedStar.expand: a relation's name first, then a
-    column of this query's FROM, never an outer query's)."""
-    display = ".".join(qual)
-    found, rest = scope.lookup_local(qual, display)
-    if found is None:
-        raise UnknownColumnError(display + ".*", scope.visible_names())
-    refuse_unnamed(an, [found])
-    struct = field_access(an.exprs, found, rest, node).data_type if rest else found.data_type
-    if not isinstance(struct, T.StructType):
-        if struct == T.UNKNOWN:
-            raise NotModelled(f"`{display}.*` over a column of a type sparkfold does not know")
-        raise AnalysisError(f"`{display}.*`: only a struct's fields can be expanded with `*`, "
-                            f"and `{display}` is {struct.simple_string()}")
-    return [E.Alias(field_access(an.exprs, found, [*rest, f.name], node), f.name, E.new_id())
-            for f in struct.fields]
 
 
 def _field_named(items: list, before: exp.Expression, name: str) -> bool:
@@ -544,9 +481,7 @@ def grouping_expressions(an, group: exp.Group, items, scope) -> list[E.Expr]:
         return _no_lateral_alias([e for e, _ in items if not E.contains_aggregate(e) and not _contains_window(e)])
     out = []
     select = group.parent
-    star = isinstance(select, exp.Select) and any(
-        isinstance(x, exp.Star) or (isinstance(x, exp.Column) and isinstance(x.this, exp.Star))
-        for x in select.expressions)
+    star = isinstance(select, exp.Select) and has_star(select.expressions)
     for g in keys:
         i = _ordinal(g) if an.catalog.group_by_ordinal else None  # (else a constant)
         if i is not None:
