@@ -33,6 +33,7 @@ from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
 from ..plans.ir import types as T
 from ..plans.ir.evaluate import CannotEvaluate, EvaluationError, evaluate
+from ..plans.ir.opaque_values import spark_accepts
 from ..plans.ir.tree import transform_up
 
 _SUBQUERY_MASK = E.ScalarSubquery.bit | E.Exists.bit | E.InSubquery.bit
@@ -291,11 +292,11 @@ class Checks:
             errors = sum(k[2] for k in kids)
             seen, values = _carried(p, [k[3] for k in kids])
             unmodelled = _NONE.union(*(k[4] for k in kids if k[4]))
-            if isinstance(p, L.OpaqueRelation):
+            if isinstance(p, L.OpaqueRelation) and not _modelled_block(p):
                 unmodelled |= {id(p.template)}
             for e in p.expressions:
                 if e.deep_mask & E.Opaque.bit:
-                    unmodelled |= {id(x.template) for x in e.walk() if isinstance(x, E.Opaque) and not _valid(x)}
+                    unmodelled |= _unmodelled_in(e)
                 if seen and not e.references.isdisjoint(seen):
                     errors += _substituted_errors(e, seen, ansi)
                 elif e.mask & E.Literal.bit:
@@ -321,6 +322,38 @@ _NONE: frozenset[int] = frozenset()
 _RANKING = frozenset({"row_number", "rank", "dense_rank", "percent_rank", "cume_dist"})
 # the random functions, of no argument or an integer seed
 _RANDOM = frozenset({"rand", "randn", "random"})
+
+
+def _modelled_block(p: L.OpaqueRelation) -> bool:
+    """Is the opaque block one sparkfold analyzed whole into operators (a LATERAL join's
+    `model`), with no unmodelled expression, relation or subquery in them?  Spark's
+    analysis accepts it as sparkfold's did."""
+    if p.model is None:
+        return False
+    for n in p.model.walk():
+        if isinstance(n, L.OpaqueRelation):
+            return False
+        for e in n.expressions:
+            if e.deep_mask & _SUBQUERY_MASK or _unmodelled_in(e):
+                return False
+    return True
+
+
+def _unmodelled_in(e: E.Expr) -> set[int]:
+    """The templates (by id) of the unmodelled expressions in `e` that Spark's analysis may
+    reject; one whose types Spark surely accepts (`plans.ir.opaque_values`) is not one."""
+    out: set[int] = set()
+    accepted: set[int] = set()
+    for x in e.walk():  # (a parent before its children)
+        if not isinstance(x, E.Opaque) or id(x) in accepted:
+            continue
+        with_it = spark_accepts(x)
+        if with_it is not None:  # `v LIKE ANY (strings)`, `(a, b) IN ((1, 2))`: Spark reads it
+            accepted.update(id(a) for a in with_it)
+            continue
+        if not _valid(x):
+            out.add(id(x.template))
+    return out
 
 
 def _valid(x: E.Opaque) -> bool:

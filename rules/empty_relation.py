@@ -20,6 +20,8 @@ PropagateEmptyRelation, per operator:
   right columns; right/full outer with L, and right outer with F -> right padded.  The
   padding is a Project that re-uses the padded attributes' ids and names (SPARK-22615).
   Full outer with F is left alone (both sides would have to be kept).
+- A LATERAL join (an opaque block whose operators sparkfold knows) over an empty left,
+  inner, cross or left, with nothing between that makes a row of none -> empty.
 - Union: empty inputs are dropped; all empty -> empty; when the first input goes, a
   Project keeps the old output ids and names (SPARK-32241).
 - Intersect [ALL] with an empty side -> empty.  Except [ALL] with an empty left ->
@@ -87,6 +89,9 @@ def propagate_empty_relation(p: L.Plan, ctx) -> L.Plan:
             return _empty_of(p)  # grouped aggregate over empty -> empty (a global one is not)
         case L.Join(left, right, jt, cond):
             return _join(p, left, right, jt, cond)
+        case L.OpaqueRelation(inputs=inputs, model=model) if model is not None and inputs and _empty(inputs[0]) \
+                and _empty_with_its_left(model) and not plan_may_raise(model):
+            return _empty_of(p)  # a LATERAL block over an empty left -> empty
         case L.Union(inputs) if any(_empty(i) for i in inputs):
             return _union(p, inputs)
         case L.Intersect(left, right) if _empty(left) or _empty(right):
@@ -112,6 +117,30 @@ def _at_most_one_row(p: L.Plan) -> bool:
             return _at_most_one_row(c)
         case _:
             return False
+
+
+def _empty_with_its_left(model: L.Plan) -> bool:
+    """Is an opaque block (a LATERAL join, `model` its operators) empty when the left of
+    its innermost LateralJoin (the block's first input) is?  So when every operator
+    down to it keeps no row of nothing: inner, cross and left LateralJoins (on their
+    left), Projects, Filters, sorts, limits, DISTINCT (no aggregate: a global one
+    gives a row)."""
+    joins = 0
+    p = model
+    while True:
+        match p:
+            case L.LateralJoin(left, _, jt) if jt in (L.INNER, L.CROSS, L.LEFT_OUTER):
+                joins += 1
+                p = left
+            case L.Project(_, c) | L.Filter(_, c) | L.Sort(_, c) | L.Limit(_, c) | L.Offset(_, c) \
+                    | L.Distinct(c) | L.SubqueryAlias(_, c):
+                if joins:
+                    return True  # (below the innermost LateralJoin: the block's input)
+                p = c
+            case L.LateralJoin():
+                return False
+            case _:
+                return joins > 0
 
 
 def _join(p: L.Join, left, right, jt, cond) -> L.Plan:

@@ -16,7 +16,8 @@ relation when its condition, evaluated on each row as Spark evaluates it
 (`plans.ir.evaluate`, in the query's ANSI mode), is FALSE or NULL on every row.  A
 condition that raises on some row, or that sparkfold cannot evaluate exactly (a function
 it does not model, a subquery, a non-deterministic call), keeps the Filter: Spark would
-raise too, or sparkfold does not know what Spark would do.  A Filter that keeps some rows
+raise too, or sparkfold does not know what Spark would do.  (Some expressions kept as
+written are evaluated: `c LIKE ANY (...)`, `(a, b) IN ((1, 2))`, plans.ir.opaque_values.)  A Filter that keeps some rows
 is left as written.
 """
 
@@ -25,8 +26,9 @@ from __future__ import annotations
 from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
 from ..plans.ir.evaluate import CannotEvaluate, EvaluationError, evaluate
+from ..plans.ir.opaque_values import deterministic
+from ..plans.ir.tree import transform_up
 from .base import plan_rule
-from .constraints import substitute
 from .prune_filters import writable
 
 _MAX_ROWS = 1000  # rows evaluated per Filter, at most
@@ -47,12 +49,12 @@ def rows_of(p: L.Plan, ctx) -> tuple[tuple, ...] | None:
 def true_on_none(cond: E.Expr, output, rows, ansi: bool) -> bool:
     """Is `cond` FALSE or NULL on every row (each row's values bound to `output`), with
     no row raising and every row evaluated exactly?"""
-    if not cond.deterministic or len(rows) > _MAX_ROWS:
+    if not deterministic(cond) or len(rows) > _MAX_ROWS:
         return False
     ids = [a.expr_id for a in output]
     used = [i for i, x in enumerate(ids) if x in cond.references]
     for row in rows:
-        bound = substitute(cond, {ids[i]: E.Literal(row[i], output[i].data_type) for i in used})
+        bound = _bound(cond, {ids[i]: E.Literal(row[i], output[i].data_type) for i in used})
         if bound.references:
             return False  # an outer query's column: not the rows' alone
         try:
@@ -61,6 +63,13 @@ def true_on_none(cond: E.Expr, output, rows, ansi: bool) -> bool:
         except (EvaluationError, CannotEvaluate):
             return False
     return True
+
+
+def _bound(e: E.Expr, values: dict[int, E.Expr]) -> E.Expr:
+    """`e` with the row's values for its columns, in the arguments of the Opaques too (the
+    evaluator reads some: the result is evaluated, never written)."""
+    return transform_up(e, lambda n: values.get(n.expr_id, n) if isinstance(n, E.Attribute) else n,
+                        mask=E.Attribute.bit)
 
 
 @plan_rule("ConvertToLocalRelation", needs=(L.Filter,), catalyst="ConvertToLocalRelation")

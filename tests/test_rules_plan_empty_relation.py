@@ -257,8 +257,16 @@ def test_spark_20686_count_over_where_false_is_one_row():
 
 
 def test_global_aggregate_with_unmodelled_aggregate_is_not_folded():
-    r = run("SELECT approx_count_distinct(x) FROM t WHERE false", *EMPTY_RULES)
+    r = run("SELECT kurtosis(x) FROM t WHERE false", *EMPTY_RULES)
     assert nodes(r.optimized, L.Aggregate)
+
+
+def test_approx_count_distinct_of_no_row_is_zero():
+    """(as count: checked on Spark in tests/test_view_rows.py)"""
+    r = run("SELECT approx_count_distinct(x) AS n FROM t WHERE false", *EMPTY_RULES)
+    assert not nodes(r.optimized, L.Aggregate) and r.sql == "SELECT 0L AS n"
+    kept = run("SELECT approx_count_distinct(x, 0.1) AS n FROM t WHERE false", *EMPTY_RULES)
+    assert nodes(kept.optimized, L.Aggregate)  # (its relative error stays as written)
 
 
 def test_global_aggregate_with_collect_list_is_not_folded():

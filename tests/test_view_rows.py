@@ -73,6 +73,12 @@ EMPTIED = [
     "SELECT v, count(*) AS c FROM VALUES (10), (20), (30) AS t(v) WHERE v > 100 GROUP BY v",
     "SELECT x.k, y.a FROM vr_t x LEFT JOIN (SELECT a FROM vr_data WHERE b > 7) y ON x.k = y.a",
     "SELECT x.a FROM vr_data x WHERE x.b IN (SELECT k FROM vr_t WHERE s = 'z')",
+    "SELECT 'foo', APPROX_COUNT_DISTINCT(a) FILTER (WHERE b >= 0) FROM vr_data WHERE a = 0 GROUP BY 1",
+    "SELECT approx_count_distinct(a) AS n FROM vr_data WHERE a + b > 100",
+    "SELECT s FROM vr_t WHERE s LIKE ANY ('x%', NULL) OR s NOT ILIKE ALL ('%', NULL)",
+    "SELECT * FROM vr_m WHERE b = 3.0 AND (a, b) NOT IN ((2, 3.0))",
+    "SELECT 1 FROM vr_t t1 JOIN vr_t t2 ON t1.s = 'z' LEFT JOIN vr_t t3 ON t3.s = 'z', "
+    "LATERAL (SELECT t3.k AS c0 FROM vr_t LIMIT 1) ss WHERE t1.k = ss.c0",
 ]
 KEPT = [
     "SELECT a FROM vr_data WHERE a = 1",                     # keeps rows

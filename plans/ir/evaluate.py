@@ -34,6 +34,8 @@ from typing import Any, Callable
 from . import expressions as E
 from . import types as T
 from .naming import java_double
+from .quantified_like import quantified_like, quantifier_items
+from .tuple_in import tuple_in
 from .records import record
 from .tree import fold
 
@@ -158,8 +160,74 @@ def _eval_node(n: E.Expr, kids: list, ansi: bool):
             if any(k is None for k in kids):
                 return None
             return _null_intolerant(n, kids, ansi)
+        case E.Opaque():
+            return _opaque(n, kids)
         case _:
             raise CannotEvaluate(f"{type(n).__name__} is not a constant")
+
+
+def _opaque(n: E.Opaque, kids: list):
+    """The Opaques the evaluator reads: a quantified LIKE (plans.ir.quantified_like), and
+    its quantifier, whose value is its items' values (read by the LIKE only)."""
+    if quantifier_items(n) is not None:
+        return _Items(tuple(kids))
+    q = quantified_like(n)
+    if q is not None:
+        return _quantified_like(q, kids)
+    t = tuple_in(n)
+    if t is not None:
+        return _tuple_in(t[0], kids)
+    raise CannotEvaluate(f"{n.sql_text or 'an expression'} is not modelled")
+
+
+def _tuple_in(value_fields, kids: list):
+    """`(a, ...) IN ((x, ...), ...)` as Spark compares structs: field by field, a NULL
+    field equal to a NULL field; never NULL (each position of one type here)."""
+    if (m := _first_marker(kids)) is not None:
+        return m
+    n = len(value_fields)
+    value, items = kids[:n], [kids[i:i + n] for i in range(n, len(kids), n)]
+    types = [f.data_type for f in value_fields]
+    for item in items:
+        if all((a is None and b is None) or (a is not None and b is not None and spark_compare(a, b, t) == 0)
+               for a, b, t in zip(value, item, types)):
+            return True
+    return False
+
+
+@record(frozen=True, slots=True)
+class _Items:
+    values: tuple
+
+
+def _quantified_like(q, kids: list):
+    """`v [NOT] [I]LIKE ANY | ALL (p, ...)` as Spark evaluates it (three-valued); only
+    where every pattern is a string or NULL that compiles (a malformed one raises in Spark,
+    for a row or for none, as its form decides) and ILIKE's case mapping is ASCII's."""
+    value, items = kids
+    if not isinstance(items, _Items):
+        return items if isinstance(items, _MARKERS) else _Unknown("a quantifier not read")
+    if q.value.data_type != T.STRING or any(p.data_type not in (T.STRING, T.NULL) for p in q.patterns):
+        raise CannotEvaluate("a quantified LIKE over values Spark casts to strings")
+    if (m := _first_marker([value, *items.values])) is not None:
+        return m
+    patterns = list(items.values)
+    if q.ignore_case:
+        if not all(s.isascii() for s in [value, *patterns] if s is not None):
+            raise CannotEvaluate("ILIKE over non-ASCII text (Java's case mapping)")
+        value = value.lower() if value is not None else None
+        patterns = [p.lower() if p is not None else None for p in patterns]
+    try:
+        compiled = [_like_regex(p) for p in patterns if p is not None]
+    except EvaluationError as x:
+        raise CannotEvaluate(f"a malformed LIKE pattern ({x})") from None
+    if value is None:
+        return None
+    has_null = len(compiled) < len(patterns)
+    decides = [(r.fullmatch(value) is None) == q.negated for r in compiled]  # TRUE for the pattern
+    if q.all_:
+        return False if not all(decides) else None if has_null else True
+    return True if any(decides) else None if has_null else False
 
 
 def _binary(n: E.Comparison | E.Arithmetic, kids: list, ansi: bool):

@@ -125,6 +125,14 @@ def BOOLEANS(t, ansi) -> T.DataType | None:
     return T.BOOLEAN if t in (T.BOOLEAN, T.NULL) or (ansi and t == T.STRING) else None
 
 
+def ATOMS(t, ansi) -> T.DataType | None:
+    """a value of an atomic type (a number, a string, a boolean, binary, a date or a
+    timestamp), as it is: approx_count_distinct's hashed values (the others, arrays,
+    maps, structs, intervals, are not modelled there)."""
+    atomic = T.is_numeric(t) or t in (T.STRING, T.BOOLEAN, T.BINARY, T.DATE, T.TIMESTAMP, T.TIMESTAMP_NTZ, T.NULL)
+    return t if atomic else None
+
+
 def COLLECTIONS(t, ansi) -> T.DataType | None:
     return t if isinstance(t, (T.ArrayType, T.MapType)) or t == T.NULL else None
 
@@ -311,6 +319,9 @@ _register_agg(
     FunctionSpec("any_value", _same_as_first, nullable=_true, null_intolerant=False, min_args=1, max_args=1),
     FunctionSpec("collect_list", _array_of_first, nullable=_false, null_intolerant=False, min_args=1, max_args=1),
     FunctionSpec("collect_set", _array_of_first, nullable=_false, null_intolerant=False, min_args=1, max_args=1),
+    # (one argument: a relative standard deviation, its second, stays as written)
+    FunctionSpec("approx_count_distinct", _const(T.LONG), nullable=_false, null_intolerant=False, min_args=1,
+                 max_args=1, inputs=(ATOMS,)),
     FunctionSpec("count_if", _const(T.LONG), nullable=_false, null_intolerant=False, min_args=1, max_args=1, inputs=(BOOLEANS,)),
     FunctionSpec("bool_and", _const(T.BOOLEAN), nullable=_true, null_intolerant=False, min_args=1, max_args=1, inputs=(BOOLEANS,)),
     FunctionSpec("bool_or", _const(T.BOOLEAN), nullable=_true, null_intolerant=False, min_args=1, max_args=1, inputs=(BOOLEANS,)),
@@ -320,7 +331,10 @@ _register_agg(
 
 # Values an aggregate gives over no rows (a global aggregate over an empty input).
 # count -> 0; everything else in AGGREGATE_FUNCTIONS except collect_* -> NULL.
-EMPTY_INPUT_ZERO = frozenset({"count", "count_if"})
+EMPTY_INPUT_ZERO = frozenset({"count", "count_if", "approx_count_distinct"})
+# the aggregates kept as written (not modelled, the query analyzed) over arguments of the
+# types their `inputs` do not take (the others are not modelled there)
+OPAQUE_BEYOND_INPUTS = frozenset({"approx_count_distinct"})
 EMPTY_INPUT_EMPTY_ARRAY = frozenset({"collect_list", "collect_set"})
 
 

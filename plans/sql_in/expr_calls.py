@@ -273,9 +273,10 @@ def aggregate_call(ea, node, name, ctx) -> E.Expr:
             (spec.max_args is None or len(args) <= spec.max_args) and \
             not any(isinstance(a, (exp.Star, exp.Distinct)) for a in args):
         agg = E.Agg(name, tuple(ea.analyze(a, inner) for a in args), distinct)
-        if not _takes(agg, ea.ansi):
+        if _takes(agg, ea.ansi):
+            return agg
+        if name not in F.OPAQUE_BEYOND_INPUTS:
             raise NotModelled(f"{name}() of {', '.join(a.data_type.simple_string() for a in agg.args)}")
-        return agg
     out = ea.opaque(node, inner, kind="aggregate")
     if name in ("grouping", "grouping_id"):
         out = out.copy(data_type_=T.BYTE if name == "grouping" else T.LONG)
@@ -324,6 +325,10 @@ def opaque_call(ea, node: exp.Expression, ctx: Ctx, kind: str = "scalar",
                     new_items.append(v)
                 elif isinstance(n, exp.Escape) and key == "this":
                     # `a LIKE b ESCAPE c`: the LIKE is the syntax, its operands the values
+                    visit(v, False)
+                    new_items.append(v)
+                elif isinstance(n, (exp.Any, exp.All)) and key == "this" and isinstance(v, exp.Paren):
+                    # `LIKE ANY ('a')`: the parentheses are syntax (`ANY 'a'` does not parse)
                     visit(v, False)
                     new_items.append(v)
                 elif is_value(v) and not (this_is_structure and key == "this"):
@@ -503,7 +508,7 @@ def _opaque_name(node: exp.Expression, args) -> tuple[str, bool]:
     unquoted = node.copy()
     for lit in list(unquoted.find_all(exp.Literal)):
         if lit.is_string:
-            lit.replace(exp.var(lit.this))
+            lit.replace(exp.Var(this=lit.this))  # (exp.var refuses '': `v LIKE ANY ('')`)
     return unquoted.sql(dialect=DIALECT, normalize_functions=False, copy=False), False  # (a copy of its own)
 
 

@@ -157,6 +157,9 @@ def opaque_select(analyzer: SelectAnalyzer, sel: exp.Select, outer: "Scope | Non
     if later or reason == GENERATOR_REASON:
         _refuse_shadowed_names(analyzer, sel, input_scope, scope)
     model = lateral_model(analyzer, sel, plan, scope, items.steps, output) if later else None
+    if model is not None:  # the block's columns as nullable as its operators make them
+        output = [o.with_nullability(o.nullable and m.nullable) if o.data_type == m.data_type else o
+                  for o, m in zip(output, model.output)]
     return L.OpaqueRelation(template, tuple(output), (plan,), tuple(args), _shown(analyzer, sel), model)
 
 
