@@ -36,6 +36,26 @@ LONGEST_FIRST = [
 ]
 
 
+# Tests each given to a worker on its own, not with the rest of their file: the parts of a
+# long check split so that both workers share it (a whole file to one worker, as
+# --dist loadfile does, let one 6-minute test bound the run while the other worker idled).
+SPREAD = ("tests/test_fuzz.py::test_fuzzed_queries_agree_on_spark[",)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """--dist loadfile, except for the SPREAD tests: each is a unit of its own."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SpreadScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return nodeid if nodeid.startswith(SPREAD) else super()._split_scope(nodeid)
+
+    return SpreadScheduling(config, log)
+
+
 def pytest_collection_modifyitems(config, items):
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest keep their order

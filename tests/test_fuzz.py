@@ -7,9 +7,10 @@ shape sparkfold models, checked by three oracles (tests/fuzz/oracles.py):
 3. idempotence of `optimize` (see `oracles.idempotence_problem` for what is asserted).
 
 `SPARKFOLD_FUZZ_COUNT` scales the number of cases (default 500: 350 differential, 150
-TLP); `SPARKFOLD_FUZZ_SEED` picks other worlds.  A failure prints each finding (query,
-optimized SQL, report) with its shrunk form; `python -m tests.fuzz.run` runs long
-campaigns outside pytest.
+TLP), checked in WORLDS x PARTS tests (a third of a world's cases each, which the two
+xdist workers share); `SPARKFOLD_FUZZ_SEED` picks other worlds.  A failure prints each
+finding (query, optimized SQL, report) with its shrunk form; `python -m tests.fuzz.run`
+runs long campaigns outside pytest.
 """
 
 from __future__ import annotations
@@ -82,30 +83,61 @@ def test_generator_is_seeded_and_covers_the_features():
     assert any(not t.rows for t in world.tables)
 
 
-def test_fuzzed_queries_agree_on_spark(fast):
-    """Zero findings over COUNT cases: no disagreement (oracles 1 and 2), no query
+def world_cases(w: int):
+    """World w and its cases, in the three groups checked together: the DIFF cases with
+    the DataFrame candidate, the other DIFF cases, the TLP cases."""
+    per_world = COUNT // WORLDS
+    world = make_world(SEED + w)
+    n_tlp, n_outer = round(per_world * TLP_SHARE), round(per_world * OUTER_SHARE)
+    diff = make_cases(world, SEED + w, per_world - n_tlp - n_outer, DIFF) \
+        + make_cases(world, SEED + w, n_outer, DIFF, OUTER_JOINS)
+    n_df = round(len(diff) * DATAFRAME_SHARE)
+    return world, [(diff[:n_df], True), (diff[n_df:], False), (make_cases(world, SEED + w, n_tlp, TLP), False)]
+
+
+def part_of(groups: list[tuple[list, bool]], part: int) -> list[tuple[list, bool]]:
+    """Every PARTS-th case of each group from the part-th on: the parts of a world split
+    its cases, each kind (DataFrame candidate, outer-join chains, TLP) spread evenly."""
+    return [(cases[part::PARTS], dataframe) for cases, dataframe in groups]
+
+
+# The COUNT cases are checked in WORLDS x PARTS tests, each a share of one world's cases,
+# so that the two xdist workers share them (tests/conftest.py: SPREAD) instead of one
+# test holding a worker for minutes while the other has nothing left to do.
+PARTS = 3
+
+
+def test_the_parts_are_the_cases_of_the_whole_run():
+    for w in range(WORLDS):
+        _, groups = world_cases(w)
+        parts = [part_of(groups, p) for p in range(PARTS)]
+        for g, (cases, dataframe) in enumerate(groups):
+            shares = [part[g][0] for part in parts]
+            assert sorted(id(c) for share in shares for c in share) == sorted(id(c) for c in cases)
+            assert all(part[g][1] == dataframe for part in parts)
+    assert sum(len(cases) for w in range(WORLDS) for cases, _ in world_cases(w)[1]) == COUNT // WORLDS * WORLDS
+
+
+@pytest.mark.parametrize("world, part", [(w, p) for w in range(WORLDS) for p in range(PARTS)],
+                         ids=[f"world {w} part {p + 1} of {PARTS}" for w in range(WORLDS) for p in range(PARTS)])
+def test_fuzzed_queries_agree_on_spark(fast, world, part):
+    """Zero findings over the part's cases: no disagreement (oracles 1 and 2), no query
     Spark accepts that sparkfold rejects or crashes on, no non-idempotent optimize."""
     spark = fast
     t0 = time.time()
     total, findings = Stats(), []
-    per_world = COUNT // WORLDS
-    for w in range(WORLDS):
-        world = make_world(SEED + w)
-        register_world(spark, world)
-        try:
-            n_tlp, n_outer = round(per_world * TLP_SHARE), round(per_world * OUTER_SHARE)
-            diff = make_cases(world, SEED + w, per_world - n_tlp - n_outer, DIFF) \
-                + make_cases(world, SEED + w, n_outer, DIFF, OUTER_JOINS)
-            n_df = round(len(diff) * DATAFRAME_SHARE)
-            for cases, dataframe in ((diff[:n_df], True), (diff[n_df:], False),
-                                     (make_cases(world, SEED + w, n_tlp, TLP), False)):
-                stats, found = check_cases(cases, spark, dataframe=dataframe)
-                total.add(stats)
-                findings += found
-        finally:
-            unregister_world(spark, world)
+    the_world, groups = world_cases(world)
+    groups = part_of(groups, part)
+    register_world(spark, the_world)
+    try:
+        for cases, dataframe in groups:
+            stats, found = check_cases(cases, spark, dataframe=dataframe)
+            total.add(stats)
+            findings += found
+    finally:
+        unregister_world(spark, the_world)
     print(f"\n{time.time() - t0:.0f}s; {total.line()}; findings {len(findings)}")
-    assert total.cases[DIFF] + total.cases[TLP] >= min(COUNT, 500)
+    assert total.cases[DIFF] + total.cases[TLP] == sum(len(cases) for cases, _ in groups) > 0
     assert total.analyzed >= 0.9 * total.queries  # the generator writes what sparkfold models
     # strict idempotence (the optimized SQL optimizes to itself, the batches keep the
     # optimized plan) holds for ~97% / ~99.8% today; the rest reach their fixed point in
