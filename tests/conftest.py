@@ -80,12 +80,25 @@ def expression_ids():
         yield
 
 
+# The tests' queries run over a few rows each, thousands of them: each worker's session
+# evaluates them interpreted, as the oracles' recorders and the fuzzer do
+# (tests/fuzz/oracles.FAST_CONF), rather than generating and compiling Java code for each
+# new plan (whole-stage code generation; generated expressions, projections, orderings),
+# which costs more than running it on a few rows.  Both sides of a comparison run in the
+# same session, evaluated the same way.  Measured (-n0, CPU seconds of pytest and its JVM,
+# load average ~10): tests/test_ansi_errors.py and tests/test_rules_plan_outer_join.py,
+# 230 passed either way, 91.0 s with code generation, 74.4 s without (the JVM 84.5 -> 68.0).
+# The rest of FAST_CONF (one shuffle partition, cached tables) is left to the tests that
+# use it.
+INTERPRETED = {"spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN"}
+
+
 @pytest.fixture(scope="session")
 def spark():
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
-    session = (SparkSession.builder.master("local[2]")
+    builder = (SparkSession.builder.master("local[2]")
                .appName("sparkfold-tests")
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
@@ -93,8 +106,10 @@ def spark():
                .config("spark.default.parallelism", "2")
                .config("spark.sql.session.timeZone", "UTC")
                .config("spark.driver.memory", "2g")
-               .config("spark.sql.adaptive.enabled", "false")
-               .getOrCreate())
+               .config("spark.sql.adaptive.enabled", "false"))
+    for key, value in INTERPRETED.items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
     session.sparkContext.setLogLevel("OFF")
     yield session
     session.stop()
