@@ -136,15 +136,7 @@ class _AsWritten:
         return p.map_expressions(_Written(nullable, self).expression)
 
 
-def _inner_not_null(t) -> bool:
-    """Is something inside the type NOT NULL (array elements, map values, struct fields)?"""
-    if isinstance(t, T.ArrayType):
-        return not t.contains_null or _inner_not_null(t.element)
-    if isinstance(t, T.MapType):
-        return not t.value_contains_null or _inner_not_null(t.key) or _inner_not_null(t.value)
-    if isinstance(t, T.StructType):
-        return any(not f.nullable or _inner_not_null(f.data_type) for f in t.fields)
-    return False
+_inner_not_null = T.inner_not_null
 
 
 _WRITTEN_MASK = E.Attribute.bit | E.Literal.bit | E.Opaque.bit

@@ -24,9 +24,10 @@ from .constraints import canon, constraints
 
 
 def writable(attrs) -> bool:
-    """Can the SQL generator write a typed NULL of each attribute's type?"""
+    """Can the SQL generator write a typed NULL of each attribute's type?  (Not of one with
+    NOT NULL inside, `struct<a:int not null>`, which no cast gives.)"""
     return all(not T.contains_unknown(a.data_type) and a.data_type != T.CALENDAR_INTERVAL
-               for a in attrs)
+               and not T.inner_not_null(a.data_type) for a in attrs)
 
 
 def folding_may_raise(plan: L.Plan) -> bool:

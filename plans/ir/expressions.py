@@ -900,7 +900,8 @@ class Opaque(Expr):
     `kind` is "scalar", "aggregate" (an unknown aggregate function) or "window";
     `function` is a window's function name, lower case (`row_number`).  `sql_text` is
     its column name as Spark generates it, when `name_known`; else sparkfold's best
-    guess, which names nothing Spark shows (see `naming.name_known`).
+    guess, which names nothing Spark shows (see `naming.name_known`).  It is nullable
+    unless `not_null` (a value constructor, typed as Spark types it).
 
     The expression rules rewrite its arguments as anywhere (the call sees the same
     values), when its name is known: `rewritten` says they did, so that the writer
@@ -915,6 +916,8 @@ class Opaque(Expr):
     function: str = ""
     name_known: bool = True
     rewritten: bool = False
+    # never NULL (a value constructor, `array(...)`: plans/sql_in/constructors.py)
+    not_null: bool = False
 
     def _self_deterministic(self) -> bool:
         return False
@@ -926,7 +929,7 @@ class Opaque(Expr):
         return True
 
     def _type_and_nullability(self):
-        return self.data_type_, True
+        return self.data_type_, not self.not_null
 
 
 # ---------------------------------------------------------------------------

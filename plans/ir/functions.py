@@ -166,10 +166,15 @@ def _string_result(args):
 
 
 def _concat_type(args):
-    """concat of binaries only is a binary, of arrays an array (not modelled), else a string
-    (a NULL among binaries makes it a string: checked by tests/test_oracle_expr_types.py)."""
+    """concat of binaries only is a binary, of arrays an array (of arrays alike but for
+    nullability only: their merged type, else not modelled), else a string (a NULL among
+    binaries makes it a string: checked by tests/test_oracle_expr_types.py)."""
     types = [a.data_type for a in args]
-    if T.UNKNOWN in types or any(isinstance(t, T.ArrayType) for t in types):
+    if any(isinstance(t, T.ArrayType) for t in types):
+        if not all(isinstance(t, T.ArrayType) for t in types) or any(T.contains_unknown(t) for t in types):
+            return None
+        return T.merged_null_flags(types)
+    if T.UNKNOWN in types:
         return None
     return T.BINARY if types and all(t == T.BINARY for t in types) else T.STRING
 
@@ -391,7 +396,16 @@ OPAQUE_RESULT_TYPES: dict[str, Callable] = {
     "months_between": _const(T.DOUBLE),
     "unix_timestamp": _const(T.LONG),
     "split": _const(T.ArrayType(T.STRING, True)),
+    "array_contains": lambda ts: _array_contains_type(ts),
 }
+
+
+def _array_contains_type(types) -> "T.DataType | None":
+    """array_contains(array<T>, v): a boolean, where v is of T but for nullability (other
+    types Spark coerces or rejects: not modelled)."""
+    if len(types) != 2 or not isinstance(types[0], T.ArrayType) or types[1] == T.NULL:
+        return None
+    return T.BOOLEAN if T.merged_null_flag(types[0].element, types[1]) is not None else None
 
 
 # The kinds of argument those functions take (see `accepts`); with others Spark rejects

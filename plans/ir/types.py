@@ -467,3 +467,52 @@ def avg_type(t: DataType) -> DataType | None:
     if is_numeric(t) or t in (NULL, STRING):
         return DOUBLE
     return None
+
+
+def merged_null_flag(a: DataType, b: DataType) -> DataType | None:
+    """Spark's findCommonTypeDifferentOnlyInNullFlags: a and b alike but for nullability
+    (an array's elements, a map's values, a struct's fields), each flag or-ed; None
+    otherwise.  Struct field names must be equal as written."""
+    if a == b:
+        return a
+    if isinstance(a, ArrayType) and isinstance(b, ArrayType):
+        element = merged_null_flag(a.element, b.element)
+        return None if element is None else ArrayType(element, a.contains_null or b.contains_null)
+    if isinstance(a, MapType) and isinstance(b, MapType):
+        key, value = merged_null_flag(a.key, b.key), merged_null_flag(a.value, b.value)
+        if key is None or value is None:
+            return None
+        return MapType(key, value, a.value_contains_null or b.value_contains_null)
+    if isinstance(a, StructType) and isinstance(b, StructType):
+        if len(a.fields) != len(b.fields):
+            return None
+        fields = []
+        for x, y in zip(a.fields, b.fields):
+            t = merged_null_flag(x.data_type, y.data_type)
+            if t is None or x.name != y.name:
+                return None
+            fields.append(StructField(x.name, t, x.nullable or y.nullable))
+        return StructType(tuple(fields))
+    return None
+
+
+def merged_null_flags(types: list[DataType]) -> DataType | None:
+    """`merged_null_flag` of them all (None: two that differ otherwise)."""
+    out = types[0]
+    for t in types[1:]:
+        m = merged_null_flag(out, t)
+        if m is None:
+            return None
+        out = m
+    return out
+
+
+def inner_not_null(t: DataType) -> bool:
+    """Is something inside the type NOT NULL (array elements, map values, struct fields)?"""
+    if isinstance(t, ArrayType):
+        return not t.contains_null or inner_not_null(t.element)
+    if isinstance(t, MapType):
+        return not t.value_contains_null or inner_not_null(t.key) or inner_not_null(t.value)
+    if isinstance(t, StructType):
+        return any(not f.nullable or inner_not_null(f.data_type) for f in t.fields)
+    return False

@@ -15,6 +15,7 @@ from ..ir import types as T
 from ..ir.dialect import ARG_PREFIX, TYPED_LITERAL_PREFIX, UNSIGNED_SHIFT, function_name
 from ..ir.errors import AnalysisError
 from ..ir.records import replace
+from .constructors import constructor_type
 from .expr_context import Ctx, NotModelled, calls_nondeterministic
 from .expr_leaves import typed_literal_call
 from .expr_operators import analyze_cast, concat_call
@@ -362,9 +363,13 @@ def opaque_call(ea, node: exp.Expression, ctx: Ctx, kind: str = "scalar",
     if name is None:
         name, known = _opaque_name(node, args)
     data_type: T.DataType = T.UNKNOWN
+    not_null = False
     if kind == "scalar":  # (a window's type is window_type's)
         data_type = F.opaque_result_type(function_name(node), [a.data_type for a in args], ea.ansi)
-    return E.Opaque(template, tuple(args), data_type, kind, name, name_known=known)
+        made = constructor_type(function_name(node), template, tuple(args))
+        if made is not None:  # `array(...)`, `struct(...)`: never NULL
+            data_type, not_null = made, True
+    return E.Opaque(template, tuple(args), data_type, kind, name, name_known=known, not_null=not_null)
 
 
 # sqlglot node -> (spark name, how to read its arguments) for modelled scalar functions

@@ -41,6 +41,7 @@ from ..ir import logical as L
 from ..ir import types as T
 from ..ir.dialect import function_name, node_span
 from ..ir.errors import AnalysisError
+from .constructors import is_constructor
 from .expr_context import Ctx, NotModelled, _position, legacy_widening
 from .scope import Scope
 from .widening import tightest, wider_for_decimal
@@ -133,11 +134,23 @@ def _value(an, v: exp.Expression) -> E.Expr | None:
         e = an.exprs.analyze(v, Ctx(Scope(), clause="VALUES"))
     except NotModelled:
         return None
-    if T.contains_unknown(e.data_type) or not e.deterministic or any(isinstance(n, E.Opaque) for n in e.walk()):
+    if T.contains_unknown(e.data_type) or not _modelled(e):
         return None
     if _has_year_month_interval(e.data_type):
         return None  # (Spark 4.3 fails such a table: NOT_IMPLEMENTED; left for Spark to say)
     return e
+
+
+def _modelled(e: E.Expr) -> bool:
+    """Deterministic, and nothing unmodelled in it but value constructors (`array(...)`,
+    `named_struct(...)`), which sparkfold types as Spark does."""
+    for n in e.walk():
+        if isinstance(n, E.Opaque):
+            if not is_constructor(n):
+                return False
+        elif not n._self_deterministic():
+            return False
+    return True
 
 
 def _has_year_month_interval(t: T.DataType) -> bool:
@@ -185,8 +198,8 @@ def _merged(a: T.DataType, b: T.DataType) -> T.DataType | None:
         return b if a == T.NULL else a
     if isinstance(a, T.ArrayType) and isinstance(b, T.ArrayType):
         element = _merged(a.element, b.element)
-        return None if element is None else T.ArrayType(element, a.contains_null or b.contains_null
-                                                        or T.NULL in (a.element, b.element))
+        # (`array()`, of void elements, holds no NULL: checked by the constructor oracle)
+        return None if element is None else T.ArrayType(element, a.contains_null or b.contains_null)
     if isinstance(a, T.MapType) and isinstance(b, T.MapType):
         if a.key != b.key:
             _differ(a.key, b.key)
