@@ -82,6 +82,16 @@ def test_examples_are_read_as_spark_reads_them():
     assert docs.usage_calls("int", "int(expr) - Casts the value `expr`") == [("SELECT int(1)", {})]
 
 
+def test_the_parts_of_the_corpus_split_it_by_whole_functions():
+    """`--part K/N` (the whole corpus in short live runs): every case in exactly one part,
+    each function's cases in one part, the parts of about the same size."""
+    parts = [check.part(CASES, k, 3) for k in (1, 2, 3)]
+    assert sorted(docs.case_id(c) for p in parts for c in p) == sorted(docs.case_id(c) for c in CASES)
+    owners = [{c["function"] for c in p} for p in parts]
+    assert not (owners[0] & owners[1] or owners[1] & owners[2] or owners[0] & owners[2])
+    assert max(map(len, parts)) - min(map(len, parts)) < len(CASES) // 30
+
+
 def _spark_type_or_unknown(t) -> str | None:
     return None if t == T.UNKNOWN else t.simple_string()
 

@@ -1,7 +1,10 @@
 """Check sparkfold on Spark's function documentation (`function_docs`): every example and
 arity mutation, original against every text sparkfold writes for it.
 
-    python -m tests.oracles.function_docs_check [--sample N] [--only FUNCTION]... [--mode ansi|legacy]
+    python -m tests.oracles.function_docs_check [--sample N] [--only FUNCTION]... [--part K/N] [--mode ansi|legacy]
+
+`--part K/N` checks the K-th of N parts of about the same number of cases, whole
+functions in the registry's order, so that the whole corpus can be run in short runs.
 
 Each case is optimized three ways: as users get it (`spliced SQL`, the input's text with
 the rewrites applied), written whole from the optimized plan (`regenerated SQL`, what
@@ -220,10 +223,25 @@ def spread(cases: list[dict], n: int | None) -> list[dict]:
     return [cases[int(i * step)] for i in range(n)]
 
 
+def part(cases: list[dict], k: int, n: int) -> list[dict]:
+    """The k-th (1-based) of n parts of the cases, whole functions in their order, each
+    of about the same number of cases."""
+    sizes: dict[str, int] = {}
+    for c in cases:
+        sizes[c["function"]] = sizes.get(c["function"], 0) + 1
+    chosen, before = set(), 0
+    for function, size in sizes.items():
+        if before * n // len(cases) == k - 1:
+            chosen.add(function)
+        before += size
+    return [c for c in cases if c["function"] in chosen]
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sample", type=int, help="check only N cases, spread over the corpus")
     ap.add_argument("--only", action="append", help="only this function's cases (repeatable)")
+    ap.add_argument("--part", help="K/N: only the K-th of N parts of the corpus (whole functions)")
     ap.add_argument("--mode", action="append", choices=sorted(MODES), help="ansi, legacy (default: both)")
     ap.add_argument("--failures", action="store_true", help="print every failure")
     ap.add_argument("--out", help="write every outcome as JSON lines here")
@@ -234,6 +252,9 @@ def main(argv=None) -> int:
     cases = load()
     if args.only:
         cases = [c for c in cases if c["function"] in args.only]
+    if args.part:
+        k, n = (int(x) for x in args.part.split("/"))
+        cases = part(cases, k, n)
     cases = spread(cases, args.sample)
     spark = spark_session()
     t0 = time.time()
