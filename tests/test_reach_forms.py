@@ -77,6 +77,11 @@ def _generators() -> list[str]:
         "WITH p AS (SELECT id, posexplode(m) AS (i, k, v) FROM rg) SELECT k, v + i AS w FROM p WHERE 1 = 1",
         "SELECT explode(collect_list(id)) AS e FROM rg",
         "SELECT id, explode(xs) AS x, 1 AS one FROM rg ORDER BY id, x",
+        # over an array or map built of values sparkfold does not type (ibis's pivot_longer)
+        "SELECT g.id, g.col.f, g.col.v FROM (SELECT id, explode(array(struct('x' AS f, j AS v), "
+        "struct('y' AS f, j AS v))) FROM rg) AS g WHERE g.id > 0 AND 1 = 1",
+        "SELECT k, p.value.id FROM (SELECT id AS k, posexplode_outer(map('a', struct(id, j))) AS (i, key, value) "
+        "FROM rg) AS p WHERE k > 1 OR 1 = 2",
     ]
 
 

@@ -147,11 +147,19 @@ def generator_item_columns(an, item: exp.Expression, scope: Scope) -> list[tuple
     out: list[tuple[str, T.DataType]]
     if name in ("explode", "explode_outer", "posexplode", "posexplode_outer"):
         t = typed(_one(args, name))
-        pos = [("pos", T.INT)] if name.startswith("pos") else []
+        pos: list[tuple[str, T.DataType]] = [("pos", T.INT)] if name.startswith("pos") else []
+        arg = _one(args, name)
+        maker = function_name(arg) if isinstance(arg, exp.Func) else ""
         if isinstance(t, T.ArrayType):
             out = pos + [("col", t.element)]
         elif isinstance(t, T.MapType):
             out = pos + [("key", t.key), ("value", t.value)]
+        elif t == T.UNKNOWN and maker == "array":
+            # `array(struct(...), ...)` (ibis's pivot_longer): an array whatever its
+            # elements, which sparkfold may not type; the column is opaque
+            out = pos + [("col", T.UNKNOWN)]
+        elif t == T.UNKNOWN and maker == "map":
+            out = pos + [("key", T.UNKNOWN), ("value", T.UNKNOWN)]
         else:  # (which columns depends on the argument's type)
             raise NotModelled(f"generator {name}() over {t.simple_string()}")
     elif name in ("inline", "inline_outer"):
