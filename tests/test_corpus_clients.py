@@ -1,5 +1,6 @@
 """The statements real clients send to Spark (tests/corpus/clients: splink training and
-applying linkage models, dbt building tests/dbt_project), captured through sparkfold's
+applying linkage models, ibis's PySpark backend running a typical user's workload and
+TPC queries, dbt building tests/dbt_project), captured through sparkfold's
 hook with the schemas of the tables they read (`python -m tests.corpus.clients` writes
 them; `python -m tests.corpus.clients.check` prints the counts per client and the
 pass-through reasons).
@@ -21,7 +22,7 @@ from tests.corpus.clients.check import without_spark
 from tests.corpus.clients.record import names_read
 from tests.corpus.clients.source import statements
 
-CLIENTS = ("dbt", "splink")
+CLIENTS = ("dbt", "ibis", "splink")
 SAMPLE = 5  # about 15 s on Spark under load; the whole set: python -m tests.corpus.run --clients
 
 

@@ -7,7 +7,8 @@ applied end to end), ibis's PySpark backend (TPC-H and TPC-DS queries written wi
 as its own test suite writes them), and dbt (tests/dbt_project built in dbt-spark's
 session mode through `sparkfold run`).  Each statement is recorded with the schemas of
 the tables it reads, the session functions it calls and the session's settings
-(record.py), one line per distinct statement; the repository carries the result
+(record.py), one line per distinct statement (`--only` replaces that client's lines and
+keeps the others'); the repository carries the result
 (statements.jsonl here), which `python -m tests.corpus.run --clients` checks without the
 clients installed.  Needs the `clients` extra (`pip install -e ".[test,clients]"`)."""
 
@@ -71,13 +72,26 @@ def _through_hook(spark, client: str, run) -> "Recorder":
     return recorder
 
 
+def _keep_others(path: str, clients) -> None:
+    """Empty the file of the clients about to be captured, keeping the others' lines
+    (`--only ibis` adds ibis's statements to splink's and dbt's)."""
+    import json
+
+    kept = []
+    if os.path.isfile(path):
+        with open(path, encoding="utf-8") as f:
+            kept = [line for line in f if json.loads(line)["client"] not in clients]
+    with open(path, "w", encoding="utf-8") as f:
+        f.writelines(kept)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=STATEMENTS)
     ap.add_argument("--only", action="append", choices=CLIENTS)
     args = ap.parse_args(argv)
     clients = args.only or CLIENTS
-    open(args.out, "w").close()
+    _keep_others(args.out, clients)
     if "dbt" in clients:  # in its own process (dbt makes its own session)
         from .dbt_build import capture as dbt_capture
 
