@@ -58,6 +58,27 @@ def test_a_kept_result_is_not_reused_after_another_statement_read_the_changed_ta
         assert hook.results.hits == hits and hook.last_sql == QUERY
 
 
+def test_a_view_made_again_with_other_columns_is_read_again_not_passed_through(spark):
+    """A kept schema a query cannot be analyzed against (its columns are gone: ibis's
+    TPC-H `customer`, then TPC-DS's) is verified and read again, not taken for the
+    query's own error: the query is optimized, and a join over it too."""
+    register(spark, "hc_c", {"c_custkey": "bigint", "c_name": "string"}, [(1, "a")])
+    register(spark, "hc_o", {"k": "bigint"}, [(2,)])
+    with hooks.install(spark, report=False) as hook:
+        spark.sql("SELECT c_custkey FROM hc_c WHERE 1 = 1").collect()
+        spark.sql("SELECT c.c_custkey FROM hc_c c JOIN hc_o o ON c.c_custkey = o.k").collect()
+        register(spark, "hc_c", {"c_customer_sk": "bigint", "c_x": "string"}, [(2, "b"), (None, "c")])
+        for query in ("SELECT c_customer_sk FROM hc_c WHERE 1 = 1",
+                      "SELECT c.c_customer_sk FROM hc_c c JOIN hc_o o ON c.c_customer_sk = o.k WHERE 2 > 1"):
+            got = rows(spark.sql(query))
+            assert hook.last is not None and hook.last.passthrough is None, hook.last and hook.last.passthrough
+            assert hook.last_sql != query and got == rows(hook._original(query)) != []
+        # a query whose error is its own still passes through, named (and Spark says)
+        with pytest.raises(Exception):
+            spark.sql("SELECT no_such_column FROM hc_c").collect()
+        assert any("no_such_column" in reason for reason in hook.passed_through), hook.passed_through
+
+
 def test_a_statement_over_an_sql_view_is_reused_while_the_view_reads_the_same(spark):
     """A view whose definition sparkfold reads is looked up again before a kept result is
     reused: replaced by another text (same columns), or a table its definition reads
