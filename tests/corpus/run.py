@@ -141,10 +141,22 @@ def _clients(args) -> int:
         def progress(done, total):
             print(f"\r  {done}/{total} checked, {time.time() - t0:.0f} s", end="", file=sys.stderr, flush=True)
 
-        outcomes = clients_check.on_spark(spark, sts, compare=not args.no_compare,
-                                          dataframe=not args.no_dataframe, progress=progress)
+        sink = open(args.out, "w", encoding="utf-8") if args.out else None
+
+        def done(outs):  # each batch as it is checked: a run cut short keeps what it did
+            for o in outs:
+                sink.write(json.dumps(asdict(o)) + "\n")
+            sink.flush()
+
+        try:
+            outcomes = clients_check.on_spark(spark, sts, compare=not args.no_compare,
+                                              dataframe=not args.no_dataframe, progress=progress,
+                                              done=done if sink else None)
+        finally:
+            if sink:
+                sink.close()
         print(file=sys.stderr)
-    if args.out:
+    if args.out and args.no_spark:
         with open(args.out, "w", encoding="utf-8") as f:
             for o in outcomes:
                 f.write(json.dumps(asdict(o)) + "\n")

@@ -40,13 +40,16 @@ def without_spark(sts: list[ClientStatement]) -> list[Outcome]:
 
 
 def on_spark(spark, sts: list[ClientStatement], *, compare: bool = True, dataframe: bool = True,
-             batch: int = 20, progress=None) -> list[Outcome]:
+             batch: int = 20, progress=None, done=None) -> list[Outcome]:
     """Each statement's outcome with Spark: analyzed, optimized, and (`compare`) its
     optimized SQL and DataFrame program against the original, in batches of statements
-    that share one world (a table registered again, or another setting, ends a batch)."""
+    that share one world (a table registered again, or another setting, ends a batch).
+    `done(outcomes)` is told the outcomes of each batch once they are final (a long run
+    cut short keeps what it checked)."""
     outcomes: list[Outcome] = []
     pending: list = []
     conf_now: dict = {}
+    told = [0]
     kept = {k: spark.conf.get(k, None) for k in {k for st in sts for k in st.conf}
             | {"spark.sql.ansi.enabled"}}
 
@@ -54,6 +57,9 @@ def on_spark(spark, sts: list[ClientStatement], *, compare: bool = True, datafra
         if pending and compare:
             compare_on_spark(spark, pending, dataframe)
         pending.clear()
+        if done is not None and told[0] < len(outcomes):
+            done(outcomes[told[0]:])
+            told[0] = len(outcomes)
 
     with tempfile.TemporaryDirectory() as scratch:
         world = SparkWorld(spark, scratch)
