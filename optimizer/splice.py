@@ -187,10 +187,9 @@ _PLAIN_NUMBER = re.compile(r"-?\d+(?:\.\d+)?\Z")
 
 
 def _exact_decimal(cast_: exp.Cast) -> exp.Expression | None:
-    """`CAST(n AS DECIMAL(p, s))` of a number n (a number literal, negated or not, or a
-    string of plain digits) that DECIMAL(p, s) holds without rounding, written as the
-    writer writes that decimal's literal (`literal_sql`: `0BD`, `1.50`, `CAST('0.00' AS
-    DECIMAL(12, 2))`).  Such a cast has that value in both modes, no error (None: any
+    """`CAST(n AS DECIMAL(p, s))` of a number literal n, negated or not, that DECIMAL(p,
+    s) holds without rounding, written as the writer writes that decimal's literal
+    (`literal_sql`: `0BD`, `1.50`, `CAST(0.00 AS DECIMAL(12, 2))`).  Such a cast has that value in both modes, no error (None: any
     other cast)."""
     to = cast_.to
     if to.this != exp.DataType.Type.DECIMAL or len(to.expressions) != 2:
@@ -198,7 +197,7 @@ def _exact_decimal(cast_: exp.Cast) -> exp.Expression | None:
     operand, sign = cast_.this, ""
     if type(operand) is exp.Neg:
         operand, sign = operand.this, "-"
-    if type(operand) is not exp.Literal or (operand.is_string and sign):
+    if type(operand) is not exp.Literal or operand.is_string:
         return None
     text = sign + operand.this
     if not _PLAIN_NUMBER.match(text):
@@ -210,7 +209,7 @@ def _exact_decimal(cast_: exp.Cast) -> exp.Expression | None:
     if not 0 <= scale <= precision <= T.MAX_PRECISION:
         return None
     value = decimal.Decimal(text)
-    exact = value.quantize(decimal.Decimal(1).scaleb(-scale))
+    exact = value.quantize(decimal.Decimal(1).scaleb(-scale), context=decimal.Context(prec=80))
     if exact != value or len(exact.as_tuple().digits) > precision:
         return None
     return literal_sql(exact, T.DecimalType(precision, scale))

@@ -11,7 +11,7 @@ full_outer, left_semi, left_anti.
 
 from __future__ import annotations
 
-from decimal import Decimal
+from decimal import Context, Decimal
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from . import types as T
@@ -419,9 +419,10 @@ def same_but_ids(a: Plan, b: Plan, renamed: bool = True) -> bool:
             return Literal(None, e.to)
         if isinstance(e, Literal) and isinstance(e.data_type, T.DecimalType) and e.value is not None \
                 and lit(Decimal(e.value)).data_type != e.data_type:
-            # a decimal of a type other than its digits' (0.00 as decimal(7,2)) is
-            # written as CAST('0.00' AS DECIMAL(7,2))
-            return Cast(Literal(format(Decimal(e.value), "f"), T.STRING), e.data_type)
+            # a decimal of a type other than its digits' (0 as decimal(7,2)) is written as
+            # its digits to the type's scale, cast: CAST(0.00 AS DECIMAL(7,2))
+            digits = Decimal(e.value).quantize(Decimal(1).scaleb(-e.data_type.scale), context=Context(prec=80))
+            return Cast(lit(digits), e.data_type)
         return e
 
     stack: list[tuple[Any, Any]] = [(a, b)]
