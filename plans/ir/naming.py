@@ -292,6 +292,14 @@ def name_known(e: E.Expr) -> bool:
     return all(n.name_known for n in e.walk() if isinstance(n, E.Opaque))
 
 
+def argument_name(e: E.Expr) -> str:
+    """How Spark shows e inside another expression's generated name (its pretty SQL):
+    unlike `spark_name`, a field of a column keeps the column (`hex(st.a)`, where
+    `SELECT st.a` is `a`) and a cast the user wrote stays (`array(CAST(i AS BIGINT))`,
+    where `SELECT CAST(i AS BIGINT)` is `i`)."""
+    return fold(e, _name_node)
+
+
 def spark_name(e: E.Expr) -> str:
     """The column name Spark gives `SELECT <e>` when e has no alias."""
     # ResolveAliases: a cast of a named expression keeps the name (`CAST(a AS BIGINT)` is `a`)
@@ -448,7 +456,7 @@ def _placeholder_reader(args):
 
     def text(node) -> str | None:
         if isinstance(node, exp.Column) and node.name.startswith(ARG_PREFIX) and not node.table:
-            return spark_name(args[int(node.name[len(ARG_PREFIX):])])
+            return argument_name(args[int(node.name[len(ARG_PREFIX):])])
         if isinstance(node, exp.Star):
             return "1"
         return None

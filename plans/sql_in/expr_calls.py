@@ -472,23 +472,23 @@ def _opaque_name(node: exp.Expression, args) -> tuple[str, bool]:
     (see `naming.name_known`): operators and TRIM's forms are; a call `name(arg, ...)` is
     when Spark was seen to name calls of that function with arguments of those types so
     (`naming.plain_call`); anything else is sparkfold's best guess, its SQL text."""
-    from ..ir.naming import call_key, call_name, plain_call, quote_if_needed, spark_name
+    from ..ir.naming import argument_name, call_key, call_name, plain_call, quote_if_needed
 
     if _unit_argument(node) is not None:
         # `datediff(DAY, a, b)` is Spark's timestampdiff, `dateadd(DAY, n, d)` its timestampadd
         name = "timestampdiff" if "diff" in function_name(node) else "timestampadd"
         unit = node.expressions[0].name  # as written
-        return f"{name}({unit}, {', '.join(spark_name(a) for a in args)})", False
+        return f"{name}({unit}, {', '.join(argument_name(a) for a in args)})", False
     if isinstance(node, exp.Extract) and len(args) == 1 and isinstance(node.this, (exp.Var, exp.Column)):
-        return f"extract({node.this.name} FROM {spark_name(args[0])})", False
+        return f"extract({node.this.name} FROM {argument_name(args[0])})", False
     if isinstance(node, exp.Trim) and 1 <= len(args) <= 2 and not node.args.get("collation"):
         position = str(node.args.get("position") or "BOTH").upper()
-        names = [spark_name(a) for a in args]
+        names = [argument_name(a) for a in args]
         if len(args) == 1:
             return {"LEADING": "ltrim", "TRAILING": "rtrim"}.get(position, "trim") + f"({names[0]})", True
         return f"TRIM({position} {names[1]} FROM {names[0]})", True
     if isinstance(node, exp.Between) and len(args) == 3:
-        return f"between({', '.join(spark_name(a) for a in args)})", True
+        return f"between({', '.join(argument_name(a) for a in args)})", True
     if len(args) == _arity(node) and type(node) in _OPERATOR_NAMES:
         form = _OPERATOR_NAMES[type(node)]
         if node.meta.get(UNSIGNED_SHIFT):
@@ -496,14 +496,14 @@ def _opaque_name(node: exp.Expression, args) -> tuple[str, bool]:
         # (a bitwise operator of void operands only: Spark makes each a NULL of the type
         # the operator takes, named NULL)
         void = isinstance(node, _BITWISE) and all(a.data_type == T.NULL for a in args)
-        text = form.format(*("NULL" if void else spark_name(a) for a in args))
+        text = form.format(*("NULL" if void else argument_name(a) for a in args))
         return (f"(NOT {text})" if node.args.get("negate") else text), True
     if isinstance(node, (exp.Anonymous, exp.Func)) and not isinstance(node, exp.Window):
         positional = _positional_args(node)
         if positional is not None and len(positional) == len(args):
             key = call_key(function_name(node), args)
             # an argument written with an alias (`struct(a AS k)`) keeps it in the name
-            names = [f"{spark_name(a)} AS {quote_if_needed(p.alias)}" if isinstance(p, exp.Alias) else spark_name(a)
+            names = [f"{argument_name(a)} AS {quote_if_needed(p.alias)}" if isinstance(p, exp.Alias) else argument_name(a)
                      for p, a in zip(positional, args)]
             return call_name(function_name(node), names), plain_call(key)
     from ..ir.dialect import DIALECT
