@@ -26,7 +26,7 @@ CALLS = {
     "base64": "base64(s)", "hex": "hex(i)", "dayofweek": "dayofweek(d)", "weekofyear": "weekofyear(d)",
     "quarter": "quarter(d)", "hour": "hour(ts)", "minute": "minute(ts)", "second": "second(ts)", "size": "size(a)",
     "instr": "instr(s, 'a')", "locate": "locate('a', s)", "months_between": "months_between(ts, ts)",
-    "unix_timestamp": "unix_timestamp(ts)", "split": "split(s, ',')",
+    "unix_timestamp": "unix_timestamp(ts)", "split": "split(s, ',')", "array_contains": "array_contains(a, i)",
 }
 WINDOWS = ["lag(x) OVER (PARTITION BY i ORDER BY d)", "lead(s, 2) OVER (PARTITION BY i ORDER BY d)",
            "lag(x, 1, 0D) OVER (PARTITION BY s ORDER BY d)", "row_number() OVER (PARTITION BY s ORDER BY d)"]

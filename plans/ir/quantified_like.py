@@ -18,8 +18,6 @@ space of values and patterns (tests/oracles/quantified.py).
 
 from __future__ import annotations
 
-from sqlglot import exp
-
 from . import expressions as E
 from .records import record
 
@@ -35,6 +33,8 @@ class QuantifiedLike:
 
 def placeholder(node, args: tuple[E.Expr, ...]) -> E.Expr | None:
     """The argument a template's placeholder column `__sf_arg_i` stands for."""
+    from sqlglot import exp  # (not at import: `sparkfold rules` loads the rules, not sqlglot)
+
     if not isinstance(node, exp.Column) or node.table or not node.name.startswith("__sf_arg_"):
         return None
     i = node.name[len("__sf_arg_"):]
@@ -43,6 +43,8 @@ def placeholder(node, args: tuple[E.Expr, ...]) -> E.Expr | None:
 
 def quantifier_items(e: E.Expr) -> tuple[bool, tuple[E.Expr, ...]] | None:
     """(ALL?, the items) of an Opaque `ANY | SOME | ALL (item, ...)` over a list of values."""
+    from sqlglot import exp  # (not at import: `sparkfold rules` loads the rules, not sqlglot)
+
     if not isinstance(e, E.Opaque) or not isinstance(e.template, (exp.Any, exp.All)):
         return None
     inner = e.template.this
@@ -56,6 +58,8 @@ def quantifier_items(e: E.Expr) -> tuple[bool, tuple[E.Expr, ...]] | None:
 
 def quantified_like(e: E.Expr) -> QuantifiedLike | None:
     """What the Opaque `e` is, when it is a quantified LIKE / ILIKE without ESCAPE."""
+    from sqlglot import exp  # (not at import: `sparkfold rules` loads the rules, not sqlglot)
+
     if not isinstance(e, E.Opaque) or e.kind != "scalar" or type(e.template) not in (exp.Like, exp.ILike):
         return None
     t = e.template

@@ -13,13 +13,13 @@ not model), checked against Spark over a space of tuples with NULL in each posit
 
 from __future__ import annotations
 
-from sqlglot import exp
-
 from . import expressions as E
 from .quantified_like import placeholder
 
 
 def _row(node, args) -> tuple[E.Expr, ...] | None:
+    from sqlglot import exp  # (not at import: `sparkfold rules` loads the rules, not sqlglot)
+
     if not isinstance(node, exp.Tuple):
         return None
     out = [placeholder(n, args) for n in node.expressions]
@@ -29,6 +29,8 @@ def _row(node, args) -> tuple[E.Expr, ...] | None:
 def tuple_in(e: E.Expr) -> tuple[tuple[E.Expr, ...], tuple[tuple[E.Expr, ...], ...]] | None:
     """(the value's fields, each item's fields) of the Opaque `e`, when it is a tuple IN a
     list of tuples of the value's arity, each position of one type."""
+    from sqlglot import exp  # (not at import: `sparkfold rules` loads the rules, not sqlglot)
+
     if not isinstance(e, E.Opaque) or e.kind != "scalar" or type(e.template) is not exp.In:
         return None
     t = e.template
