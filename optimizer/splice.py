@@ -84,9 +84,10 @@ def spliced(sql: str, tree: exp.Expression, sources: Any, catalog: Any, before: 
             return respelled(target).sql(dialect=DIALECT, normalize_functions=False, copy=False)
         return target_sql() if target_sql is not None else target.sql(dialect=DIALECT, normalize_functions=False)
 
-    # a text left as written where the plan respells it may type a column otherwise (a
-    # number cast to a decimal is NOT NULL; the decimal literal the writer writes, a cast
-    # from a string, is nullable): it must type each as the optimized plan written does
+    # a text left as written where the plan respells it may type a column otherwise (Spark
+    # types `CAST(0 AS DECIMAL(3,2))` nullable, an int may not fit; the literal the writer
+    # writes for it, `CAST(0.00 AS DECIMAL(3, 2))`, NOT NULL): it must type each as the
+    # optimized plan written does
     nullable = written_nullability(target_plan) if respelled and target_plan is not None else None
     for unqualified in (True, False):
         text = _apply(sql, edits, style, unqualified)
@@ -208,11 +209,9 @@ def _exact_decimal(cast_: exp.Cast) -> exp.Expression | None:
         return None
     if not 0 <= scale <= precision <= T.MAX_PRECISION:
         return None
-    value = decimal.Decimal(text)
-    exact = value.quantize(decimal.Decimal(1).scaleb(-scale), context=decimal.Context(prec=80))
-    if exact != value or len(exact.as_tuple().digits) > precision:
-        return None
-    return literal_sql(exact, T.DecimalType(precision, scale))
+    to_type = T.DecimalType(precision, scale)
+    exact = T.decimal_digits(decimal.Decimal(text), to_type)
+    return None if exact is None else literal_sql(exact, to_type)
 
 
 def _boolean_operand(node: exp.Expr) -> bool:

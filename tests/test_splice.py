@@ -224,6 +224,24 @@ def test_a_text_left_as_written_must_type_its_columns_as_the_plan(spark, tables)
     assert_same_result(spark, sql, out)
 
 
+def test_a_read_back_that_types_a_column_otherwise_is_refused():
+    """The read-back's nullability guard, called directly: Spark types `CAST(0 AS
+    DECIMAL(3,2))` nullable in both modes (an int may not fit in decimal(3,2)), the
+    literal `CAST(0.00 AS DECIMAL(3,2))` NOT NULL.  No query of the rules' reaches this
+    guard today (the output keeps the original's nullability, and a number left as
+    written keeps it too), so it is checked here: a text is refused when it types a
+    column otherwise than asked, and accepted when it types it so."""
+    from sparkfold.plans.sql_in.catalog import Catalog
+    catalog = Catalog.coerce(STANDARD_SCHEMA)
+    target = "SELECT CAST(0.00 AS DECIMAL(3, 2)) AS x"
+    text = "SELECT CAST(0 AS DECIMAL(3,2)) AS x"
+    spelled = lambda tree: tree  # noqa: E731  (the text's own spelling: compare as printed)
+    assert splice._reads_as(target, catalog, lambda: target, None, spelled, [False])
+    assert not splice._reads_as(text, catalog, lambda: "SELECT CAST(0 AS DECIMAL(3, 2)) AS x", None, spelled,
+                                [False])
+    assert splice._reads_as(text, catalog, lambda: "SELECT CAST(0 AS DECIMAL(3, 2)) AS x", None, spelled, [True])
+
+
 @pytest.mark.parametrize("cast, same", [
     ("CAST(0.00 AS DECIMAL(7,2))", True),  # written back as this cast: decimal(7,2) is wider than 0.00
     ("CAST(-1.5000 AS DECIMAL(10,4))", True),

@@ -11,7 +11,7 @@ full_outer, left_semi, left_anti.
 
 from __future__ import annotations
 
-from decimal import Context, Decimal
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from . import types as T
@@ -421,8 +421,8 @@ def same_but_ids(a: Plan, b: Plan, renamed: bool = True) -> bool:
                 and lit(Decimal(e.value)).data_type != e.data_type:
             # a decimal of a type other than its digits' (0 as decimal(7,2)) is written as
             # its digits to the type's scale, cast: CAST(0.00 AS DECIMAL(7,2))
-            digits = Decimal(e.value).quantize(Decimal(1).scaleb(-e.data_type.scale), context=Context(prec=80))
-            return Cast(lit(digits), e.data_type)
+            digits = T.decimal_digits(Decimal(e.value), e.data_type)
+            return e if digits is None else Cast(lit(digits), e.data_type)
         return e
 
     stack: list[tuple[Any, Any]] = [(a, b)]

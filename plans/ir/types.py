@@ -9,6 +9,8 @@ anything it cannot decide returns `None`, and callers then leave the expression 
 
 from __future__ import annotations
 
+from decimal import Context, Decimal
+
 from .records import record
 
 MAX_PRECISION = 38
@@ -227,6 +229,20 @@ def decimal_for(t: DataType) -> DecimalType | None:
     if isinstance(t, DecimalType):
         return t
     return _INTEGRAL_DECIMAL.get(t)
+
+
+def decimal_digits(d: Decimal, t: DecimalType) -> Decimal | None:
+    """`d` to the scale of `t` (its digits as written in `t`: 0 in decimal(12,2) is 0.00),
+    or None when `d` does not hold in `t` without rounding."""
+    if not d.is_finite():
+        return None
+    q = d.quantize(Decimal(1).scaleb(-t.scale), context=_WIDE)
+    if q != d or len(q.as_tuple().digits) > t.precision:
+        return None
+    return q
+
+
+_WIDE = Context(prec=2 * MAX_PRECISION + 4)  # quantizing to 38 places needs more than Python's default 28 digits
 
 
 def bounded_decimal(precision: int, scale: int) -> DecimalType:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from datetime import date, datetime
-from decimal import Context, Decimal
+from decimal import Decimal
 from typing import cast
 
 from sqlglot import exp
@@ -79,7 +79,12 @@ def literal_sql(value, t: T.DataType) -> exp.Expression:
             if text.startswith("-"):
                 return exp.Neg(this=_decimal_literal(text[1:]))
             return _decimal_literal(text)
-        digits = _digits_of(d, t)
+        # a decimal of a type wider than its digits (0 as decimal(12,2)) is written as its
+        # digits to the type's scale, cast to the type: `CAST(0.00 AS DECIMAL(12, 2))`, a
+        # widening of the literal 0.00 (decimal(2,2)), which Spark types NOT NULL in both
+        # modes (a cast from the string '0.00' is nullable) and names as it names the
+        # string's cast
+        digits = T.decimal_digits(d, t)
         if digits is not None:
             return exp.Cast(this=literal_sql(digits, _natural_decimal(digits)), to=data_type_sql(t))
         return exp.Cast(this=exp.Literal.string(format(d, "f")), to=data_type_sql(t))
@@ -101,23 +106,6 @@ def literal_sql(value, t: T.DataType) -> exp.Expression:
     raise InternalError(f"cannot write a literal {value!r} of type {t}")
 
 
-_WIDE = Context(prec=80)  # (quantizing to 38 places needs more than the default 28 digits)
-
-
-def _digits_of(d: Decimal, t: T.DecimalType) -> Decimal | None:
-    """A decimal of a type wider than its digits (0 as decimal(12,2)) is written as its
-    digits to the type's scale, cast to the type: `CAST(0.00 AS DECIMAL(12, 2))`, a
-    widening of the literal 0.00 (decimal(2,2)), which Spark types NOT NULL in both modes
-    (a cast from the string '0.00' is nullable) and names as it names the string's cast.
-    The digits, or None when the value does not hold in the type's scale and precision."""
-    if not d.is_finite():
-        return None
-    q = d.quantize(Decimal(1).scaleb(-t.scale), context=_WIDE)
-    if q != d or len(q.as_tuple().digits) > t.precision:
-        return None
-    return q
-
-
 def _decimal_literal(text: str) -> exp.Expression:
     if "." in text:
         return exp.Literal.number(text)
@@ -130,7 +118,7 @@ def written_nullable(value, t: T.DataType) -> bool:
     Spark SQL has no literal for, written as a cast from a string, which Spark types
     nullable (the string could fail to parse): NaN and the infinities, every float.  Every
     other literal is NOT NULL (a decimal of a type wider than its digits is a widening cast
-    of its digits, `_digits_of`)."""
+    of its digits, `types.decimal_digits`)."""
     if value is None:
         return True
     if t == T.DOUBLE:
@@ -139,7 +127,7 @@ def written_nullable(value, t: T.DataType) -> bool:
         return True
     if isinstance(t, T.DecimalType):
         d = Decimal(value)
-        return _natural_decimal(d) != t and _digits_of(d, t) is None
+        return _natural_decimal(d) != t and T.decimal_digits(d, t) is None
     return False
 
 
