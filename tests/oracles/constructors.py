@@ -21,11 +21,11 @@ column of a type sparkfold does not know is left to Spark, which rejects it ther
 
 from __future__ import annotations
 
-import argparse
 import sys
+from collections import Counter
 from pathlib import Path
 
-from . import golden_queries
+from . import cli, golden_queries
 
 GOLDEN = Path(__file__).parent / "golden" / "constructors.jsonl.gz"
 
@@ -180,21 +180,16 @@ def differences(golden: dict) -> list[str]:
             for v, detail in [verdict(mode, sql, answer)] if v == "wrong"]
 
 
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--regenerate", action="store_true", help="record Spark's answers (needs Spark)")
-    args = p.parse_args(argv)
-    if args.regenerate:
-        print(f"{regenerate()} cases written to {GOLDEN}")
-        return 0
-    golden = load()
-    from collections import Counter
+def main(argv: list[str] | None = None) -> int:
+    def check(_write_open: bool) -> int:
+        golden = load()
+        counts = Counter(verdict(mode, sql, answer)[0] for (mode, sql), answer in golden.items())
+        wrong = differences(golden)
+        print(f"{len(golden)} cases: {dict(counts)}")
+        print("\n".join(wrong[:30]))
+        return 1 if wrong else 0
 
-    counts = Counter(verdict(mode, sql, answer)[0] for (mode, sql), answer in golden.items())
-    wrong = differences(golden)
-    print(f"{len(golden)} cases: {dict(counts)}")
-    print("\n".join(wrong[:30]))
-    return 1 if wrong else 0
+    return cli.main(argv, __doc__, lambda: f"{regenerate()} cases written to {GOLDEN}", check)
 
 
 if __name__ == "__main__":

@@ -25,14 +25,13 @@ SPARKFOLD_LONG=1) runs the optimized SQL.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import edge_table
+from . import cli, edge_table
 from .folds import in_share, read_rows, write_rows
 from .simplifications import MODES, SOURCE, Raised, Unchecked, run_plan
 
@@ -257,49 +256,35 @@ def mismatch_keys(report: Report) -> set[tuple[str, str, str]]:
     return {(c, m, q) for c, m, q, _d in report.mismatches}
 
 
-def open_keys(path: Path = OPEN) -> set[tuple[str, str, str]]:
+def open_keys(path: Path = OPEN) -> set[tuple[str, ...]]:
     """The disagreements not fixed yet (class, mode, query), as --write-open listed them."""
-    if not path.exists():
-        return set()
-    rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip() and not line.startswith("#")]
-    return {(c, m, q) for c, m, q in rows}
+    return cli.read_open(path, 3)
 
 
 def write_open(report: Report, path: Path = OPEN) -> None:
-    keys = mismatch_keys(report)
-    if not keys:
-        if path.exists():
-            path.unlink()
-        return
-    head = ("# The error oracle's disagreements not fixed yet: class, mode, query.\n"
-            "# Written by `python -m tests.oracles.error_mutations --write-open`; the test fails on one\n"
-            "# not listed and on one listed that agrees (fixed: write this file again).\n")
-    path.write_text(head + "\n".join("\t".join(k) for k in sorted(keys)) + "\n", encoding="utf-8")
+    cli.write_open(mismatch_keys(report), path, "The error oracle's", "class, mode, query")
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--regenerate", action="store_true")
-    ap.add_argument("--write-open", action="store_true", help=f"list today's disagreements in {OPEN.name}")
-    args = ap.parse_args(argv)
-    if args.regenerate:
+    def regenerate() -> str:
         from .session import spark_session
 
-        t0 = time.time()
         write(record(spark_session()))
-        print(f"wrote {GOLDEN} in {time.time() - t0:.0f} s", file=sys.stderr)
-    golden = load()
-    if (problems := stale(golden)):
-        print("the golden file is stale, run with --regenerate: " + "; ".join(problems[:5]), file=sys.stderr)
-        return 2
-    report = check(golden)
-    print(report.summary())
-    for c, m, q, d in report.mismatches[:40]:
-        print(f"[{c}] {m}: {q}\n    {d}")
-    if args.write_open:
-        write_open(report)
-    return 1 if report.mismatches else 0
+        return f"wrote {GOLDEN}"
+
+    def check_golden(write_open_list: bool) -> int:
+        golden = load()
+        if (problems := stale(golden)):
+            return cli.stale(problems)
+        report = check(golden)
+        print(report.summary())
+        for c, m, q, d in report.mismatches[:40]:
+            print(f"[{c}] {m}: {q}\n    {d}")
+        if write_open_list:
+            write_open(report)
+        return 1 if report.mismatches else 0
+
+    return cli.main(argv, __doc__, regenerate, check_golden, OPEN)
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Iterator, NamedTuple
 
+from tests.oracles import cli
 from tests.oracles.spark_items import Answer
 from tests.oracles.sparkfold_items import Outcome
 
@@ -609,16 +610,9 @@ def bad_counts(report: Report) -> Counter:
 
 
 def write_open(report: Report, path: Path = OPEN) -> None:
-    counts = bad_counts(report)
-    if not counts:
-        if path.exists():
-            path.unlink()
-        return
-    head = ("# The type oracle's disagreements not fixed yet, by class: verdict, mode, form, cases.\n"
-            "# Written by `python -m tests.oracles.expr_types --write-open`; the test fails when a class\n"
-            "# has more (a new disagreement) or fewer (fixed: write this file again).\n")
-    lines = [f"{v}\t{m}\t{f}\t{n}" for (v, m, f), n in sorted(counts.items())]
-    path.write_text(head + "\n".join(lines) + "\n", encoding="utf-8")
+    cli.write_open(((v, m, f, str(n)) for (v, m, f), n in bad_counts(report).items()), path,
+                   "The type oracle's", "verdict, mode, form, cases",
+                   fails="when a class\n# has more (a new disagreement) or fewer")
 
 
 def sample(golden: Golden, per_form: int = 1) -> list[tuple[str, str, Answer]]:

@@ -33,6 +33,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import cli
 from .sparkfold_side import both_modes, compare
 from .fold_space import FORMS, Form, expressions, lazy_expressions, literal_expressions, representative_sql, \
     type_combinations
@@ -265,28 +266,13 @@ def mismatch_keys(report: Report) -> set[tuple[str, str, str]]:
     return {(c, m, e) for c, m, e, _t, _o in report.mismatches}
 
 
-def open_keys(path: Path = OPEN, share: int = 1) -> set[tuple[str, str, str]]:
+def open_keys(path: Path = OPEN, share: int = 1) -> set[tuple[str, ...]]:
     """The disagreements listed as not fixed yet: (class, mode, expression)."""
-    out: set[tuple[str, str, str]] = set()
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip() and not line.startswith("#"):
-                c, m, e = line.split("\t", 2)
-                out.add((c, m, e))
-    return {k for k in out if in_share([k[2]], share)}
+    return {k for k in cli.read_open(path, 3) if in_share([k[2]], share)}
 
 
 def write_open(report: Report, path: Path = OPEN) -> None:
-    keys = mismatch_keys(report)
-    if not keys:
-        if path.exists():
-            path.unlink()
-        return
-    head = ("# The folding oracle's disagreements not fixed yet: class, mode, expression.\n"
-            "# Written by `python -m tests.oracles.folds --write-open`; the test fails on one not\n"
-            "# listed (a new disagreement) and on one listed that agrees (fixed: write this file again).\n")
-    lines = ["\t".join(k) for k in sorted(keys)]
-    path.write_text(head + "\n".join(lines) + "\n", encoding="utf-8")
+    cli.write_open(mismatch_keys(report), path, "The folding oracle's", "class, mode, expression")
 
 
 def _compare_all(report: Report, exprs: list[str], theirs_of, ours_by_mode) -> None:

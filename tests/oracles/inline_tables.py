@@ -22,12 +22,12 @@ null]` when Spark rejects the query.
 
 from __future__ import annotations
 
-import argparse
 import functools
 import sys
+from collections import Counter
 from pathlib import Path
 
-from . import golden_queries
+from . import cli, golden_queries
 
 GOLDEN = Path(__file__).parent / "golden" / "inline_tables.jsonl.gz"
 MODES = {"ansi": "true", "legacy": "false"}
@@ -159,23 +159,18 @@ def _local_rows(plan) -> list[list] | None:
     return [[golden_queries.cell_text(v) for v in row] for row in tables[0].rows]
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--regenerate", action="store_true", help="record Spark's answers into the golden file")
-    args = ap.parse_args(argv)
-    if args.regenerate:
-        print(f"{regenerate()} queries recorded in {GOLDEN}")
-        return 0
-    from collections import Counter
+def main(argv: list[str] | None = None) -> int:
+    def check(_write_open: bool) -> int:
+        counts: Counter = Counter()
+        for (mode, sql), answer in load().items():
+            v, detail = verdict(mode, sql, answer)
+            counts[v] += 1
+            if v == "wrong":
+                print(f"{mode}: {sql}\n  {detail}")
+        print(f"{sum(counts.values())} cases: {dict(counts)}")
+        return 1 if counts["wrong"] else 0
 
-    counts: Counter = Counter()
-    for (mode, sql), answer in load().items():
-        v, detail = verdict(mode, sql, answer)
-        counts[v] += 1
-        if v == "wrong":
-            print(f"{mode}: {sql}\n  {detail}")
-    print(f"{sum(counts.values())} cases: {dict(counts)}")
-    return 1 if counts["wrong"] else 0
+    return cli.main(argv, __doc__, lambda: f"{regenerate()} cases written to {GOLDEN}", check)
 
 
 if __name__ == "__main__":

@@ -19,13 +19,12 @@ mode and query, `[mode, query, schema, rows]` (the rows `[i, value]`, by i), or
 
 from __future__ import annotations
 
-import argparse
 import functools
 import itertools
 import sys
 from pathlib import Path
 
-from . import golden_queries
+from . import cli, golden_queries
 
 GOLDEN = Path(__file__).parent / "golden" / "quantified_like.jsonl.gz"
 MODES = {"ansi": "true", "legacy": "false"}
@@ -148,17 +147,14 @@ def verdicts(golden: dict[tuple[str, str], tuple], sample=None) -> tuple[dict[st
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--regenerate", action="store_true", help="record Spark's answers (needs Spark)")
-    args = ap.parse_args(argv)
-    if args.regenerate:
-        print(f"{regenerate()} cases written to {GOLDEN}")
-        return 0
-    counts, wrong = verdicts(load())
-    print(counts)
-    for w in wrong[:50]:
-        print("  ", w)
-    return 1 if wrong else 0
+    def check(_write_open: bool) -> int:
+        counts, wrong = verdicts(load())
+        print(counts)
+        for w in wrong[:50]:
+            print("  ", w)
+        return 1 if wrong else 0
+
+    return cli.main(argv, __doc__, lambda: f"{regenerate()} cases written to {GOLDEN}", check)
 
 
 if __name__ == "__main__":

@@ -37,11 +37,10 @@ query.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
-from . import golden_queries
+from . import cli, golden_queries
 
 GOLDEN = Path(__file__).parent / "golden" / "query_schemas.jsonl.gz"
 
@@ -233,18 +232,15 @@ def agrees(modelled: list[list], answer: list[list]) -> bool:
     return True
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--regenerate", action="store_true", help="record Spark's schemas into the golden file")
-    args = ap.parse_args(argv)
-    if args.regenerate:
-        print(f"{regenerate()} queries recorded in {GOLDEN}")
-        return 0
-    golden = load()
-    bad = differences(golden)
-    print("\n".join(bad))
-    print(f"{len(golden)} cases, {len(bad)} whose optimized schema differs from Spark's of the original")
-    return 1 if bad else 0
+def main(argv: list[str] | None = None) -> int:
+    def check(_write_open: bool) -> int:
+        golden = load()
+        bad = differences(golden)
+        print("\n".join(bad))
+        print(f"{len(golden)} cases, {len(bad)} whose optimized schema differs from Spark's of the original")
+        return 1 if bad else 0
+
+    return cli.main(argv, __doc__, lambda: f"{regenerate()} cases written to {GOLDEN}", check)
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import edge_table
+from . import cli, edge_table
 from .folds import in_share, read_rows, write_rows
 from .simplify_space import cases
 
@@ -311,27 +311,14 @@ def mismatch_keys(report: Report) -> set[tuple[str, str, str, str]]:
     return {(c, m, x, e) for c, m, x, e, _d in report.mismatches}
 
 
-def open_keys(path: Path = OPEN, share: int = 1) -> set[tuple[str, str, str, str]]:
+def open_keys(path: Path = OPEN, share: int = 1) -> set[tuple[str, ...]]:
     """The disagreements listed as not fixed yet: (class, mode, context, expression)."""
-    out: set[tuple[str, str, str, str]] = set()
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip() and not line.startswith("#"):
-                c, m, x, e = line.split("\t", 3)
-                out.add((c, m, x, e))
-    return {k for k in out if in_share([k[3]], share)}
+    return {k for k in cli.read_open(path, 4) if in_share([k[3]], share)}
 
 
 def write_open(report: Report, path: Path = OPEN) -> None:
-    keys = mismatch_keys(report)
-    if not keys:
-        if path.exists():
-            path.unlink()
-        return
-    head = ("# The simplification oracle's disagreements not fixed yet: class, mode, context, expression.\n"
-            "# Written by `python -m tests.oracles.simplifications --write-open`; the test fails on one\n"
-            "# not listed (a new disagreement) and on one listed that agrees (fixed: write this file again).\n")
-    path.write_text(head + "\n".join("\t".join(k) for k in sorted(keys)) + "\n", encoding="utf-8")
+    cli.write_open(mismatch_keys(report), path, "The simplification oracle's",
+                   "class, mode, context, expression")
 
 
 # ---------------------------------------------------------------------------
@@ -348,7 +335,7 @@ def live(spark, golden: dict, exprs: list[str], where_limit: int = 60) -> Report
     sparkfold's optimized SQL, as SELECT values (in batches) and as WHERE conditions
     (one query each, `where_limit` of them per mode)."""
     from .folds import same_outcome
-    from .spark_eval import Evaluator, condition_of, mode
+    from .spark_eval import Evaluator, mode
     from .sparkfold_side import _catalog, optimized_select_columns
     from tests.spark_check import run_or_error
 

@@ -230,7 +230,6 @@ def plans_of(sqls: list[str], tables: dict, ansi: bool) -> list[tuple]:
     """(analyzed, optimized) of each query, (None, None) where sparkfold does not take it.
     Queries `SELECT <e> AS c FROM t` are optimized many at a time, as the columns of one
     SELECT (each column's own plan is the projection of that column alone)."""
-    from sparkfold.plans.ir import logical as L
 
     out: list[tuple] = [(None, None)] * len(sqls)
     singles = []

@@ -22,14 +22,13 @@ error class.  Without Spark, sparkfold must, for each query and mode:
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import cli
 from .folds import in_share, read_rows, write_rows
 
 GOLDEN = Path(__file__).parent / "golden" / "subquery_clauses.jsonl.gz"
@@ -187,24 +186,23 @@ def check(golden: dict, share: int = 1) -> Report:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--regenerate", action="store_true")
-    args = ap.parse_args(argv)
-    if args.regenerate:
+    def regenerate() -> str:
         from .session import spark_session
 
-        t0 = time.time()
         write(record(spark_session()))
-        print(f"wrote {GOLDEN} in {time.time() - t0:.0f} s", file=sys.stderr)
-    golden = load()
-    if (problems := stale(golden)):
-        print("the golden file is stale, run with --regenerate: " + "; ".join(problems[:5]), file=sys.stderr)
-        return 2
-    report = check(golden)
-    print(report.summary())
-    for c, m, q, d in report.mismatches[:60]:
-        print(f"[{c}] {m}: {q}\n    {d}")
-    return 1 if report.mismatches else 0
+        return f"wrote {GOLDEN}"
+
+    def check_golden(write_open_list: bool) -> int:
+        golden = load()
+        if (problems := stale(golden)):
+            return cli.stale(problems)
+        report = check(golden)
+        print(report.summary())
+        for c, m, q, d in report.mismatches[:60]:
+            print(f"[{c}] {m}: {q}\n    {d}")
+        return 1 if report.mismatches else 0
+
+    return cli.main(argv, __doc__, regenerate, check_golden)
 
 
 if __name__ == "__main__":

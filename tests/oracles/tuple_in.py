@@ -17,13 +17,12 @@ query, "!ERROR_CLASS", null]` when Spark rejects the query.
 
 from __future__ import annotations
 
-import argparse
 import functools
 import sys
 from decimal import Decimal
 from pathlib import Path
 
-from . import golden_queries
+from . import cli, golden_queries
 
 GOLDEN = Path(__file__).parent / "golden" / "tuple_in.jsonl.gz"
 MODES = {"ansi": "true", "legacy": "false"}
@@ -138,17 +137,14 @@ def verdicts(golden: dict[tuple[str, str], tuple]) -> tuple[dict[str, int], list
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--regenerate", action="store_true", help="record Spark's answers (needs Spark)")
-    args = ap.parse_args(argv)
-    if args.regenerate:
-        print(f"{regenerate()} cases written to {GOLDEN}")
-        return 0
-    counts, wrong = verdicts(load())
-    print(counts)
-    for w in wrong[:50]:
-        print("  ", w)
-    return 1 if wrong else 0
+    def check(_write_open: bool) -> int:
+        counts, wrong = verdicts(load())
+        print(counts)
+        for w in wrong[:50]:
+            print("  ", w)
+        return 1 if wrong else 0
+
+    return cli.main(argv, __doc__, lambda: f"{regenerate()} cases written to {GOLDEN}", check)
 
 
 if __name__ == "__main__":
