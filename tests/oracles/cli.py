@@ -30,6 +30,46 @@ def main(argv: list[str] | None, doc: str | None, regenerate: Callable[[], str],
     return check(getattr(args, "write_open", False))
 
 
+def golden_main(argv: list[str] | None, oracle, show: int = 40) -> int:
+    """`main` of an oracle module whose golden file is recorded by `record(spark)` and
+    `write(golden)`, read by `load()`, checked for a changed space by `stale(golden)` and
+    against sparkfold by `check(golden)` (a report with `summary()` and `mismatches`, each
+    (class, mode, case, detail)); one with `OPEN` and `write_open(report)` keeps an open
+    list."""
+    def regenerate() -> str:
+        from .session import spark_session
+
+        oracle.write(oracle.record(spark_session()))
+        return f"wrote {oracle.GOLDEN}"
+
+    def check(write_open_list: bool) -> int:
+        golden = oracle.load()
+        if (problems := oracle.stale(golden)):
+            return stale(problems)
+        report = oracle.check(golden)
+        print(report.summary())
+        for c, m, case, d in report.mismatches[:show]:
+            print(f"[{c}] {m}: {case}\n    {d}")
+        if write_open_list:
+            oracle.write_open(report)
+        return 1 if report.mismatches else 0
+
+    return main(argv, oracle.__doc__, regenerate, check, getattr(oracle, "OPEN", None))
+
+
+def verdicts_main(argv: list[str] | None, oracle) -> int:
+    """`main` of an oracle module whose `regenerate()` records its golden file and whose
+    `verdicts(load())` gives (counts, the wrong cases)."""
+    def check(_write_open: bool) -> int:
+        counts, wrong = oracle.verdicts(oracle.load())
+        print(counts)
+        for w in wrong[:50]:
+            print("  ", w)
+        return 1 if wrong else 0
+
+    return main(argv, oracle.__doc__, lambda: f"{oracle.regenerate()} cases written to {oracle.GOLDEN}", check)
+
+
 def stale(problems: list[str]) -> int:
     """The exit status of a check whose golden file no longer matches the space (2)."""
     print("the golden file is stale, run with --regenerate: " + "; ".join(problems[:5]), file=sys.stderr)

@@ -118,8 +118,7 @@ def regenerate(path: Path = GOLDEN) -> int:
 
 
 def load(path: Path = GOLDEN) -> dict[tuple[str, str], object]:
-    """(mode, query) -> Spark's schema or `!ERROR_CLASS`."""
-    return {case: answer[0] for case, answer in golden_queries.load(path).items()}
+    return golden_queries.schemas(path)
 
 
 def catalog(mode: str):

@@ -75,6 +75,11 @@ def record(path: Path, modes: dict[str, str], sqls: list[str], register: Callabl
     return len(lines)
 
 
+def schemas(path: Path) -> dict[tuple[str, str], object]:
+    """(mode, query) -> Spark's schema or `!ERROR_CLASS`."""
+    return {case: answer[0] for case, answer in load(path).items()}
+
+
 def load(path: Path) -> dict[tuple[str, str], list]:
     """(mode, query) -> Spark's answer, as `spark_answer` gives it."""
     with gzip.open(path, "rt", encoding="utf-8") as f:

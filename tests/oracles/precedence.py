@@ -227,25 +227,7 @@ def write_open(report: Report, path: Path = OPEN) -> None:
 
 
 def main(argv=None) -> int:
-    def regenerate() -> str:
-        from .session import spark_session
-
-        write(record(spark_session()))
-        return f"wrote {GOLDEN}"
-
-    def check_golden(write_open_list: bool) -> int:
-        golden = load()
-        if (problems := stale(golden)):
-            return cli.stale(problems)
-        report = check(golden)
-        print(report.summary())
-        for c, m, e, d in report.mismatches[:40]:
-            print(f"[{c}] {m}: {e}\n    {d}")
-        if write_open_list:
-            write_open(report)
-        return 1 if report.mismatches else 0
-
-    return cli.main(argv, __doc__, regenerate, check_golden, OPEN)
+    return cli.golden_main(argv, sys.modules[__name__])
 
 
 if __name__ == "__main__":

@@ -186,23 +186,7 @@ def check(golden: dict, share: int = 1) -> Report:
 
 
 def main(argv=None) -> int:
-    def regenerate() -> str:
-        from .session import spark_session
-
-        write(record(spark_session()))
-        return f"wrote {GOLDEN}"
-
-    def check_golden(write_open_list: bool) -> int:
-        golden = load()
-        if (problems := stale(golden)):
-            return cli.stale(problems)
-        report = check(golden)
-        print(report.summary())
-        for c, m, q, d in report.mismatches[:60]:
-            print(f"[{c}] {m}: {q}\n    {d}")
-        return 1 if report.mismatches else 0
-
-    return cli.main(argv, __doc__, regenerate, check_golden)
+    return cli.golden_main(argv, sys.modules[__name__], show=60)
 
 
 if __name__ == "__main__":

@@ -137,14 +137,7 @@ def verdicts(golden: dict[tuple[str, str], tuple]) -> tuple[dict[str, int], list
 
 
 def main(argv: list[str] | None = None) -> int:
-    def check(_write_open: bool) -> int:
-        counts, wrong = verdicts(load())
-        print(counts)
-        for w in wrong[:50]:
-            print("  ", w)
-        return 1 if wrong else 0
-
-    return cli.main(argv, __doc__, lambda: f"{regenerate()} cases written to {GOLDEN}", check)
+    return cli.verdicts_main(argv, sys.modules[__name__])
 
 
 if __name__ == "__main__":
