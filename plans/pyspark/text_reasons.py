@@ -66,6 +66,9 @@ def opaque_relation_reason(t) -> str:
         body = item.this if isinstance(item, (exp.Alias, exp.Aliases)) else item
         if isinstance(body, exp.Func) and _is_generator(body):
             return f"generator {function_name(body)}() in a select list"
+    if isinstance(source, exp.Values):  # (`sql_in.inline_table._kept`)
+        return "VALUES kept as text (a value sparkfold does not type or evaluate, or a column of an array, map, " \
+               "struct or interval type)"
     if isinstance(source, exp.Table) and t.expressions and isinstance(t.expressions[0], exp.Star):
         return "SELECT * FROM a table kept as text"
     return "SELECT block kept as text"
