@@ -204,3 +204,40 @@ def test_a_position_under_ordinals_off_is_a_constant(spark, tables, key, sql):
         assert Counter(map(tuple, got.collect())) == Counter(map(tuple, expected.collect()))
     finally:
         spark.conf.unset(key)
+
+
+# calls sqlglot reads with a syntax of its own, written as plain calls with a number of
+# arguments Spark does not take: Spark's parser reads a call, its analyzer raises
+# WRONG_NUM_ARGS (sqlglot raised a syntax error); with a real syntax error beside, or the
+# call's own syntax, Spark's parser raises
+WRONG_ARITY = [
+    ("SELECT trim() AS v FROM t", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"),
+    ("SELECT upper(trim(s, 'a', 'b')) AS v FROM t", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"),
+    ("SELECT if(num > 1, 1, 2, 3) AS v FROM t", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"),
+    ("SELECT cast(num) AS v FROM t", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"),
+    ("SELECT overlay(s) AS v FROM t", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"),
+    ("SELECT 1 AS a,\n  coalesce(overlay(s, 'x'), s) AS v FROM t", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"),
+    ("SELECT cast() AS v FROM t", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"),
+    ("SELECT extract() AS v FROM t", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"),
+    ("SELECT extract(num, dt, s) AS v FROM t", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"),
+    ("SELECT cast('10' AS int, '10' AS int) AS v FROM t", None),
+    ("SELECT trim() +* 2 AS v FROM t", None),
+    ("SELECT trim(BOTH FROM) AS v FROM t", None),
+]
+
+
+@pytest.mark.parametrize("sql, condition", WRONG_ARITY)
+def test_a_wrong_number_of_arguments_is_spark_s_error(spark, tables, sql, condition):
+    """sparkfold rejects each with the class Spark raises (None: sparkfold's syntax error,
+    where Spark's parser raises PARSE_SYNTAX_ERROR), at the call's position."""
+    from sparkfold.plans.ir.errors import ParseError
+    from tests.data import STANDARD_SCHEMA
+    from tests.spark_check import run_or_error
+
+    assert run_or_error(spark, sql) == ("error", condition or "PARSE_SYNTAX_ERROR")
+    with pytest.raises(ParseError) as raised:
+        optimize(sql, STANDARD_SCHEMA)
+    assert raised.value.error_class == condition
+    if condition is not None:
+        name = raised.value.detail.split("`")[1]
+        assert sql.splitlines()[raised.value.line - 1][raised.value.column - 1:].lower().startswith(name)

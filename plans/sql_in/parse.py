@@ -428,6 +428,56 @@ _COMPARISON_TOKENS = frozenset({TokenType.EQ, TokenType.NEQ, TokenType.LT, Token
                                 TokenType.GTE, TokenType.NULLSAFE_EQ})
 
 
+# Calls sqlglot reads with a syntax of their own (`TRIM(BOTH x FROM y)`, `CAST(x AS t)`),
+# and the numbers of arguments Spark's registry takes when they are written as plain calls
+# (`trim(x, y)`): written so with another number, Spark's parser reads a call and its
+# analyzer raises WRONG_NUM_ARGS, where sqlglot raises a syntax error (checked on Spark 4.3)
+_PLAIN_ARITY = {"trim": (1, 2), "ltrim": (1, 2), "rtrim": (1, 2), "cast": (), "overlay": (3, 4), "if": (3,),
+                "substring": (2, 3), "substr": (2, 3), "position": (2, 3), "extract": (2,)}
+_OWN_SYNTAX = frozenset({"FROM", "AS", "PLACING", "FOR", "BOTH", "LEADING", "TRAILING", "IN"})
+
+
+def _wrong_arity(sql: str, tokens: list) -> tuple[str, int] | None:
+    """Spark's message and the offset of the first plain call (commas only) of a function
+    of `_PLAIN_ARITY` with a number of arguments Spark does not take, when the text, each
+    such call made NULL, parses: then Spark's parser reads it all and its analyzer raises
+    WRONG_NUM_ARGS."""
+    calls = []  # (start, end, message) of each such call, outermost first
+    for i in range(1, len(tokens)):
+        name = tokens[i - 1].text.lower()
+        if tokens[i].token_type != TokenType.L_PAREN or name not in _PLAIN_ARITY:
+            continue
+        depth, commas, own, j = 0, 0, False, i
+        for j in range(i, len(tokens)):
+            t = tokens[j].token_type
+            depth += t in (TokenType.L_PAREN, TokenType.L_BRACKET)
+            depth -= t in (TokenType.R_PAREN, TokenType.R_BRACKET)
+            if depth == 0:
+                break
+            if depth == 1 and j > i:
+                commas += t == TokenType.COMMA
+                own = own or tokens[j].text.upper() in _OWN_SYNTAX
+        n = 0 if j == i + 1 else commas + 1
+        takes = _PLAIN_ARITY[name]
+        if depth != 0 or own or n in takes:
+            continue
+        wanted = str(takes[0]) if len(takes) == 1 else f"[{', '.join(map(str, takes))}]" if takes else "0"
+        calls.append((tokens[i - 1].start, tokens[j].end,
+                      f"The `{name}` requires {wanted} parameters but the actual number is {n}"))
+    if not calls:
+        return None
+    text, last = [], 0
+    for start, end, _m in calls:
+        if start >= last:  # (a call inside one made NULL goes with it)
+            text.append(sql[last:start] + "NULL")
+            last = end + 1
+    try:
+        DIALECT.parse("".join(text) + sql[last:])
+    except Exception:
+        return None
+    return calls[0][2], calls[0][0]
+
+
 def _line_col(sql: str, offset: int) -> tuple[int, int]:
     line = sql.count("\n", 0, offset) + 1
     col = offset - (sql.rfind("\n", 0, offset) + 1) + 1
@@ -518,6 +568,9 @@ def parse_statements(sql: str, placed: bool = True) -> list[exp.Expression]:
         highlight = err.get("highlight") or ""
         if col is not None and highlight:
             col = max(1, col - len(highlight) + 1)
+        if (arity := _wrong_arity(sql, tokens)) is not None:
+            raise ParseError(arity[0], *_line_col(sql, arity[1]), error_class="WRONG_NUM_ARGS.WITHOUT_SUGGESTION") \
+                from None
         desc = _readable(err.get("description") or str(e))
         if highlight:
             desc = f"{desc} near {highlight!r}" if "but got" not in desc else \

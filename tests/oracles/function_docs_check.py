@@ -72,6 +72,23 @@ def _analysis_error(answer: dict) -> bool:
     return "error" in answer and answer.get("phase") == "analysis"
 
 
+def _kept_error(e, answer: dict) -> str:
+    """The status of a case sparkfold rejects: `kept-error` when Spark's analysis rejects
+    it too, `kept-error as a syntax error` when sparkfold's parser does without Spark's
+    class (sqlglot's grammar is stricter than Spark's), `rejected` otherwise (Spark runs
+    it, or sparkfold names another class than Spark's)."""
+    if not _analysis_error(answer):
+        return "rejected"
+    ours = getattr(e, "error_class", None)
+    if ours is not None and ours != answer["error"]:
+        return "rejected"
+    from sparkfold.optimizer.errors import ParseError
+
+    if isinstance(e, ParseError) and ours is None and answer["error"] != "PARSE_SYNTAX_ERROR":
+        return "kept-error as a syntax error"
+    return "kept-error"
+
+
 def optimize_three_ways(sql: str, catalog):
     """(as users get it, written whole, written whole with no rule run)."""
     from sparkfold import optimize
@@ -142,7 +159,7 @@ def check(spark, cases: list[dict], mode: str = "ansi", *, progress=None, chunk:
                         out.status, out.detail = "bug", str(e)[:300]
                         continue
                     except SparkfoldError as e:
-                        out.status = "kept-error" if _analysis_error(answer) else "rejected"
+                        out.status = _kept_error(e, answer)
                         out.detail = str(e).splitlines()[0][:300]
                         continue
                     except Exception as e:  # noqa: BLE001 - anything else escaping optimize() is a bug
