@@ -31,7 +31,7 @@ from ..plans.sql_in import cte_legacy, double_quoted, regex_columns
 from ..plans.sql_in.analyzer import Analyzer
 from ..plans.sql_in.catalog import Catalog
 from ..plans.sql_in.expr_context import NotModelled
-from ..plans.sql_in.parse import parse_query
+from ..plans.sql_in.parse import UnmodelledSyntax, parse_query
 from ..plans.sql_in.settings import OUTPUT_CHECKS, output_read_otherwise
 from ..plans.sql_out.to_sql import SqlGenerator
 from ..rules.base import UNNAMED_OPAQUE_ARGUMENTS, Rule, RuleContext
@@ -343,7 +343,10 @@ def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regener
               in_statement: bool = False) -> OptimizeResult:
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    tree = parse_query(sql)
+    try:
+        tree = parse_query(sql)
+    except UnmodelledSyntax as e:  # (Spark SQL that sqlglot's parser does not read)
+        return OptimizeResult(sql, sql, None, None, Trace(), cat, passthrough=e.reason)
     timings["parse"] = time.perf_counter() - t0
     for key, applies, as_read, output_reads_alike in _READ_AS_TEXT:
         if isinstance(tree, exp.Query) and applies(cat.unmodelled):

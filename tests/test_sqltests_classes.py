@@ -49,6 +49,15 @@ def test_grouping_expressions_under_not_hidden_grouping_columns_and_count_distin
     assert all(o.df_verdict == "equal" for o in outcomes if o.spark == "accepts" and "SELECT s" in o.sql)
 
 
+def test_syntax_sqlglot_reads_otherwise_passes_through_or_stays_an_error(spark):
+    outcomes, failures = _check(spark, classes.syntax_files(), every=1)
+    assert failures == []
+    by_sql = {o.sql: o for o in outcomes}
+    assert by_sql["TABLE p |> WHERE x > 1"].status == "passthrough"
+    assert by_sql["SELECT 20181117 >>>> 2"].spark == "PARSE_SYNTAX_ERROR"
+    assert by_sql["SELECT COUNT(*) FROM lc WHERE c1 = 'A'"].spark == "accepts"
+
+
 def test_session_settings_sparkfold_does_not_model(spark):
     outcomes, failures = _check(spark, classes.settings_files())
     assert failures == []

@@ -4,6 +4,8 @@ the `Analyzer` first."""
 
 from __future__ import annotations
 
+import collections
+
 from collections.abc import Callable
 from typing import cast
 
@@ -285,8 +287,15 @@ def join(an, left, lscope: Scope, right, rscope: Scope, j: exp.Join, outer, ctes
     using = j.args.get("using")
     if method == "NATURAL" or using:
         if method == "NATURAL":
-            rnames = {_cname(c).lower() for c in rscope.star}
-            names = [_cname(c) for c in lscope.star if _cname(c).lower() in rnames]
+            # the left's names that the right has, as a multiset (Scala's `Seq.intersect`,
+            # ResolveNaturalAndUsingJoin): a name twice on the left and once on the right
+            # is one key (`(t a JOIN t b ON ...) NATURAL JOIN t c`)
+            rnames = collections.Counter(_cname(c).lower() for c in rscope.star)
+            names = []
+            for c in lscope.star:
+                if rnames[_cname(c).lower()] > 0:
+                    rnames[_cname(c).lower()] -= 1
+                    names.append(_cname(c))
         else:
             names = [u.name for u in cast("list[exp.Expression]", using)]
         return using_join(an, left, lscope, right, rscope, join_type, names, outer)
