@@ -22,7 +22,7 @@ from sqlglot import exp
 from ..ir import expressions as E
 from ..ir import logical as L
 from ..ir import types as T
-from ..ir.errors import AnalysisError, UnsupportedError
+from ..ir.errors import AnalysisError, UnknownColumnError, UnsupportedError
 from ..ir.records import replace
 from .analyze_expr import ExprAnalyzer
 from .catalog import Catalog
@@ -71,6 +71,18 @@ class Analyzer:
         self.checked_later: list[AnalysisError] = []
 
     def analyze(self, tree: exp.Expression) -> L.Plan:
+        try:
+            return self._analyze(tree)
+        except UnknownColumnError as e:
+            if not self.catalog.session_resolves(tuple(e.name.split("."))):
+                raise
+            # a live session resolves names its schemas do not show: a session variable
+            # (DECLARE VARIABLE), a hidden column (`_metadata` of a file source), ... which
+            # Spark reads or rejects itself
+            raise NotModelled(f"the name `{e.name}`, which the session resolves and sparkfold does not (a session "
+                              "variable, a hidden column such as `_metadata`)") from None
+
+    def _analyze(self, tree: exp.Expression) -> L.Plan:
         if not isinstance(tree, (exp.Query, exp.Subquery, exp.Values)):
             raise NotModelled(f"{type(tree).__name__} statement (only queries are optimized)")
         self.root = tree

@@ -141,6 +141,20 @@ def _session_function_determinism(spark: Any) -> Callable[[str, int], bool | Non
         except Exception:  # noqa: BLE001 - no answer: sparkfold assumes the worst
             return None
 
+    def resolves(parts: tuple[str, ...]) -> bool:
+        """Does the session resolve this name with no table (a session variable, DECLAREd:
+        `v`, `session.v`, `system.session.v`)?  Spark's analysis of `SELECT <name>` says;
+        nothing runs.  Asked only for a name sparkfold cannot resolve."""
+        jss = getattr(spark, "_jsparkSession", None)
+        if jss is None:
+            return False  # Spark Connect: no answer (the JVM's, not spark.sql, which a hook may wrap)
+        try:
+            jss.sql("SELECT " + ".".join("`" + p.replace("`", "``") + "`" for p in parts)).schema()
+            return True
+        except Exception:  # noqa: BLE001 - not such a name
+            return False
+
+    ask.resolves = resolves  # type: ignore[attr-defined]
     return ask
 
 
@@ -346,6 +360,15 @@ class Catalog:
                                _session_qualifier(spark, df, name), read_view(df, settings, namespace))
 
         return cls({}, loader=load, functions=_session_function_determinism(spark), **settings)
+
+    def session_resolves(self, parts: tuple[str, ...]) -> bool:
+        """Does the live session this catalog reads (`from_spark`) resolve a name its
+        schemas do not show: a hidden column (`_metadata`, and the other names a source
+        may hide, which begin with `_`), a session variable?"""
+        resolves = getattr(self._functions, "resolves", None)
+        if resolves is None:
+            return False
+        return any(p.startswith("_") for p in parts) or resolves(parts)
 
     def function_deterministic(self, name: str, n_args: int) -> bool | None:
         """Does the session say a call of the function `name` (one it registered: a Python

@@ -376,7 +376,7 @@ def opaque_call(ea, node: exp.Expression, ctx: Ctx, kind: str = "scalar",
 _UNARY_FUNCS = (exp.Upper, exp.Lower, exp.Length, exp.Abs, exp.IsNan)
 
 
-_UNIT_FIRST = frozenset({"timestampadd", "timestampdiff", "dateadd", "datediff", "date_diff", "date_add",
+_UNIT_FIRST = frozenset({"timestampadd", "timestampdiff", "timediff", "dateadd", "datediff", "date_diff", "date_add",
                          "timestamp_add", "timestamp_diff"})
 
 

@@ -198,6 +198,8 @@ def table_reference(an, node: exp.Table, ctes) -> tuple[L.Plan, Scope]:
         try:
             schema = an.catalog.lookup(name)
         except UnknownTableError as e:  # said where the table is named
+            if len(parts) == 2 and parts[0].lower() in _FILE_FORMATS:
+                raise NotModelled(f"a query on files (`{parts[0]}.`...``)") from None
             raise UnknownTableError(e.name, e.known, _position(an.sql, node)) from None
         attrs = tuple(E.Attribute(c.name, c.data_type, c.nullable, E.new_id()) for c in schema.columns)
         plan = L.Relation(schema.name, attrs)
@@ -320,6 +322,10 @@ def join_scope(an, plan: L.Join, lscope: Scope, rscope: Scope, outer) -> Scope:
     if plan.join_type in (L.LEFT_SEMI, L.LEFT_ANTI):
         return lscope.remap(mapping).with_parent(outer)
     return lscope.combine(rscope).remap(mapping).with_parent(outer)
+
+
+# the data sources Spark reads a path of as a table (`SELECT * FROM parquet.`/data``)
+_FILE_FORMATS = frozenset({"parquet", "orc", "csv", "json", "text", "avro", "binaryfile", "xml", "delta"})
 
 
 def using_join(an, left, lscope, right, rscope, join_type, names, outer):

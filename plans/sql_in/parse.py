@@ -492,15 +492,34 @@ _TIMESTAMP_TYPES = frozenset({TokenType.TIMESTAMP, TokenType.TIMESTAMPNTZ, Token
                               TokenType.TIMESTAMPTZ})
 
 
+_CLAUSES = {("APPROX", "NEAREST"): "a nearest-neighbour join (`APPROX NEAREST ... BY`)",
+            ("EXACT", "NEAREST"): "a nearest-neighbour join (`EXACT NEAREST ... BY`)",
+            ("BIN", "BY"): "`BIN BY`"}
+
+
 def _unmodelled_syntax(tokens: list) -> str | None:
     """Syntax of Spark SQL that sqlglot's parser reads otherwise or not at all, which a
     statement passes through for: SQL pipe syntax (`FROM t |> WHERE ...`, which sqlglot
     reads into another query or fails on), a timestamp type with a precision
     (`CAST(x AS TIMESTAMP_NTZ(9))`, whose precision sqlglot drops: its name, its type and
-    Spark's FEATURE_NOT_ENABLED would be lost)."""
+    Spark's FEATURE_NOT_ENABLED would be lost), and clauses sqlglot does not parse: a
+    variant path (`v:price::string`), a nearest-neighbour join, `BIN BY`, a recursion
+    limit, `window(...)` in GROUP BY, IDENTIFIER(...)."""
     for i, t in enumerate(tokens):
         if t.token_type == TokenType.PIPE_GT:
             return "SQL pipe syntax (`|>`)"
+        words = tuple(u.text.upper() for u in tokens[i:i + 3])
+        if words[:2] in _CLAUSES:
+            return _CLAUSES[words[:2]]
+        if words == ("MAX", "RECURSION", "LEVEL"):
+            return "a recursion limit (`MAX RECURSION LEVEL`)"
+        nxt = tokens[i + 1].token_type if i + 1 < len(tokens) else None
+        if t.token_type == TokenType.COLON and 0 < i and nxt in (TokenType.VAR, TokenType.L_BRACKET) \
+                and tokens[i - 1].token_type in (TokenType.VAR, TokenType.R_BRACKET, TokenType.R_PAREN):
+            return "a variant path (`v:a.b`)"
+        if nxt == TokenType.L_PAREN and (t.token_type == TokenType.WINDOW or t.text.upper() == "IDENTIFIER"):
+            return "a time window (window / session_window)" if t.token_type == TokenType.WINDOW \
+                else "the IDENTIFIER clause"
         if t.token_type in _TIMESTAMP_TYPES and 0 < i < len(tokens) - 1 \
                 and tokens[i - 1].token_type in (TokenType.ALIAS, TokenType.DCOLON) \
                 and tokens[i + 1].token_type == TokenType.L_PAREN:

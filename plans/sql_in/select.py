@@ -596,6 +596,31 @@ def _grouping_subqueries_shared(named: list[E.Expr], grouping: list[E.Expr]) -> 
     return [transform_down(e, share) for e in named]
 
 
+_COMMUTATIVE = (E.Add, E.Multiply, E.And, E.Or, E.EqualTo, E.EqualNullSafe)
+
+
+def _canonical(x: E.Expr) -> E.Expr:
+    """x with the operands of each commutative operator in one order (a stand-in for
+    Spark's canonicalization, by which `1 + a` is the grouping expression `a + 1`)."""
+    kids = [_canonical(c) for c in x.children]
+    if isinstance(x, _COMMUTATIVE) and len(kids) == 2 and repr(kids[1]) < repr(kids[0]):
+        kids = [kids[1], kids[0]]
+    return x.with_children(kids)
+
+
+def _refuse_ungrouped(column: E.Attribute, e: E.Expr, grouping: list[E.Expr]) -> None:
+    """Spark's MISSING_AGGREGATION for `column`, outside every grouping expression in `e`;
+    unless a part of `e` is a grouping expression as Spark compares them (canonically:
+    `ORDER BY 1 + col1` after `GROUP BY col1 + 1`), which Spark accepts and sparkfold
+    passes through."""
+    if any(isinstance(g, _COMMUTATIVE) or any(isinstance(n, _COMMUTATIVE) for n in g.walk()) for g in grouping):
+        canonical = {_canonical(g) for g in grouping}
+        if any(_canonical(n) in canonical for n in e.walk()):
+            raise NotModelled("an expression Spark matches to a GROUP BY expression with its operands in another "
+                              "order")
+    raise AnalysisError(f"column `{column.name}` must be in GROUP BY or inside an aggregate function")
+
+
 def check_grouped(an, e: E.Expr, grouping: list[E.Expr], scope: Scope) -> None:
     """Spark's MISSING_AGGREGATION check: a column outside aggregate functions must be
     (part of) a grouping expression."""
@@ -609,8 +634,7 @@ def check_grouped(an, e: E.Expr, grouping: list[E.Expr], scope: Scope) -> None:
             continue
         if isinstance(x, E.Attribute):
             if _local(x, scope):
-                raise AnalysisError(f"column `{x.name}` must be in GROUP BY or inside an "
-                                    f"aggregate function")
+                _refuse_ungrouped(x, e, grouping)
             continue
         if isinstance(x, E.SubqueryExpr):
             for rid in x.outer_references:
@@ -732,8 +756,7 @@ class _AggRewriter:
                 return self._add_hidden(x)
             if isinstance(x, E.Attribute):
                 if _local(x, self.scope):
-                    raise AnalysisError(f"column `{x.name}` must be in GROUP BY or inside an "
-                                        f"aggregate function")
+                    _refuse_ungrouped(x, e, self.grouping)
                 return x
             if isinstance(x, E.SubqueryExpr):
                 # a subquery in HAVING or ORDER BY reads the Aggregate's output: a column of

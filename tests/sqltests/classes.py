@@ -220,6 +220,23 @@ def syntax_files() -> list[TestFile]:
         "AS ct(c)",
         "SELECT COUNT(*) FROM ct WHERE c = 'a' AND c = 'A'",
         "SELECT c FROM ct WHERE c = 'a' AND c <> 'A'",
+        # clauses sqlglot does not parse, passed through
+        "SELECT v:a::string AS a FROM (SELECT parse_json('{\"a\": \"x\"}') AS v)",
+        "CREATE TEMPORARY VIEW tw AS SELECT * FROM VALUES (TIMESTAMP '2024-01-01 00:01:00', 1), "
+        "(TIMESTAMP '2024-01-01 00:07:00', 2) AS tw(ts, n)",
+        "SELECT window.start, count(*) AS c FROM tw GROUP BY window(ts, '5 minutes') ORDER BY window.start",
+        "SELECT IDENTIFIER('x') FROM p",
+        "SELECT IDENTIFIER('COAL' || 'ESCE')(NULL, 1) AS c",
+        "WITH RECURSIVE r(level) MAX RECURSION LEVEL 35 AS (VALUES 0 UNION ALL SELECT level + 1 FROM r WHERE level < 30) "
+        "SELECT count(*) FROM r",
+        "SELECT sum(x) AS s FROM p GROUP BY x + 1 ORDER BY 1 + x",
+        "SELECT 1 + x AS y, count(*) AS c FROM p GROUP BY x + 1",
+        "SELECT x FROM p GROUP BY x + 1 ORDER BY 1 + x",
+        "SELECT timediff(QUARTER, TIMESTAMP '2023-08-10 01:02:03', TIMESTAMP '2022-01-14 01:02:03') AS d",
+        "DECLARE VARIABLE var1 INT DEFAULT 5",
+        "SELECT var1 + 1 AS v",
+        "SELECT x FROM p WHERE x < var1 AND 1 = 1",
+        "SELECT nope FROM p",
     ])]
 
 
