@@ -58,6 +58,12 @@ def test_syntax_sqlglot_reads_otherwise_passes_through_or_stays_an_error(spark):
     assert by_sql["SELECT COUNT(*) FROM lc WHERE c1 = 'A'"].spark == "accepts"
 
 
+def test_set_operations_widen_each_pair_of_types_as_spark(spark):
+    outcomes, failures = _check(spark, classes.setop_type_files())
+    assert failures == []
+    assert sum(o.status == "rewritten" for o in outcomes) >= 40
+
+
 def test_session_settings_sparkfold_does_not_model(spark):
     outcomes, failures = _check(spark, classes.settings_files())
     assert failures == []

@@ -27,6 +27,7 @@ from ..ir.records import replace
 from .analyze_expr import ExprAnalyzer
 from .catalog import Catalog
 from .expr_context import Ctx, NotModelled, legacy_widening
+from .widening import wider_common
 from .parse import BANG_NOT, UNARY_PLUS
 from .settings import CORRELATION, first_affecting
 from .from_clause import CTEDef, _has_modifiers, from_items, values_relation
@@ -235,7 +236,9 @@ class Analyzer:
                                     f"({width} and {len(p.output)})")
         targets = []
         for i in range(width):
-            t = T.wider_type_of(p.output[i].data_type for p in plans)
+            # (WidenSetOperationTypes: findWiderTypeForTwo, as CASE and coalesce widen;
+            # under ANSI an integral beside a float is a double)
+            t = wider_common((p.output[i].data_type for p in plans), self.catalog.ansi)
             if not self.catalog.ansi:
                 legacy_widening([p.output[i].data_type for p in plans], f"{what} column {i + 1}")
             if t is None or t == T.UNKNOWN:

@@ -240,7 +240,25 @@ def syntax_files() -> list[TestFile]:
     ])]
 
 
-SPACES = [literal_files, cte_files, setop_files, grouping_files, settings_files, settings_scope_files, syntax_files]
+_SETOP_TYPES = ["tinyint", "smallint", "int", "bigint", "float", "double", "decimal(10,2)", "decimal(38,18)",
+                "string", "boolean", "date", "timestamp"]
+
+
+def setop_type_files() -> list[TestFile]:
+    """Each pair of column types on the two sides of each set operation, in both modes: the
+    column's type is Spark's widening (WidenSetOperationTypes; under ANSI an integral
+    beside a float is a double), on every path (a rewrite in each query makes the SQL
+    path write it)."""
+    view = ["CREATE TEMPORARY VIEW w AS SELECT * FROM VALUES (1), (2) AS w(k)"]
+    queries = [f"SELECT CAST(k AS {a}) AS c FROM w WHERE 1 = 1 {op} SELECT CAST(k + 1 AS {b}) FROM w WHERE NULL IS NULL"
+               for a, b in itertools.product(_SETOP_TYPES, _SETOP_TYPES) if a != b
+               for op in ("UNION", "EXCEPT ALL")]
+    return [_file("setop-types.sql", view + queries),
+            _file("nonansi/setop-types.sql", view + queries)]
+
+
+SPACES = [literal_files, cte_files, setop_files, grouping_files, settings_files, settings_scope_files, syntax_files,
+          setop_type_files]
 
 
 def all_files() -> list[TestFile]:
