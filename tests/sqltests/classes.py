@@ -237,6 +237,11 @@ def syntax_files() -> list[TestFile]:
         "SELECT var1 + 1 AS v",
         "SELECT x FROM p WHERE x < var1 AND 1 = 1",
         "SELECT nope FROM p",
+        # an aggregate in ORDER BY over a grouped SELECT with window functions
+        "SELECT SUM(x) OVER () AS w FROM VALUES (1, 2), (3, 4) AS t(x, y) GROUP BY x, y + 1 ORDER BY SUM(x), y + 1",
+        "SELECT x % 2 AS parity, SUM(x) AS s, SUM(SUM(x)) OVER (PARTITION BY x % 2) AS ps "
+        "FROM VALUES (1, 10), (2, 20) AS t(x, y) GROUP BY x, y, x % 2 ORDER BY SUM(x), x % 2",
+        "SELECT x, SUM(x) OVER () AS w FROM VALUES (1, 2), (3, 4) AS t(x, y) GROUP BY x ORDER BY x",
     ])]
 
 
