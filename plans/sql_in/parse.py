@@ -152,6 +152,16 @@ def _fix_tokens(tokens: list[Token], sql: str, bitwise_levels: set[int] | None =
             # Spark's grammar takes `* EXCEPT (a, b)` only (sqlglot reads `* EXCEPT a` too)
             raise ParseError("`* EXCEPT` takes the columns it leaves out in parentheses: `* EXCEPT (...)`",
                              tokens[i + 1].line, tokens[i + 1].col)
+        if t.token_type == TokenType.ALL and out and (
+                out[-1].token_type == TokenType.SELECT
+                and (i + 1 == n or tokens[i + 1].token_type in (TokenType.COMMA, TokenType.FROM))
+                or out[-1].token_type in (TokenType.GROUP_BY, TokenType.ORDER_BY)
+                and i + 1 < n and tokens[i + 1].token_type == TokenType.COMMA):
+            # `SELECT all, city FROM ... GROUP BY all, city`: a column named all, where
+            # sqlglot reads the ALL quantifier (GROUP BY ALL) and drops the column
+            out.append(Token(TokenType.VAR, t.text, t.line, t.col, t.start, t.end, t.comments))
+            i += 1
+            continue
         if t.token_type == TokenType.INTERVAL:
             end = _multi_unit_interval(tokens, i)
             if end is not None:
@@ -419,7 +429,7 @@ def _restored(trees: list, fixes: _Fixes) -> None:
 
 # the tokens `_fix_tokens` may change (each case below starts at one of these)
 _FIXED = frozenset({TokenType.DOT, TokenType.ANY, TokenType.TABLE, TokenType.NUMBER, TokenType.BETWEEN, TokenType.STRING, TokenType.EXCEPT,
-                    TokenType.PIVOT,
+                    TokenType.PIVOT, TokenType.ALL,
                     TokenType.VAR, TokenType.LT, TokenType.INTERVAL, TokenType.PLUS, TokenType.UNKNOWN, TokenType.NOT,
                     *_CAST_OPERAND_STARTS, *bitwise.TOKENS})
 # infix words and brackets an operand follows, which `ends_operand` takes for operands
@@ -514,6 +524,8 @@ def _unmodelled_syntax(tokens: list) -> str | None:
         if words == ("MAX", "RECURSION", "LEVEL"):
             return "a recursion limit (`MAX RECURSION LEVEL`)"
         nxt = tokens[i + 1].token_type if i + 1 < len(tokens) else None
+        if t.token_type == TokenType.INTERVAL and (odd := _interval_sqlglot_misreads(tokens, i)):
+            return odd
         if t.token_type == TokenType.COLON and 0 < i and nxt in (TokenType.VAR, TokenType.L_BRACKET) \
                 and tokens[i - 1].token_type in (TokenType.VAR, TokenType.R_BRACKET, TokenType.R_PAREN):
             return "a variant path (`v:a.b`)"
@@ -528,6 +540,40 @@ def _unmodelled_syntax(tokens: list) -> str | None:
 
 
 _IS_KEYWORDS = frozenset({TokenType.NULL, TokenType.TRUE, TokenType.FALSE, TokenType.UNKNOWN})
+
+
+_UNIT_WORDS = "|".join(sorted(_INTERVAL_UNITS, key=len, reverse=True))
+# the strings Spark reads as a multi-unit interval literal (`INTERVAL '1 day 2 hours'`)
+_MULTI_UNIT_TEXT = re.compile(rf"\s*(interval\s+)?([+-]?\s*\d+(\.\d+)?\s*({_UNIT_WORDS})\b\s*)+", re.IGNORECASE)
+_WHOLE_NUMBER = re.compile(r"\s*[+-]?\d+\s*")
+_DECIMAL_NUMBER = re.compile(r"\s*[+-]?(\d+(\.\d*)?|\.\d+)\s*")
+
+
+def _interval_sqlglot_misreads(tokens: list, i: int) -> str | None:
+    """An interval literal at tokens[i] whose text sqlglot reads leniently where Spark
+    rejects it (INVALID_TYPED_LITERAL): `INTERVAL '1 day 1'` became `INTERVAL '1' DAY`,
+    `INTERVAL 1 fake_unit` an interval too.  Those not of the plain forms pass through:
+    a multi-unit string of numbers and units, a number string before one unit (a whole
+    number but for seconds); `X TO Y` forms are left to the analyzer."""
+    value = tokens[i + 1] if i + 1 < len(tokens) else None
+    unit = tokens[i + 2] if i + 2 < len(tokens) else None
+    after = tokens[i + 3] if i + 3 < len(tokens) else None
+    if value is None:
+        return None
+    has_unit = unit is not None and unit.text.upper() in _INTERVAL_UNITS
+    if value.token_type == TokenType.NUMBER and unit is not None and unit.token_type == TokenType.VAR \
+            and not has_unit:
+        return f"an interval literal Spark does not read (`INTERVAL {value.text} {unit.text}`)"
+    if value.token_type != TokenType.STRING:
+        return None
+    if not has_unit:
+        ok = _MULTI_UNIT_TEXT.fullmatch(value.text) is not None
+    elif after is not None and after.text.upper() == "TO":
+        ok = True
+    else:
+        number = _DECIMAL_NUMBER if unit.text.upper().startswith("SECOND") else _WHOLE_NUMBER  # type: ignore[union-attr]
+        ok = number.fullmatch(value.text) is not None
+    return None if ok else f"an interval literal whose text sparkfold does not read as Spark (`INTERVAL '{value.text}'`)"
 
 
 def _refuse_operator_runs(tokens: list) -> None:

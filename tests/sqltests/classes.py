@@ -242,6 +242,20 @@ def syntax_files() -> list[TestFile]:
         "SELECT x % 2 AS parity, SUM(x) AS s, SUM(SUM(x)) OVER (PARTITION BY x % 2) AS ps "
         "FROM VALUES (1, 10), (2, 20) AS t(x, y) GROUP BY x, y, x % 2 ORDER BY SUM(x), x % 2",
         "SELECT x, SUM(x) OVER () AS w FROM VALUES (1, 2), (3, 4) AS t(x, y) GROUP BY x ORDER BY x",
+        # interval texts sqlglot reads leniently; a column named all
+        "SELECT interval '中文 interval 1 day'",
+        "SELECT interval '1 day 1'",
+        "SELECT interval '1 day -'",
+        "SELECT interval '1 day 2' day",
+        "SELECT interval 1 fake_unit",
+        "SELECT interval '1 day 2 hours' AS i, interval 'interval 1 day' AS j, interval '1' day AS k",
+        "SELECT interval '1.5' second AS i, interval '-1' year AS j, interval '2 03:04:05' day to second AS k",
+        "SELECT interval 5 hours 30 seconds AS i WHERE 1 = 1",
+        "CREATE TEMPORARY VIEW va AS SELECT * FROM VALUES ('us', 'sf', 1), ('us', 'la', 2), ('fr', 'pa', 3) "
+        "AS va(country, city, id)",
+        "SELECT all, city, count(*) FROM (SELECT country AS all, city, id FROM va) GROUP BY all, city",
+        "SELECT all FROM (SELECT country AS all FROM va) WHERE 1 = 1",
+        "SELECT ALL city FROM va WHERE 1 = 1",
     ])]
 
 
