@@ -502,6 +502,12 @@ _TIMESTAMP_TYPES = frozenset({TokenType.TIMESTAMP, TokenType.TIMESTAMPNTZ, Token
                               TokenType.TIMESTAMPTZ})
 
 
+# the words after a pipe operator (`|>`, or `|` as Spark's parser also reads it), which
+# cannot follow a bitwise OR
+_PIPE_OPERATORS = frozenset({"SELECT", "EXTEND", "SET", "DROP", "AS", "WHERE", "AGGREGATE", "ORDER", "LIMIT", "OFFSET",
+                             "JOIN", "INNER", "LEFT", "RIGHT", "FULL", "CROSS", "NATURAL", "UNION", "INTERSECT",
+                             "EXCEPT", "MINUS", "PIVOT", "UNPIVOT", "TABLESAMPLE", "WINDOW", "DISTINCT", "SEMI",
+                             "ANTI", "LATERAL"})
 _CLAUSES = {("APPROX", "NEAREST"): "a nearest-neighbour join (`APPROX NEAREST ... BY`)",
             ("EXACT", "NEAREST"): "a nearest-neighbour join (`EXACT NEAREST ... BY`)",
             ("BIN", "BY"): "`BIN BY`"}
@@ -516,7 +522,8 @@ def _unmodelled_syntax(tokens: list) -> str | None:
     variant path (`v:price::string`), a nearest-neighbour join, `BIN BY`, a recursion
     limit, `window(...)` in GROUP BY, IDENTIFIER(...)."""
     for i, t in enumerate(tokens):
-        if t.token_type == TokenType.PIPE_GT:
+        if t.token_type == TokenType.PIPE_GT or t.token_type == TokenType.PIPE and i + 1 < len(tokens) \
+                and tokens[i + 1].text.upper() in _PIPE_OPERATORS:
             return "SQL pipe syntax (`|>`)"
         words = tuple(u.text.upper() for u in tokens[i:i + 3])
         if words[:2] in _CLAUSES:
@@ -526,7 +533,7 @@ def _unmodelled_syntax(tokens: list) -> str | None:
         nxt = tokens[i + 1].token_type if i + 1 < len(tokens) else None
         if t.token_type == TokenType.INTERVAL and (odd := _interval_sqlglot_misreads(tokens, i)):
             return odd
-        if t.token_type == TokenType.COLON and 0 < i and nxt in (TokenType.VAR, TokenType.L_BRACKET) \
+        if t.token_type == TokenType.COLON and 0 < i and nxt in (TokenType.VAR, TokenType.L_BRACKET, TokenType.IDENTIFIER) \
                 and tokens[i - 1].token_type in (TokenType.VAR, TokenType.R_BRACKET, TokenType.R_PAREN):
             return "a variant path (`v:a.b`)"
         if nxt == TokenType.L_PAREN and (t.token_type == TokenType.WINDOW or t.text.upper() == "IDENTIFIER"):

@@ -245,6 +245,11 @@ def sort_orders(an, order: exp.Order, ctx: Ctx, outputs: list[E.Attribute]) -> l
     if len(items) == 1 and names_all(items[0].this) and not column_all_visible(ctx):
         asc, nulls_first = _direction(items[0])
         return [E.SortOrder(a, asc, nulls_first) for a in outputs]
+    if an.catalog.order_by_ordinal and len(items) > 1 and any(
+            (i := _ordinal(o.this)) is not None and not 1 <= i <= len(outputs) for o in items):
+        # beside other keys, Spark may read a position past the select list against the
+        # columns the sort adds for them (spark.sql.prioritizeOrdinalResolutionInSort)
+        raise NotModelled("an ORDER BY position past the select list beside other keys")
     return [sort_order(an, o, ctx, outputs) for o in items]
 
 

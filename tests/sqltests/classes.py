@@ -256,6 +256,13 @@ def syntax_files() -> list[TestFile]:
         "SELECT all, city, count(*) FROM (SELECT country AS all, city, id FROM va) GROUP BY all, city",
         "SELECT all FROM (SELECT country AS all FROM va) WHERE 1 = 1",
         "SELECT ALL city FROM va WHERE 1 = 1",
+        "TABLE p\n| SELECT x, s",
+        "SELECT x | 1 AS o FROM p WHERE 1 = 1",
+        "SELECT v:`field-name`::string AS a FROM (SELECT parse_json('{\"field-name\": \"x\"}') AS v)",
+        "SELECT x FROM p ORDER BY 2, s",
+        "SELECT x FROM p ORDER BY s, 2",
+        "SET spark.sql.prioritizeOrdinalResolutionInSort.enabled=false",
+        "SELECT x FROM p ORDER BY 2, s",
     ])]
 
 
