@@ -224,7 +224,7 @@ def test_a_text_left_as_written_must_type_its_columns_as_the_plan(spark, tables)
     assert_same_result(spark, sql, out)
 
 
-def test_a_read_back_that_types_a_column_otherwise_is_refused():
+def test_a_read_back_that_types_a_column_otherwise_is_refused(spark):
     """The read-back's nullability guard, called directly: Spark types `CAST(0 AS
     DECIMAL(3,2))` nullable in both modes (an int may not fit in decimal(3,2)), the
     literal `CAST(0.00 AS DECIMAL(3,2))` NOT NULL.  No query of the rules' reaches this
@@ -232,6 +232,9 @@ def test_a_read_back_that_types_a_column_otherwise_is_refused():
     written keeps it too), so it is checked here: a text is refused when it types a
     column otherwise than asked, and accepted when it types it so."""
     from sparkfold.plans.sql_in.catalog import Catalog
+    # the premise, Spark's: the number cast nullable, the literal cast NOT NULL
+    assert [f.nullable for f in spark.sql("SELECT CAST(0 AS DECIMAL(3,2)) AS x, "
+                                          "CAST(0.00 AS DECIMAL(3, 2)) AS y").schema.fields] == [True, False]
     catalog = Catalog.coerce(STANDARD_SCHEMA)
     target = "SELECT CAST(0.00 AS DECIMAL(3, 2)) AS x"
     text = "SELECT CAST(0 AS DECIMAL(3,2)) AS x"

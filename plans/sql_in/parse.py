@@ -511,6 +511,7 @@ _PIPE_OPERATORS = frozenset({"SELECT", "EXTEND", "SET", "DROP", "AS", "WHERE", "
 _CLAUSES = {("APPROX", "NEAREST"): "a nearest-neighbour join (`APPROX NEAREST ... BY`)",
             ("EXACT", "NEAREST"): "a nearest-neighbour join (`EXACT NEAREST ... BY`)",
             ("BIN", "BY"): "`BIN BY`"}
+_CLAUSE_STARTS = frozenset({first for first, _ in _CLAUSES} | {"MAX"})
 
 
 def _unmodelled_syntax(tokens: list) -> str | None:
@@ -525,11 +526,12 @@ def _unmodelled_syntax(tokens: list) -> str | None:
         if t.token_type == TokenType.PIPE_GT or t.token_type == TokenType.PIPE and i + 1 < len(tokens) \
                 and tokens[i + 1].text.upper() in _PIPE_OPERATORS:
             return "SQL pipe syntax (`|>`)"
-        words = tuple(u.text.upper() for u in tokens[i:i + 3])
-        if words[:2] in _CLAUSES:
-            return _CLAUSES[words[:2]]
-        if words == ("MAX", "RECURSION", "LEVEL"):
-            return "a recursion limit (`MAX RECURSION LEVEL`)"
+        if t.text.upper() in _CLAUSE_STARTS:
+            words = tuple(u.text.upper() for u in tokens[i:i + 3])
+            if words[:2] in _CLAUSES:
+                return _CLAUSES[words[:2]]
+            if words == ("MAX", "RECURSION", "LEVEL"):
+                return "a recursion limit (`MAX RECURSION LEVEL`)"
         nxt = tokens[i + 1].token_type if i + 1 < len(tokens) else None
         if t.token_type == TokenType.INTERVAL and (odd := _interval_sqlglot_misreads(tokens, i)):
             return odd
@@ -597,9 +599,9 @@ def _refuse_operator_runs(tokens: list) -> None:
                          and b.start == a.end + 1)):
             raise ParseError(f"a comparison operator cannot follow another, near {b.text!r}", b.line,
                              max(1, b.col - len(b.text) + 1))
-        before = [t.token_type for t in tokens[max(0, i - 3):i - 1]]
         if b.token_type == TokenType.DCOLON and a.token_type in _IS_KEYWORDS \
-                and (before[-1:] == [TokenType.IS] or before[-2:] == [TokenType.IS, TokenType.NOT]):
+                and ([t.token_type for t in tokens[max(0, i - 2):i - 1]] == [TokenType.IS]
+                     or [t.token_type for t in tokens[max(0, i - 3):i - 1]] == [TokenType.IS, TokenType.NOT]):
             raise ParseError(f"`::` cannot follow `IS [NOT] {a.text.upper()}` (a predicate, not a value: "
                              "put it in parentheses to cast it)", b.line, max(1, b.col - 1))
 
