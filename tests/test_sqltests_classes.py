@@ -107,3 +107,12 @@ def test_session_settings_change_only_what_they_read_every_query(spark):
     decorrelation = [o for o in outcomes if o.file == "decorrelation.sql"]
     assert sum(o.status == "rewritten" and o.sql.startswith("SELECT *, (SELECT count(*)") for o in decorrelation) == 3
     assert sum(o.status == "unchanged" and "false AND EXISTS" in o.sql for o in decorrelation) == 2
+
+
+def test_a_trailing_comma_in_any_list_stays_a_syntax_error(spark):
+    outcomes, failures = _check(spark, classes.trailing_comma_files(), every=1)
+    assert failures == []
+    by_sql = {o.sql: o for o in outcomes}
+    assert by_sql["SELECT x, FROM p WHERE 1 = 1"].spark == "TRAILING_COMMA_IN_SELECT"
+    assert by_sql["SELECT rank() OVER (PARTITION BY x, ORDER BY x) AS r FROM p WHERE 1 = 1"].spark == "PARSE_SYNTAX_ERROR"
+    assert by_sql["SELECT array(1, 2) AS a"].spark == "accepts"

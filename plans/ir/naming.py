@@ -145,7 +145,8 @@ def _name_node(e: E.Expr, args: list[str]) -> str:
         case E.BinaryExpr():
             return f"({args[0]} {e.symbol} {args[1]})"
         case E.Cast(_, to, try_, user):
-            if not user:
+            if not user or isinstance(to, (T.ArrayType, T.MapType, T.StructType)):
+                # Spark's Cast.sql leaves out a cast to a complex type (HiveQL had none)
                 return args[0]
             return f"{'TRY_CAST' if try_ else 'CAST'}({args[0]} AS {to.sql()})"
         case E.If():

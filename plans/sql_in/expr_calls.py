@@ -487,6 +487,8 @@ def _opaque_name(node: exp.Expression, args) -> tuple[str, bool]:
         if len(args) == 1:
             return {"LEADING": "ltrim", "TRAILING": "rtrim"}.get(position, "trim") + f"({names[0]})", True
         return f"TRIM({position} {names[1]} FROM {names[0]})", True
+    if isinstance(node, exp.Bracket) and len(node.expressions) == 1 and len(args) == 2:
+        return f"{argument_name(args[0])}[{argument_name(args[1])}]", False  # `NULL[0]`, `map(a, m)[a]`
     if isinstance(node, exp.Between) and len(args) == 3:
         return f"between({', '.join(argument_name(a) for a in args)})", True
     if len(args) == _arity(node) and type(node) in _OPERATOR_NAMES:

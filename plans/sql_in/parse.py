@@ -518,8 +518,9 @@ def _unmodelled_syntax(tokens: list) -> str | None:
     """Syntax of Spark SQL that sqlglot's parser reads otherwise or not at all, which a
     statement passes through for: SQL pipe syntax (`FROM t |> WHERE ...`, which sqlglot
     reads into another query or fails on), a timestamp type with a precision
-    (`CAST(x AS TIMESTAMP_NTZ(9))`, whose precision sqlglot drops: its name, its type and
-    Spark's FEATURE_NOT_ENABLED would be lost), and clauses sqlglot does not parse: a
+    (`CAST(x AS TIMESTAMP_NTZ(9))`, `ARRAY<TIMESTAMP_LTZ(9)>`, whose precision sqlglot
+    drops: its name, its type and Spark's FEATURE_NOT_ENABLED would be lost), a TIME
+    literal before `::` (`TIME '00:01' :: INT`, a cast of the string), and clauses sqlglot does not parse: a
     variant path (`v:price::string`), a nearest-neighbour join, `BIN BY`, a recursion
     limit, `window(...)` in GROUP BY, IDENTIFIER(...)."""
     for i, t in enumerate(tokens):
@@ -542,9 +543,13 @@ def _unmodelled_syntax(tokens: list) -> str | None:
             return "a time window (window / session_window)" if t.token_type == TokenType.WINDOW \
                 else "the IDENTIFIER clause"
         if t.token_type in _TIMESTAMP_TYPES and 0 < i < len(tokens) - 1 \
-                and tokens[i - 1].token_type in (TokenType.ALIAS, TokenType.DCOLON) \
+                and tokens[i - 1].token_type in (TokenType.ALIAS, TokenType.DCOLON, TokenType.LT, TokenType.COMMA,
+                                                 TokenType.COLON) \
                 and tokens[i + 1].token_type == TokenType.L_PAREN:
             return f"a timestamp type with a precision (`{t.text.upper()}(...)`)"
+        if t.token_type == TokenType.TIME and nxt == TokenType.STRING and i + 2 < len(tokens) \
+                and tokens[i + 2].token_type == TokenType.DCOLON:
+            return "a TIME literal before `::` (sqlglot casts the string, not the literal)"
     return None
 
 
@@ -604,6 +609,31 @@ def _refuse_operator_runs(tokens: list) -> None:
                      or [t.token_type for t in tokens[max(0, i - 3):i - 1]] == [TokenType.IS, TokenType.NOT]):
             raise ParseError(f"`::` cannot follow `IS [NOT] {a.text.upper()}` (a predicate, not a value: "
                              "put it in parentheses to cast it)", b.line, max(1, b.col - 1))
+
+
+# the words that end a list when they follow it; after a comma, a syntax error in Spark
+# (`PARTITION BY a, ORDER BY b`), which sqlglot's parser reads as the list's end
+_LIST_ENDS = frozenset({TokenType.R_PAREN, TokenType.SEMICOLON, TokenType.ORDER_BY, TokenType.GROUP_BY,
+                        TokenType.PARTITION_BY, TokenType.SORT_BY, TokenType.CLUSTER_BY, TokenType.DISTRIBUTE_BY})
+_TABLE_STARTS = frozenset({TokenType.VAR, TokenType.IDENTIFIER, TokenType.L_PAREN})
+
+
+def _refuse_trailing_commas(tokens: list) -> None:
+    """A comma that ends a list, which Spark's parser rejects and sqlglot's drops: before
+    `)`, the statement's end or a clause (`f(a,)`, `IN (1, 2,)`, `GROUP BY a,`), and
+    before the FROM of a select list (`SELECT a, FROM t`: TRAILING_COMMA_IN_SELECT).  (A
+    keyword after a comma may be a name in Spark, `SELECT a, from FROM t`: only a FROM
+    before a table's name or a subquery is taken for the clause.)"""
+    for i, t in enumerate(tokens):
+        if t.token_type != TokenType.COMMA:
+            continue
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        if nxt is None or nxt.token_type in _LIST_ENDS:
+            raise ParseError(f"a list cannot end with a comma, near {(nxt.text if nxt else ',')!r}", t.line, t.col)
+        after = tokens[i + 2] if i + 2 < len(tokens) else None
+        if nxt.token_type == TokenType.FROM and (after is None or after.token_type in _TABLE_STARTS):
+            raise ParseError("a select list cannot end with a comma before FROM", t.line, t.col,
+                             error_class="TRAILING_COMMA_IN_SELECT")
 
 
 def _line_col(sql: str, offset: int) -> tuple[int, int]:
@@ -683,6 +713,7 @@ def parse_statements(sql: str, placed: bool = True) -> list[exp.Expression]:
     fixes = _Fixes()
     tokens = _fix_tokens(tokens, sql, levels, fixes)
     _refuse_operator_runs(tokens)
+    _refuse_trailing_commas(tokens)
     unmodelled = _unmodelled_syntax(tokens)
     parser = DIALECT.parser() if placed else unplaced_parser()
     try:

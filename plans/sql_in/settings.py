@@ -132,6 +132,8 @@ UNMODELLED: dict[str, tuple[str, Affects]] = {
     "spark.sql.crossJoin.enabled": ("true", _any(exp.Join)),
     # types
     "spark.sql.timestampType": ("TIMESTAMP_LTZ", _always),
+    # a timestamp literal with nanoseconds is a TIMESTAMP_LTZ(9) / TIMESTAMP_NTZ(9)
+    "spark.sql.timestampNanosTypes.enabled": ("false", _text(r"(?i)timestamp")),
     # evaluation
     "spark.sql.ansi.strictIndexOperator": ("true", _any(exp.Bracket)),
     # (correlated subqueries only: see CORRELATION)

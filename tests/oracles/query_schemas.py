@@ -20,7 +20,7 @@ move it, so the space is built from the rewrites that do:
 - what sparkfold reads past sqlglot's parser or names itself: structs and tuples whose
   field names come from rewritten arguments, a unary plus among operators, `TABLE t`
   as a query, in a subquery and in a set operation, a struct's star (`q.st.*`, with
-  EXCEPT).
+  EXCEPT), casts to complex types (which Spark's names leave out).
 Each query in ANSI mode and out of it (`MODES`).  Besides the model of the optimized
 query's schema, the text sparkfold writes is read back by sparkfold's own analyzer
 (whose names and types the expression-type oracle holds to Spark's): its column names
@@ -68,7 +68,13 @@ WRITTEN_NAMES = ("struct(nt.i, coalesce(nt.x, NULL))", "struct(nt.s, upper('a'),
                  "named_struct('a', coalesce(NULL, nt.n), 'b', nt.b AND TRUE)", "struct(nt.i AS k, 2 * 3)", "struct(nt.s AS `k x`, nt.n AS K)",
                  "array(struct(nt.n, NULL OR nt.b))", "+ nt.i", "1 - + nt.i", "+ nt.i * 2", "- + nt.x",
                  "+ (1 + 2)", "nt.d / + nt.i", "abs(+ nt.n)", "+ nt.m + 0")
-ITEMS = FOLDS_TO_NOT_NULL + FOLDS_TO_NULLABLE_TEXT + COLUMN_ITEMS + LITERALS + WRITTEN_NAMES
+# casts to complex types, which Spark leaves out of a name (`CAST(NULL AS ARRAY<INT>)` is `NULL`)
+COMPLEX_CASTS = ("CAST(NULL AS ARRAY<INT>)", "CAST(NULL AS MAP<INT, ARRAY<INT>>)", "CAST(NULL AS STRUCT<a: INT>)",
+                 "TRY_CAST(NULL AS ARRAY<STRING>)", "CAST(array(nt.i) AS ARRAY<BIGINT>)",
+                 "CAST(array(nt.n, 1) AS ARRAY<STRING>)", "CAST(struct(nt.i, nt.s) AS STRUCT<x: BIGINT, y: STRING>)",
+                 "CAST(map(nt.s, nt.i) AS MAP<STRING, DOUBLE>)", "array(CAST(NULL AS ARRAY<INT>))",
+                 "CAST(NULL AS ARRAY<INT>)[0]", "size(CAST(array(nt.i) AS ARRAY<STRING>))")
+ITEMS = FOLDS_TO_NOT_NULL + FOLDS_TO_NULLABLE_TEXT + COLUMN_ITEMS + LITERALS + WRITTEN_NAMES + COMPLEX_CASTS
 STRUCT = "struct(nt.i, nt.s, coalesce(nt.n, NULL), nt.b OR FALSE)"
 
 EMPTYING = ("WHERE FALSE", "WHERE nt.n = NULL", "WHERE nt.i IS NULL", "LIMIT 0")

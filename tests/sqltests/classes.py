@@ -186,7 +186,8 @@ def syntax_files() -> list[TestFile]:
     types with a precision (passed through; Spark rejects or reads them), two comparison
     operators in a row and a cast after `IS [NOT] NULL` (Spark's syntax errors), a
     NATURAL JOIN whose left side has a name twice, collated strings (a view's DEFAULT
-    COLLATION, a column's COLLATE): no path may answer otherwise than Spark."""
+    COLLATION, a column's COLLATE), a TIME literal before `::`, nanosecond timestamps:
+    no path may answer otherwise than Spark."""
     return [_file("syntax.sql", [
         "CREATE TEMPORARY VIEW p AS SELECT * FROM VALUES (1, 'a'), (2, 'b'), (NULL, 'c') AS p(x, s)",
         "CREATE TEMPORARY VIEW e AS SELECT * FROM p WHERE false",
@@ -263,7 +264,45 @@ def syntax_files() -> list[TestFile]:
         "SELECT x FROM p ORDER BY s, 2",
         "SET spark.sql.prioritizeOrdinalResolutionInSort.enabled=false",
         "SELECT x FROM p ORDER BY 2, s",
+        # a TIME literal before `::` (sqlglot cast the string); a precision inside a type
+        "SELECT TIME '00:01:52' :: int AS i, TIME '23:59:59' :: tinyint AS j",
+        "SELECT array(DATE '2020-01-01') :: array<timestamp_ntz(9)> AS a",
+        "SELECT named_struct('f', DATE '2020-01-01') :: struct<f: timestamp_ltz(9)> AS s",
+        "SELECT map('v', DATE '2020-01-01') :: map<string, timestamp_ltz(9)> AS m",
+        # nanosecond timestamps (a setting sparkfold does not model: what reads a timestamp passes through)
+        "SET spark.sql.timestampNanosTypes.enabled=true",
+        "SELECT year(v), day(v) FROM VALUES (TIMESTAMP_NTZ '2020-02-29 23:59:59.999999999') AS t(v) WHERE 1 = 1",
+        "SELECT v FROM (SELECT TIMESTAMP_LTZ '2020-01-01 00:00:00.000000999' AS v UNION ALL "
+        "SELECT TIMESTAMP_LTZ '2020-01-01 00:00:00.000000001') WHERE 1 = 1 ORDER BY v",
     ])]
+
+
+# lists of each kind Spark's grammar has, as (query, items): an item `x` may be written
+# `x,` nowhere (sqlglot's parser drops such a trailing comma)
+_LISTS = [("SELECT {} FROM p", ["x", "s"]), ("SELECT x FROM p GROUP BY {}", ["x", "s"]),
+          ("SELECT x FROM p ORDER BY {}", ["x", "s"]),
+          ("SELECT rank() OVER (PARTITION BY {} ORDER BY x) AS r FROM p", ["x", "s"]),
+          ("SELECT rank() OVER (PARTITION BY x ORDER BY {}) AS r FROM p", ["x", "s"]),
+          ("SELECT coalesce({}) AS c FROM p", ["x", "1"]), ("SELECT x FROM p WHERE x IN ({})", ["1", "2"]),
+          ("SELECT * FROM VALUES ({}) AS v(a, b)", ["1", "2"]), ("SELECT array({}) AS a", ["1", "2"]),
+          ("SELECT named_struct({}) AS n", ["'k'", "1"]), ("SELECT count(DISTINCT {}) AS c FROM p", ["x", "s"]),
+          ("SELECT x, s, count(*) AS c FROM p GROUP BY GROUPING SETS (({}), ())", ["x", "s"]),
+          ("SELECT * FROM {}", ["p", "e"]), ("SELECT * FROM p PIVOT (sum(x) FOR s IN ({}))", ["'a'", "'b'"]),
+          ("WITH {} SELECT * FROM w1, w2", ["w1 AS (SELECT 1 AS i)", "w2 AS (SELECT 2 AS j)"])]
+
+
+def trailing_comma_files() -> list[TestFile]:
+    """Every kind of list in Spark's grammar, written with its items and with a trailing
+    comma (a syntax error to Spark, TRAILING_COMMA_IN_SELECT in a select list), with a
+    `1 = 1` to fold where it takes a WHERE: the comma must stay an error on every path."""
+    view = ["CREATE TEMPORARY VIEW p AS SELECT * FROM VALUES (1, 'a'), (2, 'b'), (NULL, 'c') AS p(x, s)",
+            "CREATE TEMPORARY VIEW e AS SELECT * FROM p WHERE false"]
+    queries = []
+    for query, items in _LISTS:
+        where = " WHERE 1 = 1" if query.endswith(" FROM p") else ""
+        listed = ", ".join(items)
+        queries += [query.format(text) + where for text in (listed, listed + ",", items[0] + ",")]
+    return [_file("trailing-commas.sql", view + list(dict.fromkeys(queries)))]
 
 
 _SETOP_TYPES = ["tinyint", "smallint", "int", "bigint", "float", "double", "decimal(10,2)", "decimal(38,18)",
@@ -284,7 +323,7 @@ def setop_type_files() -> list[TestFile]:
 
 
 SPACES = [literal_files, cte_files, setop_files, grouping_files, settings_files, settings_scope_files, syntax_files,
-          setop_type_files]
+          setop_type_files, trailing_comma_files]
 
 
 def all_files() -> list[TestFile]:
