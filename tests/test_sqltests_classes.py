@@ -116,3 +116,13 @@ def test_a_trailing_comma_in_any_list_stays_a_syntax_error(spark):
     assert by_sql["SELECT x, FROM p WHERE 1 = 1"].spark == "TRAILING_COMMA_IN_SELECT"
     assert by_sql["SELECT rank() OVER (PARTITION BY x, ORDER BY x) AS r FROM p WHERE 1 = 1"].spark == "PARSE_SYNTAX_ERROR"
     assert by_sql["SELECT array(1, 2) AS a"].spark == "accepts"
+
+
+def test_a_field_of_a_name_in_order_by_or_having_reads_what_spark_reads(spark):
+    outcomes, failures = _check(spark, classes.alias_field_files(), every=1)
+    assert failures == []
+    by_sql = {o.sql: o for o in outcomes}
+    # Spark reads the alias's field where the column has none, the column's element where the alias is no array
+    assert by_sql["SELECT named_struct('a', 1) AS col1 FROM VALUES ('a') AS t(col1) GROUP BY col1 ORDER BY col1.a"].spark \
+        == "accepts"
+    assert by_sql["SELECT 'a' AS col1 FROM VALUES (array(1)) AS t(col1) GROUP BY col1 ORDER BY col1[0]"].spark == "accepts"

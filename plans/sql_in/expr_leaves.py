@@ -41,6 +41,8 @@ def analyze_column(ea, node: exp.Column, ctx: Ctx) -> E.Expr:
         raise NotModelled(f"the regular expression select item `{display}` here, under "
                           f"spark.sql.parser.quotedRegexColumnNames")
     unnamed = ea.analyzer.unnamed
+    if ctx.preferred and parts[0].lower() in ctx.preferred and (len(parts) > 1 or _extracted(node)):
+        _refuse_type_directed(ea, parts, ctx, node)
     if len(parts) == 1:
         key = parts[0].lower()
         if key in ctx.preferred and not from_column_first(ea, parts, ctx, node):
@@ -60,6 +62,11 @@ def analyze_column(ea, node: exp.Column, ctx: Ctx) -> E.Expr:
             found = ctx.lateral[parts[0].lower()]
             refuse_unnamed(ea.analyzer, [found])
             return found
+        alias = ctx.preferred.get(parts[0].lower()) or ctx.lateral.get(parts[0].lower())
+        if len(parts) > 1 and alias is not None:
+            # a field of a select alias, which no FROM column's name begins (`ORDER BY s.a`)
+            refuse_unnamed(ea.analyzer, [alias])
+            return field_access(ea, alias, list(parts[1:]), node)
         if len(parts) == 1 and not node.this.quoted and parts[0].lower() in _NILADIC_TIME:
             # Spark 4.1's `current_time` / `localtime` without parentheses, when no
             # column has the name: current_time(6), of the TIME type sparkfold does not model
@@ -78,6 +85,28 @@ def analyze_column(ea, node: exp.Column, ctx: Ctx) -> E.Expr:
         # `upper(X.B)` is `upper(B)`): the same attribute under the written name
         found = found.copy(name=parts[-1])
     return found
+
+
+def _extracted(node: exp.Column) -> bool:
+    """Is the column the base of a subscript or a field access (`c[0]`, `(c).a`)?"""
+    return isinstance(node.parent, (exp.Bracket, exp.Dot)) and node.parent.this is node
+
+
+def _refuse_type_directed(ea, parts: tuple, ctx: Ctx, node) -> None:
+    """In ORDER BY or HAVING, a field or an element of a name that is a select alias and
+    also another column of the FROM: Spark picks one by their types (`col1.a` reads the
+    alias when the column has no field `a`; `col1[0]` the column when the alias is no
+    array), and not alike in both clauses (Spark's
+    having-and-order-by-recursive-type-name-resolution.sql): passed through."""
+    alias = ctx.preferred[parts[0].lower()]
+    try:
+        found, _rest, _depth = ctx.scope.resolve(parts[:1], parts[0], _position(ea.sql, node))
+    except AnalysisError:
+        return
+    if isinstance(found, E.Attribute) and isinstance(alias, E.Attribute) and found.expr_id == alias.expr_id:
+        return
+    raise NotModelled(f"a field or an element of `{parts[0]}` in {ctx.clause}, which names both a select "
+                      f"alias and a column (Spark chooses by their types)")
 
 
 def from_column_first(ea, parts: tuple, ctx: Ctx, node) -> bool:

@@ -322,8 +322,30 @@ def setop_type_files() -> list[TestFile]:
             _file("nonansi/setop-types.sql", view + queries)]
 
 
+_FIELD_SOURCES = ["VALUES ('a') AS t(col1)", "VALUES (named_struct('a', 0)) AS t(col1)", "VALUES (array(1)) AS t(col1)",
+                  "VALUES (1) AS t(k)"]
+_FIELD_ALIASES = ["'a' AS col1", "named_struct('a', 1) AS col1", "array(1) AS col1", "col1"]
+
+
+def alias_field_files() -> list[TestFile]:
+    """A field or an element of a name in ORDER BY and HAVING (`col1.a`, `col1[0]`,
+    `col1.a.b`), where the name is a select alias, a FROM column, both (of types that do or
+    do not have the field: Spark chooses by type), or the alias of the column itself; and a
+    select alias's field read by a later select item."""
+    queries = []
+    for source, alias, access in itertools.product(_FIELD_SOURCES, _FIELD_ALIASES, ["col1.a", "col1[0]", "col1.a.b"]):
+        group = "col1" if source.endswith("(col1)") else "k"
+        if alias == "col1" and group == "k":
+            continue
+        queries += [f"SELECT {alias} FROM {source} GROUP BY {group} ORDER BY {access}",
+                    f"SELECT {alias} FROM {source} GROUP BY {group} HAVING {access} IS NOT NULL"]
+    queries += ["SELECT named_struct('a', k) AS s, s.a + 1 AS b FROM VALUES (1), (2) AS t(k) WHERE 1 = 1",
+                "SELECT named_struct('a', named_struct('b', k)) AS s FROM VALUES (1), (2) AS t(k) ORDER BY s.a.b DESC"]
+    return [_file("alias-fields.sql", queries)]
+
+
 SPACES = [literal_files, cte_files, setop_files, grouping_files, settings_files, settings_scope_files, syntax_files,
-          setop_type_files, trailing_comma_files]
+          setop_type_files, trailing_comma_files, alias_field_files]
 
 
 def all_files() -> list[TestFile]:
