@@ -31,10 +31,11 @@ def test_literals_spark_rejects_stay_errors_and_the_ones_it_reads_keep_their_val
     assert {o.spark == "accepts" for o in outcomes} == {True, False}
 
 
-def test_duplicated_cte_names_stay_an_error(spark):
-    outcomes, failures = _check(spark, classes.cte_files())
+def test_duplicated_cte_names_and_errors_in_unread_ctes_stay_errors(spark):
+    outcomes, failures = _check(spark, classes.cte_files(), every=1)
     assert failures == []
     assert sum(o.spark == "DUPLICATED_CTE_NAMES" for o in outcomes) >= 1
+    assert {o.spark for o in outcomes if o.sql.startswith("WITH u AS")} >= {"TABLE_OR_VIEW_NOT_FOUND", "accepts"}
 
 
 def test_nested_set_operations_keep_their_precedence_when_written_whole(spark):

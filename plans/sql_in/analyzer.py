@@ -150,7 +150,28 @@ class Analyzer:
             if d.recursive and not d.uses:
                 # it goes from the rewritten query, and with it whatever error Spark finds in it
                 raise NotModelled("a recursive CTE no query reads")
+            if not d.uses and d.make is None:
+                self._unread_cte(d)
         return plan
+
+    def _unread_cte(self, d: CTEDef) -> None:
+        """Spark analyzes a CTE that no query reads: its errors are the query's (an unknown
+        column or table), and the outer columns it reads name the subquery it stands in
+        (`(WITH u AS (SELECT id) SELECT 1)` is `scalarsubquery(id)`).  Analyzed here for
+        the errors only (what it recorded is dropped).  One reading outer columns passes
+        through, and so does one holding what sparkfold does not model (an opaque call or
+        relation), where Spark may find an error sparkfold does not see: a query written
+        whole has no CTE no query reads."""
+        mark = len(self.recorded) if self.recorded is not None else 0
+        unread = self.query(d.node, d.outer, d.ctes)
+        if self.recorded is not None:
+            del self.recorded[mark:]
+        if d.outer is not None and L.outer_references(unread):
+            raise NotModelled(f"the CTE `{d.name}`, which no query reads, reads the outer query's columns "
+                              f"(Spark names the subquery after them)")
+        if _holds_opaque(unread):
+            raise NotModelled(f"the CTE `{d.name}`, which no query reads, holds what sparkfold does not model "
+                              f"(Spark analyzes it, and may find an error there)")
 
     def _query(self, node: exp.Expression, outer: Scope | None, ctes: dict) -> L.Plan:
         if isinstance(node, exp.Select):
@@ -327,3 +348,18 @@ def _only_shown(plan: L.Plan, unnamed: set[int]) -> None:
         if a.expr_id in unnamed and a.expr_id not in shown:
             raise NotModelled(f"the column {a.name}, named by Spark with a name sparkfold does not know, "
                               f"outside the query's top SELECT")
+
+
+def _holds_opaque(plan: L.Plan) -> bool:
+    """Does the plan hold an opaque relation or expression, at any depth?"""
+    stack = [plan]
+    while stack:
+        p = stack.pop()
+        if isinstance(p, L.OpaqueRelation):
+            return True
+        stack.extend(p.children)
+        for e in p.expressions:
+            if e.mask & E.Opaque.bit:
+                return True
+            stack.extend(x.plan for x in L.subquery_plans(e))
+    return False

@@ -53,13 +53,25 @@ def literal_files() -> list[TestFile]:
 
 def cte_files() -> list[TestFile]:
     """WITH clauses that define a name twice (DUPLICATED_CTE_NAMES, even when nothing
-    reads it), in a subquery too, beside names that differ in case only or shadow."""
+    reads it), in a subquery too, beside names that differ in case only or shadow; CTEs
+    no query reads, which Spark analyzes all the same (an unknown column, table or a type
+    error in one is the query's error; one in a subquery expression that reads the outer
+    query's columns names the subquery after them)."""
     return [_file("cte-names.sql", [
         "WITH t(x) AS (SELECT 1), t(x) AS (SELECT 2) SELECT * FROM t",
         "WITH t AS (SELECT 1 AS x), u AS (SELECT 2 AS x), t AS (SELECT 3 AS x) SELECT * FROM u",
         "WITH t AS (SELECT 1 AS x), T AS (SELECT 2 AS x) SELECT * FROM t",
         "WITH t AS (SELECT 1 AS x) SELECT * FROM (WITH t AS (SELECT 2 AS x) SELECT * FROM t)",
         "SELECT * FROM (WITH t AS (SELECT 1 AS x), t AS (SELECT 2 AS x) SELECT * FROM t)",
+        "WITH u AS (SELECT nope FROM range(2)) SELECT id FROM range(3) WHERE 1 = 1",
+        "WITH u AS (SELECT id FROM nope_table) SELECT id FROM range(3) WHERE 1 = 1",
+        "WITH u AS (SELECT date_add('2020-01-01', array(1))) SELECT 1 AS c WHERE 1 = 1",
+        "WITH u AS (SELECT 1 / 0 AS z) SELECT 1 AS c WHERE 1 = 1",
+        "WITH u AS (SELECT id FROM range(2)), v AS (SELECT * FROM u) SELECT 1 AS c WHERE 1 = 1",
+        "SELECT (WITH u AS (SELECT id) SELECT 1) FROM range(2) WHERE 1 = 1",
+        "SELECT (WITH u AS (SELECT id) SELECT 1) AS c FROM range(2) WHERE 1 = 1",
+        "SELECT id FROM range(3) WHERE EXISTS (WITH u AS (SELECT id) SELECT 1) AND 1 = 1",
+        "SELECT (WITH u AS (SELECT 2 AS k) SELECT id + 1) FROM range(2) WHERE 1 = 1",
     ])]
 
 
