@@ -127,3 +127,9 @@ def test_a_field_of_a_name_in_order_by_or_having_reads_what_spark_reads(spark):
     assert by_sql["SELECT named_struct('a', 1) AS col1 FROM VALUES ('a') AS t(col1) GROUP BY col1 ORDER BY col1.a"].spark \
         == "accepts"
     assert by_sql["SELECT 'a' AS col1 FROM VALUES (array(1)) AS t(col1) GROUP BY col1 ORDER BY col1[0]"].spark == "accepts"
+
+
+def test_grouping_sets_over_renamed_inputs_keep_spark_names(spark):
+    outcomes, failures = _check(spark, classes.grouping_set_name_files(), every=2)
+    assert failures == []
+    assert sum(o.whole_verdict == "equal" for o in outcomes) >= 15

@@ -126,6 +126,7 @@ def write_opaque_relation(gen, plan: L.OpaqueRelation, outer) -> Block:
                 if table.args.get("pivots"):
                     item.set("pivots", table.args["pivots"])
                 table.replace(item)
+    renamed = _renamed_items(gen, plan, template, refs)
     writer = ExprWriter(gen, refs)
     for col in list(template.find_all(exp.Column)):
         name = col.name
@@ -140,7 +141,43 @@ def write_opaque_relation(gen, plan: L.OpaqueRelation, outer) -> Block:
                 if isinstance(arg, E.Attribute) and value.name != arg.name:
                     value = exp.alias_(value, arg.name, quoted=_needs_quotes(arg.name), copy=False)
             col.replace(_wrap(value, ATOMIC))
+    for k in renamed:
+        item = template.expressions[k]
+        if not isinstance(item, exp.Alias):
+            name = plan.output[k].name
+            template.expressions[k].replace(exp.alias_(item, name, quoted=_needs_quotes(name)))
     return Block(list(plan.output), dict(outer), setop=template)
+
+
+def _cast_call(node: exp.Expression) -> bool:
+    """A cast spelled as a call (`string(x)`, `int(x)`), which the text writes `CAST(x AS
+    STRING)`: Spark leaves the former out of a name, not the latter."""
+    return isinstance(node, exp.Cast) and str(node.meta.get("name") or "cast").lower() not in ("cast", "try_cast")
+
+
+def _renamed_items(gen, plan: L.OpaqueRelation, template: exp.Expression, refs) -> list[int]:
+    """The positions of the block's unaliased select items whose name Spark would no
+    longer give them as written: an argument written under another name (`max(t2.a)` is
+    `max(_in.a_2)` over a renamed input) or in another form (`string(x)` as `CAST(x AS
+    STRING)`).  Each is aliased with the name the block's column has; one only Spark
+    can name cannot be written (UnknownName)."""
+    from ..ir.naming import UnknownName
+    from .expressions import _faithful, _names_kept
+
+    if not isinstance(template, exp.Select) or len(template.expressions) != len(plan.output) \
+            or any(True for e in template.expressions for _ in e.find_all(exp.Star)):
+        return []
+    out = []
+    for k, item in enumerate(template.expressions):
+        if isinstance(item, exp.Alias):
+            continue
+        args = [plan.args[int(c.name[len(ARG_PREFIX):])] for c in item.find_all(exp.Column)
+                if c.name.startswith(ARG_PREFIX) and not c.table]
+        if any(not (_faithful(a) and _names_kept(a, refs)) for a in args) or any(_cast_call(n) for n in item.walk()):
+            if plan.output[k].expr_id in gen.unnamed:
+                raise UnknownName(plan.output[k].name)
+            out.append(k)
+    return out
 
 
 def _reads_only_its_args(template: exp.Expression) -> bool:

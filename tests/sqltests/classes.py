@@ -334,6 +334,24 @@ def setop_type_files() -> list[TestFile]:
             _file("nonansi/setop-types.sql", view + queries)]
 
 
+_GROUPINGS = ["GROUPING SETS ((t1.a, t2.b), ())", "ROLLUP (t1.a, t2.b)", "CUBE (t1.a, t2.b)"]
+_GROUPED_ITEMS = ["max(t2.a)", "sum(t1.v) FILTER (WHERE string(t2.a) LIKE '1%')", "grouping(t1.a)", "count(int(t2.b))",
+                  "max(t2.a) + 1", "string(t1.a)", "min(t1.a + t2.a)"]
+
+
+def grouping_set_name_files() -> list[TestFile]:
+    """GROUPING SETS / ROLLUP / CUBE (a block kept as text, its input written apart) over
+    a join of two tables with a column of the same name: select items whose arguments
+    the written input renames (`max(t2.a)` over `a_2`) or whose casts are spelled as calls
+    (`string(x)`), written unaliased: Spark's names must stay the original's."""
+    view = ["CREATE TEMPORARY VIEW gj1 AS SELECT * FROM VALUES (1, 10), (2, 20), (NULL, 30) AS gj1(a, v)",
+            "CREATE TEMPORARY VIEW gj2 AS SELECT * FROM VALUES (1, 5), (2, 6), (3, NULL) AS gj2(a, b)"]
+    queries = [f"SELECT t1.a, t2.b, {item} FROM gj1 t1 {join} GROUP BY {kind}"
+               for kind, item, join in itertools.product(_GROUPINGS, _GROUPED_ITEMS,
+                                                         ["JOIN gj2 t2 ON t1.a = t2.a", ", gj2 t2 WHERE 1 = 1"])]
+    return [_file("grouping-set-names.sql", view + queries)]
+
+
 _FIELD_SOURCES = ["VALUES ('a') AS t(col1)", "VALUES (named_struct('a', 0)) AS t(col1)", "VALUES (array(1)) AS t(col1)",
                   "VALUES (1) AS t(k)"]
 _FIELD_ALIASES = ["'a' AS col1", "named_struct('a', 1) AS col1", "array(1) AS col1", "col1"]
@@ -357,7 +375,7 @@ def alias_field_files() -> list[TestFile]:
 
 
 SPACES = [literal_files, cte_files, setop_files, grouping_files, settings_files, settings_scope_files, syntax_files,
-          setop_type_files, trailing_comma_files, alias_field_files]
+          setop_type_files, trailing_comma_files, alias_field_files, grouping_set_name_files]
 
 
 def all_files() -> list[TestFile]:
