@@ -133,3 +133,9 @@ def test_grouping_sets_over_renamed_inputs_keep_spark_names(spark):
     outcomes, failures = _check(spark, classes.grouping_set_name_files(), every=2)
     assert failures == []
     assert sum(o.whole_verdict == "equal" for o in outcomes) >= 15
+
+
+def test_a_parameterless_function_name_reads_a_column_of_the_from_first(spark):
+    outcomes, failures = _check(spark, classes.parameterless_files(), every=1)
+    assert failures == []
+    assert sum(o.spark == "accepts" for o in outcomes) >= 30

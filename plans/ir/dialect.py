@@ -470,7 +470,24 @@ def _dispatch(generator_class: type) -> dict:
     table[exp.Select] = transforms.preprocess([transforms.eliminate_qualify, transforms.eliminate_distinct_on,
                                                transforms.unnest_to_explode, _any_to_exists_in_scope])
     table.update({exp.Anonymous: _typed_literal_sql, exp.Not: _not_sql, exp.NullSafeEQ: _null_safe_eq_sql})
+    for bare in (exp.CurrentUser, exp.SessionUser, exp.CurrentDate, exp.CurrentTimestamp):
+        table[bare] = _bare_call_sql(table.get(bare))
     return table
+
+
+def _bare_call_sql(stock):
+    """`current_user` as written without parentheses (a call with them has the `line`
+    of its name's token in its meta): Spark reads a FROM column of that name first,
+    `current_user()` is always the function."""
+    def sql(self, e) -> str:
+        name = e.meta.get("name") if e.meta else None
+        if name and "line" not in e.meta and not e.args:
+            return str(name)
+        if stock is not None:
+            return stock(self, e)
+        method = getattr(self, f"{e.key}_sql", None)
+        return method(e) if method is not None else self.function_fallback_sql(e)
+    return sql
 
 
 class SparkSQL(Spark):

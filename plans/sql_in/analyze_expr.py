@@ -29,6 +29,7 @@ from .expr_calls import (
 from .expr_context import Ctx, NotModelled
 from .stars import expand_star_arguments, has_star_argument
 from .expr_leaves import (
+    analyze_bare_call,
     analyze_boolean,
     analyze_column,
     analyze_hex_string,
@@ -222,6 +223,10 @@ _ANALYZERS: dict[type, Callable[..., E.Expr | None]] = {
     exp.Exists: analyze_exists,
     exp.Select: analyze_select,
     exp.Anonymous: analyze_anonymous,
+    exp.CurrentUser: analyze_bare_call,
+    exp.SessionUser: analyze_bare_call,
+    exp.CurrentDate: analyze_bare_call,
+    exp.CurrentTimestamp: analyze_bare_call,
     exp.Window: analyze_window,
     exp.Filter: analyze_filter,
     exp.WithinGroup: analyze_wrapped_call,

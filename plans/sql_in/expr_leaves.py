@@ -24,6 +24,23 @@ def analyze_paren(ea, node, ctx):
 
 
 _NILADIC_TIME = frozenset({"current_time", "localtime"})
+# Spark's parameterless functions, which a bare name calls when no column of the query's
+# FROM has it: before a lateral alias or an outer query's column (Spark's
+# parameterless-function-name-precedence.sql)
+_PARAMETERLESS = frozenset({"current_date", "current_timestamp", "current_user", "user", "session_user",
+                            "current_time", "localtime", "localtimestamp", "current_path", "current_schema",
+                            "current_catalog", "current_database"})
+
+
+def analyze_bare_call(ea, node: exp.Func, ctx: Ctx) -> E.Expr:
+    """`current_user`, `current_date`, `current_timestamp`, `session_user` written without
+    parentheses, which sqlglot reads as the call (a call with parentheses has the `line`
+    of its name's token in its meta; a bare one has not): a column of the FROM with the
+    name comes first, as in Spark (`SELECT current_user FROM v` reads v's column)."""
+    name = str(node.meta.get("name") or "")
+    if name and "line" not in node.meta and ctx.scope.lookup_local((name,), name)[0] is not None:
+        return analyze_column(ea, exp.Column(this=exp.to_identifier(name)), ctx)
+    return ea._fallback(node, ctx)
 
 
 def analyze_column(ea, node: exp.Column, ctx: Ctx) -> E.Expr:
@@ -49,8 +66,12 @@ def analyze_column(ea, node: exp.Column, ctx: Ctx) -> E.Expr:
             found = ctx.preferred[key]
             refuse_unnamed(ea.analyzer, [found])
             return found
+    parameterless = len(parts) == 1 and not node.this.quoted and parts[0].lower() in _PARAMETERLESS
     try:
         found, rest, depth = ctx.scope.resolve(parts, display, _position(ea.sql, node))
+        if depth > 0 and parameterless:
+            raise NotModelled(f"`{parts[0]}`, which Spark reads as the function {parts[0]}() before an outer "
+                              f"query's column")
         if depth > 0 and len(parts) == 1 and parts[0].lower() in ctx.lateral:
             # an earlier select item's alias comes before an outer query's column (Spark
             # resolves the FROM's columns, then lateral aliases, then outer references)
@@ -58,6 +79,8 @@ def analyze_column(ea, node: exp.Column, ctx: Ctx) -> E.Expr:
             refuse_unnamed(ea.analyzer, [found])
             return found
     except AnalysisError:
+        if parameterless and parts[0].lower() not in _NILADIC_TIME:
+            raise NotModelled(f"`{parts[0]}`, which Spark reads as the function {parts[0]}()") from None
         if len(parts) == 1 and parts[0].lower() in ctx.lateral:
             found = ctx.lateral[parts[0].lower()]
             refuse_unnamed(ea.analyzer, [found])

@@ -352,6 +352,27 @@ def grouping_set_name_files() -> list[TestFile]:
     return [_file("grouping-set-names.sql", view + queries)]
 
 
+_PARAMETERLESS = ["current_user", "user", "session_user", "current_date", "current_timestamp"]
+
+
+def parameterless_files() -> list[TestFile]:
+    """The names of Spark's parameterless functions written bare (`current_user`): a
+    column of the FROM with the name, a lateral alias, an outer query's column, a name
+    no column has, a grouping expression, a backquoted name; Spark reads the FROM's
+    column first, then the function (Spark's parameterless-function-name-precedence.sql)."""
+    view = ["CREATE TEMPORARY VIEW pv AS SELECT 'admin' AS current_user, 'u' AS user, 's' AS session_user, "
+            "DATE '2000-01-01' AS current_date, TIMESTAMP '2000-01-01 00:00:00' AS current_timestamp, 1 AS k"]
+    queries = []
+    for n in _PARAMETERLESS:
+        queries += [f"SELECT {n} FROM pv WHERE 1 = 1", f"SELECT upper(CAST({n} AS STRING)) AS u FROM pv WHERE 1 = 1",
+                    f"SELECT typeof({n}) AS t FROM (SELECT k FROM pv) WHERE 1 = 1",
+                    f"WITH t1 AS (SELECT 1 AS {n}) SELECT typeof((SELECT {n})) AS t FROM t1 WHERE 1 = 1",
+                    f"SELECT 1 AS {n}, typeof({n}) AS t",
+                    f"SELECT count(*) AS c FROM pv GROUP BY {n} GROUPING SETS (({n}))",
+                    f"SELECT `{n}` FROM pv WHERE 1 = 1"]
+    return [_file("parameterless-names.sql", view + queries)]
+
+
 _FIELD_SOURCES = ["VALUES ('a') AS t(col1)", "VALUES (named_struct('a', 0)) AS t(col1)", "VALUES (array(1)) AS t(col1)",
                   "VALUES (1) AS t(k)"]
 _FIELD_ALIASES = ["'a' AS col1", "named_struct('a', 1) AS col1", "array(1) AS col1", "col1"]
@@ -375,7 +396,8 @@ def alias_field_files() -> list[TestFile]:
 
 
 SPACES = [literal_files, cte_files, setop_files, grouping_files, settings_files, settings_scope_files, syntax_files,
-          setop_type_files, trailing_comma_files, alias_field_files, grouping_set_name_files]
+          setop_type_files, trailing_comma_files, alias_field_files, grouping_set_name_files,
+          parameterless_files]
 
 
 def all_files() -> list[TestFile]:
