@@ -139,3 +139,9 @@ def test_a_parameterless_function_name_reads_a_column_of_the_from_first(spark):
     outcomes, failures = _check(spark, classes.parameterless_files(), every=1)
     assert failures == []
     assert sum(o.spark == "accepts" for o in outcomes) >= 30
+
+
+def test_a_wrapped_aggregate_as_an_argument_of_an_opaque_call_is_read(spark):
+    outcomes, failures = _check(spark, classes.wrapped_call_files(), every=2)
+    assert failures == []
+    assert sum(o.spark == "accepts" for o in outcomes) >= 10

@@ -298,7 +298,9 @@ def opaque_call(ea, node: exp.Expression, ctx: Ctx, kind: str = "scalar",
     unit = _unit_argument(template)
 
     def is_value(v) -> bool:
-        return isinstance(v, (exp.Condition, exp.Interval, exp.Subquery)) and not \
+        # (a call wrapped in WITHIN GROUP / FILTER / IGNORE NULLS is a value too:
+        # `hex(listagg(c) WITHIN GROUP (ORDER BY c))`)
+        return isinstance(v, (exp.Condition, exp.Interval, exp.Subquery, *CALL_WRAPPERS)) and not \
             isinstance(v, exp.Star) and v is not unit
 
     def visit(n: exp.Expression, this_is_structure: bool):

@@ -636,6 +636,47 @@ def _refuse_trailing_commas(tokens: list) -> None:
                              error_class="TRAILING_COMMA_IN_SELECT")
 
 
+def _unparsed_syntax(tokens: list) -> str | None:
+    """Spark syntax on which sqlglot's parser fails, by what the statement holds: a lambda
+    (whose parameters sqlglot reads as names only: `(all, i) -> all + i`), a script
+    transform `MAP / REDUCE ... USING 'script'`.  The statement passes through: Spark
+    reads it or reports its own error."""
+    kinds = {t.token_type for t in tokens}
+    if TokenType.ARROW in kinds:
+        return "a lambda function sqlglot's parser does not read"
+    if any(t.text.upper() in ("MAP", "REDUCE") for t in tokens) and any(t.token_type == TokenType.USING and u.token_type == TokenType.STRING
+                                       for t, u in zip(tokens, tokens[1:])):
+        return "a script transform (MAP / REDUCE ... USING)"
+    return None
+
+
+def _nested_comment(sql: str) -> bool:
+    """Does a bracketed comment hold another (`/* a /* b */ c */`)?  Spark nests them;
+    sqlglot's tokenizer ends the comment at the first `*/`."""
+    if sql.count("/*") < 2:
+        return False
+    i, n, depth = 0, len(sql), 0
+    while i < n:
+        if depth == 0 and sql[i] in "'\"`":
+            quote, i = sql[i], i + 1
+            while i < n and sql[i] != quote:
+                i += 2 if sql[i] == "\\" and quote != "`" else 1
+            i += 1
+        elif depth == 0 and sql.startswith("--", i):
+            j = sql.find("\n", i)
+            i = n if j < 0 else j + 1
+        elif sql.startswith("/*", i):
+            depth += 1
+            if depth > 1:
+                return True
+            i += 2
+        elif depth and sql.startswith("*/", i):
+            depth, i = depth - 1, i + 2
+        else:
+            i += 1
+    return False
+
+
 def _line_col(sql: str, offset: int) -> tuple[int, int]:
     line = sql.count("\n", 0, offset) + 1
     col = offset - (sql.rfind("\n", 0, offset) + 1) + 1
@@ -709,6 +750,8 @@ def parse_statements(sql: str, placed: bool = True) -> list[exp.Expression]:
             line, col = _line_col(sql, off)
             raise ParseError("unterminated quoted text or comment", line, col) from None
         raise ParseError("cannot read the SQL text") from None
+    if _nested_comment(sql):
+        raise UnmodelledSyntax("a comment inside a comment (`/* /* */ */`)")
     levels: set[int] = set()
     fixes = _Fixes()
     tokens = _fix_tokens(tokens, sql, levels, fixes)
@@ -728,6 +771,8 @@ def parse_statements(sql: str, placed: bool = True) -> list[exp.Expression]:
             raise UnmodelledSyntax(unmodelled) from None
         if not isinstance(e, SqlglotParseError):
             raise
+        if (unread := _unparsed_syntax(tokens)) is not None:
+            raise UnmodelledSyntax(unread) from None
         err = (e.errors or [{}])[0]
         line, col = err.get("line"), err.get("col")
         highlight = err.get("highlight") or ""

@@ -374,6 +374,11 @@ def aggregate_query(an, sel, plan, scope, items, group, having) -> L.Plan:
         # (under an aggregate function too, where the rewrite does not look)
         check_sort(sorted_by, lambda i: _local_id(i, scope), rewrite.shows, [])
         orders = [cast(E.SortOrder, rewrite(o, "ORDER BY")) for o in sorted_by]
+        if any(isinstance(x, (E.Exists, E.InSubquery)) for o in orders for x in o.walk()) \
+                and any(isinstance(x, E.SubqueryExpr) for g in grouping for x in g.walk()):
+            # Spark matches an IN subquery in ORDER BY with the same one in GROUP BY by
+            # their plans (it then sorts by the grouping key), which sparkfold does not
+            raise NotModelled("an IN or EXISTS subquery in ORDER BY beside a subquery in GROUP BY")
         # (the rewrite raised for a column the Aggregate's output does not hold)
         check_sort(orders, lambda i: _local_id(i, scope), lambda i: True, an.checked_later)
     _carry_outer_grouping(grouping, agg_list + hidden, hidden, [having_cond] + list(orders or ()))

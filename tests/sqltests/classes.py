@@ -281,6 +281,15 @@ def syntax_files() -> list[TestFile]:
         "SELECT array(DATE '2020-01-01') :: array<timestamp_ntz(9)> AS a",
         "SELECT named_struct('f', DATE '2020-01-01') :: struct<f: timestamp_ltz(9)> AS s",
         "SELECT map('v', DATE '2020-01-01') :: map<string, timestamp_ltz(9)> AS m",
+        # a comment inside a comment; a lambda parameter named all; a script transform (MAP ... USING)
+        "/*/**/*/ SELECT 'selected content' AS tenth",
+        "/* a /* b */ c */ SELECT x FROM p WHERE 1 = 1",
+        "/* a /* b */ SELECT 1",
+        "SELECT transform(ys, (all, i) -> all + i) AS v FROM VALUES (array(32, 97)) AS t(ys)",
+        "FROM (SELECT 1 AS key, 100 AS value) src MAP src.key, src.value USING 'cat' AS (k, v)",
+        # an IN subquery in ORDER BY, the same as one in GROUP BY (Spark sorts by the key) or not
+        "SELECT x IN (SELECT x FROM p) AS i FROM p GROUP BY x IN (SELECT x FROM p), x ORDER BY x IN (SELECT x FROM p)",
+        "SELECT x FROM p GROUP BY x ORDER BY x IN (SELECT x FROM p)",
         # nanosecond timestamps (a setting sparkfold does not model: what reads a timestamp passes through)
         "SET spark.sql.timestampNanosTypes.enabled=true",
         "SELECT year(v), day(v) FROM VALUES (TIMESTAMP_NTZ '2020-02-29 23:59:59.999999999') AS t(v) WHERE 1 = 1",
@@ -373,6 +382,26 @@ def parameterless_files() -> list[TestFile]:
     return [_file("parameterless-names.sql", view + queries)]
 
 
+_WRAPPED = ["listagg(s, ',') WITHIN GROUP (ORDER BY s)", "listagg(DISTINCT s, ',') WITHIN GROUP (ORDER BY s)",
+            "count(x) FILTER (WHERE x > 1)", "sum(x) FILTER (WHERE s <> 'a')",
+            "percentile_cont(0.5) WITHIN GROUP (ORDER BY x)"]
+
+
+def wrapped_call_files() -> list[TestFile]:
+    """An aggregate wrapped in WITHIN GROUP or FILTER (and a window's IGNORE NULLS) as the
+    argument of a function sparkfold keeps as an opaque call (`hex`, `md5`, `typeof`),
+    grouped and global: the wrapped call is the argument, not the columns inside it."""
+    view = ["CREATE TEMPORARY VIEW wc AS SELECT * FROM VALUES (1, 'a', 1), (2, 'b', 1), (3, 'a', 2) AS wc(x, s, g)"]
+    queries = []
+    for call, agg in itertools.product(["hex", "md5", "typeof"], _WRAPPED):
+        arg = f"CAST({agg} AS STRING)" if call == "md5" else agg
+        queries += [f"SELECT g, {call}({arg}) AS v FROM wc WHERE 1 = 1 GROUP BY g",
+                    f"SELECT {call}({arg}) AS v FROM wc WHERE 1 = 1"]
+    queries += ["SELECT hex(first_value(s) IGNORE NULLS OVER (ORDER BY x)) AS v FROM wc WHERE 1 = 1",
+                "SELECT typeof(last_value(s) IGNORE NULLS OVER (PARTITION BY g ORDER BY x)) AS v FROM wc"]
+    return [_file("wrapped-calls.sql", view + queries)]
+
+
 _FIELD_SOURCES = ["VALUES ('a') AS t(col1)", "VALUES (named_struct('a', 0)) AS t(col1)", "VALUES (array(1)) AS t(col1)",
                   "VALUES (1) AS t(k)"]
 _FIELD_ALIASES = ["'a' AS col1", "named_struct('a', 1) AS col1", "array(1) AS col1", "col1"]
@@ -397,7 +426,7 @@ def alias_field_files() -> list[TestFile]:
 
 SPACES = [literal_files, cte_files, setop_files, grouping_files, settings_files, settings_scope_files, syntax_files,
           setop_type_files, trailing_comma_files, alias_field_files, grouping_set_name_files,
-          parameterless_files]
+          parameterless_files, wrapped_call_files]
 
 
 def all_files() -> list[TestFile]:
