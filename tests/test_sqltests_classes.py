@@ -53,6 +53,8 @@ def test_grouping_expressions_under_not_hidden_grouping_columns_and_count_distin
 def test_syntax_sqlglot_reads_otherwise_passes_through_or_stays_an_error(spark):
     outcomes, failures = _check(spark, classes.syntax_files(), every=1)
     assert failures == []
+    # an error Spark raises stays Spark's error, of its class, on every path
+    assert [(o.sql, o.error_class_differs) for o in outcomes if o.error_class_differs] == []
     by_sql = {o.sql: o for o in outcomes}
     assert by_sql["TABLE p |> WHERE x > 1"].status == "passthrough"
     assert by_sql["SELECT 20181117 >>>> 2"].spark == "PARSE_SYNTAX_ERROR"

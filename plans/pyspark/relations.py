@@ -41,4 +41,6 @@ def range_arguments(p: L.OpaqueRelation) -> list[int] | None:
         out.append(v)
     if len(out) == 4 and out[3] <= 0:
         return None  # (Spark's error for the partitions as SQL raises it)
+    if len(out) >= 3 and out[2] == 0:
+        return None  # (a step of 0: the SQL's FAILED_FUNCTION_CALL, where spark.range raises its own)
     return out

@@ -323,8 +323,10 @@ def opaque_call(ea, node: exp.Expression, ctx: Ctx, kind: str = "scalar",
                     new_items.append(v)
                     changed = True
                     continue
-                if not isinstance(v, exp.Expression) or (isinstance(n, exp.Interval) and key == "this"):
-                    # (an interval's value is its literal, `INTERVAL -'1-1' YEAR TO MONTH`)
+                if not isinstance(v, exp.Expression) or (isinstance(n, exp.Interval) and key == "this") \
+                        or isinstance(v, exp.DataType):
+                    # (an interval's value is its literal, `INTERVAL -'1-1' YEAR TO MONTH`; a
+                    # type's parameters are its own, `TIME(3)`, `GEOGRAPHY(4326)`)
                     new_items.append(v)
                 elif isinstance(n, exp.Escape) and key == "this":
                     # `a LIKE b ESCAPE c`: the LIKE is the syntax, its operands the values

@@ -82,6 +82,10 @@ def opaque_select(analyzer: SelectAnalyzer, sel: exp.Select, outer: "Scope | Non
                   reason: str, is_root: bool) -> L.Plan:
     from .scope import Scope
 
+    if sel.args.get("qualify") is not None and not _qualifies_by_window(sel):
+        # Spark raises QUALIFY_REQUIRES_WINDOW_FUNCTION; the text sqlglot writes for it
+        # (a WHERE over a subquery) reads a name it does not define
+        raise NotModelled("QUALIFY whose condition reads no window function")
     from_ = sel.args.get("from_")
     joins = sel.args.get("joins") or []
     lateral_at = first_lateral(joins)
@@ -161,6 +165,17 @@ def opaque_select(analyzer: SelectAnalyzer, sel: exp.Select, outer: "Scope | Non
         output = [o.with_nullability(o.nullable and m.nullable) if o.data_type == m.data_type else o
                   for o, m in zip(output, model.output)]
     return L.OpaqueRelation(template, tuple(output), (plan,), tuple(args), _shown(analyzer, sel), model)
+
+
+def _qualifies_by_window(sel: exp.Select) -> bool:
+    """Does the QUALIFY condition hold a window function, itself or through a select
+    item's alias?"""
+    condition = sel.args["qualify"]
+    if condition.find(exp.Window) is not None:
+        return True
+    windowed = {item.alias.lower() for item in sel.expressions
+                if isinstance(item, exp.Alias) and item.find(exp.Window) is not None}
+    return any(not c.table and c.name.lower() in windowed for c in condition.find_all(exp.Column))
 
 
 def _refuse_shadowed_names(analyzer, sel: exp.Select, input_scope: "Scope", scope: "Scope") -> None:

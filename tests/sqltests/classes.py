@@ -290,6 +290,15 @@ def syntax_files() -> list[TestFile]:
         # an IN subquery in ORDER BY, the same as one in GROUP BY (Spark sorts by the key) or not
         "SELECT x IN (SELECT x FROM p) AS i FROM p GROUP BY x IN (SELECT x FROM p), x ORDER BY x IN (SELECT x FROM p)",
         "SELECT x FROM p GROUP BY x ORDER BY x IN (SELECT x FROM p)",
+        # QUALIFY with and without a window function; a TO interval of a number; a type's
+        # parameters (TIME(3)); range with a step of 0 (each path keeps Spark's error class)
+        "SELECT x FROM p QUALIFY x = 1",
+        "SELECT x, row_number() OVER (ORDER BY x) AS rn FROM p QUALIFY rn = 1",
+        "SELECT x FROM p WHERE 1 = 1 QUALIFY row_number() OVER (PARTITION BY s ORDER BY x) = 1",
+        "SELECT interval 1 year to month",
+        "SELECT cast('12:34:56.789' AS time(3)) AS t, '01:02:03' :: time(6) AS u",
+        "SELECT * FROM range(0, 5, 0)",
+        "SELECT * FROM range(0, 5, 2) WHERE 1 = 1",
         # nanosecond timestamps (a setting sparkfold does not model: what reads a timestamp passes through)
         "SET spark.sql.timestampNanosTypes.enabled=true",
         "SELECT year(v), day(v) FROM VALUES (TIMESTAMP_NTZ '2020-02-29 23:59:59.999999999') AS t(v) WHERE 1 = 1",
