@@ -514,6 +514,11 @@ _CLAUSES = {("APPROX", "NEAREST"): "a nearest-neighbour join (`APPROX NEAREST ..
 _CLAUSE_STARTS = frozenset({first for first, _ in _CLAUSES} | {"MAX"})
 
 
+# the body of a hint as Spark's grammar reads it: names, each with its arguments in
+# parentheses or not, separated by commas or spaces (`BROADCAST(t), MERGE(u)`)
+_HINT_BODY = re.compile(r"\s*(\w+\s*(\([^()]*\))?\s*,?\s*)*")
+
+
 def _unmodelled_syntax(tokens: list) -> str | None:
     """Syntax of Spark SQL that sqlglot's parser reads otherwise or not at all, which a
     statement passes through for: SQL pipe syntax (`FROM t |> WHERE ...`, which sqlglot
@@ -547,6 +552,8 @@ def _unmodelled_syntax(tokens: list) -> str | None:
                                                  TokenType.COLON) \
                 and tokens[i + 1].token_type == TokenType.L_PAREN:
             return f"a timestamp type with a precision (`{t.text.upper()}(...)`)"
+        if t.token_type == TokenType.HINT and not _HINT_BODY.fullmatch(t.text[3:-2] if t.text.startswith("/*+") else t.text):
+            return "a hint not of the form NAME or NAME(arguments) (Spark's parser may reject it)"
         if t.token_type == TokenType.TIME and nxt == TokenType.STRING and i + 2 < len(tokens) \
                 and tokens[i + 2].token_type == TokenType.DCOLON:
             return "a TIME literal before `::` (sqlglot casts the string, not the literal)"

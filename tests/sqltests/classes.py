@@ -299,6 +299,8 @@ def syntax_files() -> list[TestFile]:
         "SELECT cast('12:34:56.789' AS time(3)) AS t, '01:02:03' :: time(6) AS u",
         "SELECT * FROM range(0, 5, 0)",
         "SELECT * FROM range(0, 5, 2) WHERE 1 = 1",
+        "SELECT /*+ IDENTIFIER('BROADCAST')(p) */ * FROM p",
+        "SELECT /*+ BROADCAST(p), MERGE(p) */ x FROM p WHERE 1 = 1",
         # nanosecond timestamps (a setting sparkfold does not model: what reads a timestamp passes through)
         "SET spark.sql.timestampNanosTypes.enabled=true",
         "SELECT year(v), day(v) FROM VALUES (TIMESTAMP_NTZ '2020-02-29 23:59:59.999999999') AS t(v) WHERE 1 = 1",
