@@ -278,10 +278,12 @@ def aggregate_call(ea, node, name, ctx) -> E.Expr:
             return agg
         if name not in F.OPAQUE_BEYOND_INPUTS:
             raise NotModelled(f"{name}() of {', '.join(a.data_type.simple_string() for a in agg.args)}")
-    out = ea.opaque(node, inner, kind="aggregate")
     if name in ("grouping", "grouping_id"):
-        out = out.copy(data_type_=T.BYTE if name == "grouping" else T.LONG)
-    return out
+        if not ctx.grouping_analytics:
+            # Spark rejects it, by a class that depends on where
+            raise NotModelled(f"{name}() outside GROUPING SETS, ROLLUP or CUBE")
+        return ea.opaque(node, inner, kind="aggregate").copy(data_type_=T.BYTE if name == "grouping" else T.LONG)
+    return ea.opaque(node, inner, kind="aggregate")
 
 
 def opaque_call(ea, node: exp.Expression, ctx: Ctx, kind: str = "scalar",

@@ -48,6 +48,9 @@ class Ctx:
     # where Spark expands a star among a call's arguments (`coalesce(*)`, `x IN (t.*)`):
     # the select list and WHERE of a SELECT block (`stars`)
     stars: bool = False
+    # a select item of a block with GROUPING SETS, ROLLUP or CUBE (kept as text, named
+    # here), where grouping() and grouping_id() may stand
+    grouping_analytics: bool = False
 
 
 def calls_nondeterministic(node: exp.Expression) -> bool:

@@ -167,6 +167,12 @@ def opaque_select(analyzer: SelectAnalyzer, sel: exp.Select, outer: "Scope | Non
     return L.OpaqueRelation(template, tuple(output), (plan,), tuple(args), _shown(analyzer, sel), model)
 
 
+def _grouping_analytics(sel: exp.Select) -> bool:
+    """Does the block group by GROUPING SETS, ROLLUP or CUBE?"""
+    reason = opaque_reason(sel)
+    return reason is not None and reason.startswith("GROUP BY")
+
+
 def _qualifies_by_window(sel: exp.Select) -> bool:
     """Does the QUALIFY condition hold a window function, itself or through a select
     item's alias?"""
@@ -260,7 +266,8 @@ def _output(analyzer, sel, scope, generated_columns: bool, is_root: bool) -> lis
         if name is None and sel.args.get("windows"):
             body = _inline_windows(body, sel.args["windows"])
         try:
-            e = analyzer.exprs.analyze(body, Ctx(scope, allow_aggregates=True, allow_windows=True))
+            e = analyzer.exprs.analyze(body, Ctx(scope, allow_aggregates=True, allow_windows=True,
+                                                 grouping_analytics=_grouping_analytics(sel)))
             dt = e.data_type
             if name is None:
                 name = e.name if isinstance(e, E.Attribute) else spark_name(e)

@@ -585,7 +585,8 @@ def _interval_sqlglot_misreads(tokens: list, i: int) -> str | None:
     if value.token_type == TokenType.NUMBER and unit is not None and unit.token_type == TokenType.VAR \
             and not has_unit:
         return f"an interval literal Spark does not read (`INTERVAL {value.text} {unit.text}`)"
-    if value.token_type == TokenType.NUMBER and has_unit and after is not None and after.text.upper() == "TO":
+    if value.token_type == TokenType.NUMBER and unit is not None and has_unit and after is not None \
+            and after.text.upper() == "TO":
         # Spark's parser takes a TO form of a string only (_LEGACY_ERROR_TEMP_0027)
         return f"an interval literal Spark does not read (`INTERVAL {value.text} {unit.text} TO ...`)"
     if value.token_type != TokenType.STRING:

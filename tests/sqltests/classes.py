@@ -300,6 +300,10 @@ def syntax_files() -> list[TestFile]:
         "SELECT * FROM range(0, 5, 0)",
         "SELECT * FROM range(0, 5, 2) WHERE 1 = 1",
         "SELECT /*+ IDENTIFIER('BROADCAST')(p) */ * FROM p",
+        # grouping() outside GROUPING SETS / ROLLUP / CUBE (Spark's class depends on where), and inside
+        "SELECT count(*) AS c FROM p HAVING grouping(x) = 0",
+        "SELECT x, grouping(x) AS g FROM p GROUP BY x",
+        "SELECT x, grouping(x) AS g, grouping_id() AS i FROM p WHERE 1 = 1 GROUP BY ROLLUP(x) HAVING grouping(x) = 0",
         "SELECT /*+ BROADCAST(p), MERGE(p) */ x FROM p WHERE 1 = 1",
         # nanosecond timestamps (a setting sparkfold does not model: what reads a timestamp passes through)
         "SET spark.sql.timestampNanosTypes.enabled=true",
