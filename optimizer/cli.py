@@ -8,7 +8,6 @@ error (a bug in sparkfold).  A user error never prints a traceback; `--debug` do
 from __future__ import annotations
 
 import functools
-import json
 import os
 import sys
 import traceback
@@ -635,6 +634,8 @@ def explain(args, files, schema, exclude, conf, fmt, rule, color, output):
 
             text = render_html(doc)
         else:
+            import json
+
             text = json.dumps(doc, indent=2)
         _emit(text, output)
         _explain_errors(errors)
@@ -771,6 +772,8 @@ def verify(args, files, schema, exclude, conf, tables, master, remote, fmt):
     for m in facts:
         click.echo(f"sparkfold: error: {m}", err=True)
     if fmt == "json":
+        import json
+
         docs = [{"source": st.source.name, "statement": st.index, **r.to_dict()} for st, r, _ in reports]
         bad = [{"source": None, "statement": None, "message": m} for m in facts] + \
               [{"source": st.source.name, "statement": st.index, "message": m.splitlines()[0]}

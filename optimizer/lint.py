@@ -17,7 +17,6 @@ when a finding is at or above `--fail-on`, else 0.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Iterable, Iterator
 
 from ..plans.ir.errors import SparkfoldError
@@ -230,6 +229,8 @@ def summary(records: list[Record], statements: int) -> str:
 # -- formats ---------------------------------------------------------------------------
 
 def render(records: list[Record], fmt: str, version: str = "unknown") -> str:
+    import json
+
     if fmt == "text":  # (an error's source line and a caret under it follow it, as compilers print)
         return "".join("\n".join([r.text(), *(caret_lines(r.snippet, r.column) if r.code == INPUT_ERROR else ())])
                        + "\n" for r in records)

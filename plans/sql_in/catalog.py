@@ -13,7 +13,6 @@ Spark by default.
 from __future__ import annotations
 
 import functools
-import json
 import re
 import threading
 import weakref
@@ -104,6 +103,8 @@ def _conf_in_one_call(spark: Any) -> dict[str, str] | None:
     jvm = getattr(spark, "_jvm", None)
     if jss is None or jvm is None:
         return None
+    import json
+
     try:
         kept = _JSON_WRITERS.get(spark)
         if kept is None:  # (the session's RuntimeConfig is one object: its proxy is kept too)
@@ -263,6 +264,8 @@ class Catalog:
 
     @classmethod
     def from_json(cls, path: str | Path, *, ansi: bool = True) -> "Catalog":
+        import json
+
         try:
             text = Path(path).read_text()
         except OSError as e:

@@ -18,7 +18,6 @@ client no analyzed plan, and any failure to read is no definition.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Callable
 
 from ..ir.records import record
@@ -74,6 +73,8 @@ def read_view(df: Any, settings: dict[str, Any], namespace: Callable[[], tuple[s
     captured = {k[len(_CONFIG):]: v for k, v in properties.items() if k.startswith(_CONFIG)}
     parts = int(properties.get(_NAMESPACE + "numParts", "0") or 0)
     created_in = tuple(properties.get(f"{_NAMESPACE}part.{i}", "").lower() for i in range(parts))
+    import json
+
     try:
         referred = frozenset(".".join(p.lower() for p in name)
                              for name in json.loads(properties.get(_TEMP_VIEWS, "[]")))
