@@ -28,8 +28,7 @@ import math
 import re
 from datetime import date, timedelta
 from decimal import ROUND_HALF_UP, Context, Decimal, localcontext
-from fractions import Fraction
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from . import expressions as E
 from . import types as T
@@ -38,6 +37,9 @@ from .quantified_like import quantified_like, quantifier_items
 from .tuple_in import tuple_in
 from .records import record
 from .tree import fold
+
+if TYPE_CHECKING:  # (imported where decimals are divided: `fractions` compiles a regex when loaded)
+    from fractions import Fraction
 
 
 class EvaluationError(Exception):
@@ -422,6 +424,8 @@ def _arithmetic(n, a, at, b, bt, ansi):
         return _decimal_arithmetic(op, x, y, rt, ansi)
     if op == "div":
         if isinstance(x, Decimal) or isinstance(y, Decimal):
+            from fractions import Fraction
+
             quotient = int(Fraction(x) / Fraction(y))  # truncation toward zero
             lo, hi = T.INTEGRAL_RANGE[T.LONG]
             if not lo <= quotient <= hi:
@@ -464,6 +468,8 @@ def _decimal_arithmetic(op, x: Decimal, y: Decimal, rt: T.DecimalType, ansi):
     significant digits, quotients with 38 decimal places, both HALF_UP), then rounded
     HALF_UP to the result type.  Where that double rounding could differ from a single
     rounding of the exact value we do not guess."""
+    from fractions import Fraction
+
     with localcontext(_BIG):
         if op == "+":
             return _to_precision(x + y, rt, ansi)
