@@ -160,7 +160,7 @@ def test_sparkfold_defines_its_classes_as_records():
     code = """
 import sys, inspect
 import sparkfold.optimizer.cli, sparkfold.optimizer.verify, sparkfold.optimizer.dbt, sparkfold.optimizer.explain
-import sparkfold.plans.pyspark.frames, sparkfold.optimizer.compare
+import sparkfold.plans.pyspark.frames, sparkfold.optimizer.compare, sparkfold.optimizer.rewrite
 found = sorted(f"{m}.{n}" for m, mod in list(sys.modules.items()) if m.startswith("sparkfold")
                for n, c in vars(mod).items() if inspect.isclass(c) and "__dataclass_fields__" in vars(c))
 print("DATACLASSES", found)

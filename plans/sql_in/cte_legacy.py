@@ -25,10 +25,11 @@ sparkfold passes a non-deterministic CTE read twice through in any case.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from sqlglot import exp
 
+from ..ir.records import record
 from .expr_context import NotModelled
 from .parse import parse_query
 
@@ -41,21 +42,21 @@ def legacy_policy(unmodelled: tuple[tuple[str, str], ...]) -> bool:
 
 # -- the plan as CTESubstitution sees it ----------------------------------------------
 
-@dataclass(eq=False)
+@record(eq=False)
 class _Ref:
     """An unqualified table name that a CTE may replace; `origin`: its Table node's index."""
     name: str
     origin: int
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class _Op:
     """Any other operator: its relation children, and the plans of its subquery expressions."""
     children: list = field(default_factory=list)
     subqueries: list = field(default_factory=list)
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class _With:
     defs: list  # (lower-case name, definition's index, plan)
     child: object

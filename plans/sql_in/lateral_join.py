@@ -19,14 +19,13 @@ LATERAL table function are not modelled.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from sqlglot import exp
 
 from ..ir import expressions as E
 from ..ir import logical as L
 from ..ir.dialect import ARG_PREFIX
 from ..ir.errors import AnalysisError
+from ..ir.records import record
 from .expr_context import NotModelled
 from .lateral_model import inner_join, input_values, join_step
 from .lateral_names import expand_outer_stars, outer_names, outer_stars
@@ -38,7 +37,7 @@ def first_lateral(joins: list) -> int | None:
     return next((i for i, j in enumerate(joins) if isinstance(j.this, exp.Lateral)), None)
 
 
-@dataclass
+@record
 class LateralItems:
     """What `lateral_items` finds: the scope the block's clauses resolve in (the input's,
     then each item's), the ids of the template's nodes inside LATERAL subqueries (their
