@@ -422,10 +422,11 @@ def test_help_version_and_rules_start_without_the_analysis(args):
 def test_one_line_optimize_loads_only_what_it_uses():
     """`sparkfold optimize "SELECT 1"` (nothing to rewrite) reads SQL, but loads neither
     the spark.sql hook's machinery (its caches) nor the splice (for a query left as it
-    is): start-up time, held to 1.5x `import sqlglot`."""
+    is), nor json (JSON formats, schema files) or fractions (decimal arithmetic folded):
+    start-up time, held to 1.5x `import sqlglot`."""
     probe = ("import sys\nfrom sparkfold.optimizer.cli import main\nmain(sys.argv[1:])\n"
              "extra = [m for m in sys.modules if m in ('sparkfold.optimizer.hooks',\n"
-             "         'sparkfold.optimizer.hook_cache', 'sparkfold.optimizer.splice')]\n"
+             "         'sparkfold.optimizer.hook_cache', 'sparkfold.optimizer.splice', 'json', 'fractions')]\n"
              "print('EXTRA', sorted(extra), file=sys.stderr)")
     proc = subprocess.run([sys.executable, "-c", probe, "optimize", "SELECT 1"], capture_output=True, text=True,
                           cwd=ROOT, timeout=60)
