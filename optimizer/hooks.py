@@ -172,9 +172,13 @@ class SqlHook:
         # the outcomes of the latest statements, and the session's schemas between
         # queries (optimizer/hook_cache.py: both re-verified before each use)
         self.results = Results(cache_size)
-        self._schemas = (SessionSchemas(spark) if catalog is None and getattr(spark, "_jsparkSession", None)
-                         is not None else None)
+        # (a classic session: its settings, and the tokens of its tables, in one JVM call)
+        self._session = SessionSchemas(spark) if getattr(spark, "_jsparkSession", None) is not None else None
+        self._schemas = self._session if catalog is None else None
         self._callback_failed = False
+        # each statement's tables checked by token when its result was kept: the first
+        # probe of the text sent again asks for them, with the settings, in one call
+        self._hints: dict[str, tuple[str, ...]] = {}
 
     def summary(self) -> str:
         """One line of what the hook did: queries, rewritten, passed through (by reason),
@@ -200,7 +204,8 @@ class SqlHook:
         (ANSI mode...) are read afresh for every query."""
         if self._catalog is None:
             return Catalog.from_spark(self.spark)
-        return self._catalog.with_settings(**session_settings(self.spark))
+        snap = self._session.snapshot() if self._session is not None else None
+        return self._catalog.with_settings(**(snap.settings if snap is not None else session_settings(self.spark)))
 
     def clear_cache(self) -> None:
         """Forget the statements' outcomes kept for reuse (the schemas are re-verified
@@ -355,11 +360,15 @@ class SqlHook:
                 self.results.put(key, (out, result), schemas)
             return out, result
         for _ in range(2):  # a second time if a kept schema turned out not to hold
-            reads = _Reads(self._schemas)
-            session = Catalog.from_spark(self.spark)
+            # one JVM call: the settings, and the tokens of the tables this text read last
+            # time (what a kept result for it is checked against)
+            snap = self._schemas.snapshot(self._hints.get(sql, ()))
+            state = snap.state if snap is not None else None
+            reads = _Reads(self._schemas, snap is not None)
+            session = Catalog.from_spark(self.spark, snap.settings if snap is not None else None)
             catalog = reads.catalog(session)
             key = (sql, catalog.settings)
-            hit = self.results.get(key, lambda depends: self._still_holds(session, *depends))
+            hit = self.results.get(key, lambda depends: self._still_holds(session, snap, *depends))
             if hit is not None:
                 return hit
             try:
@@ -368,31 +377,35 @@ class SqlHook:
                 # read against a kept schema, the error may be the schema's: a view made
                 # again with other columns (ibis's TPC-H `customer`, then TPC-DS's) gave
                 # `unknown column` for every query over it.  Tried again if one was stale
-                if reads.reused and self._schemas.verified(reads.fresh, reads.reused) is None:
+                if reads.reused and self._schemas.verified(reads.fresh, reads.reused, reads.pre, state) is None:
                     continue
                 raise
-            prints = self._schemas.verified(reads.fresh, reads.reused)
-            if prints is not None or not reads.reused:  # (every schema read during the query: as without keeping any)
-                if prints is not None and result is not None and not reads.unchecked \
+            depends = self._schemas.verified(reads.fresh, reads.reused, reads.pre, state)
+            if depends is not None or not reads.reused:  # (every schema read during the query: as without keeping any)
+                if depends is not None and result is not None and not reads.unchecked \
                         and not catalog.asked_functions:
-                    # a view whose definition was read is looked up again before reuse (its
-                    # fingerprint does not show the definition); the other tables' fingerprints
-                    # are checked in one call, against those this result was verified with
-                    views = tuple(sorted((n, s) for n, s in reads.fresh.items() if not all_in_fingerprint(s)))
+                    # a view whose definition was read is looked up again before reuse (neither
+                    # its token nor its fingerprint shows the definition); the other tables are
+                    # checked by their tokens (one call), else their fingerprints (one more)
+                    views = tuple(sorted((n, s) for n, s in reads.fresh.items()
+                                         if depends[n][0] != "token" and not all_in_fingerprint(s)))
                     seen = {n for n, _ in views}
-                    kept = {n: prints[n] for n in sorted({*reads.fresh, *reads.reused}) if n not in seen}
+                    kept = {n: depends[n] for n in sorted(depends) if n not in seen}
                     self.results.put(key, (out, result), (kept, views))
+                    self._hints[sql] = tuple(n for n, (kind, _) in kept.items() if kind == "token")
+                    if len(self._hints) > max(self.results.limit, 1) * 2:
+                        self._hints.clear()  # (only what the first probe asks for)
                 return out, result
         # tables changing while we read them: as read now
         return rewrite(sql, Catalog.from_spark(self.spark), exclude=self.exclude)
 
-    def _still_holds(self, session: Catalog, kept: dict[str, str], views: tuple) -> bool:
-        """Does a kept result still hold: the tables it read have the fingerprints it was
-        verified against (`kept`), and
-        each view whose definition it read (`views`: (name, schema)) reads the same
-        definition now, under the same settings and in the same database (looked up in the
-        session again, as for a query, and compared whole)?"""
-        if not self._schemas.current(kept):  # type: ignore[union-attr]
+    def _still_holds(self, session: Catalog, snap: Any, kept: dict[str, tuple[str, str]], views: tuple) -> bool:
+        """Does a kept result still hold: the tables it read are the same objects (their
+        tokens, `snap`'s when it asked for them) or have the fingerprints it was verified
+        against (`kept`), and each view whose definition it read (`views`: (name, schema))
+        reads the same definition now, under the same settings and in the same database
+        (looked up in the session again, as for a query, and compared whole)?"""
+        if not self._schemas.current(kept, snap):  # type: ignore[union-attr]
             return False
         load = session.loader
         assert load is not None
@@ -441,9 +454,11 @@ class _Reads:
     check cannot read (a name it cannot quote, a table of unknown qualifier: read afresh
     every time, and the result is not kept)."""
 
-    def __init__(self, schemas: SessionSchemas):
+    def __init__(self, schemas: SessionSchemas, probe: bool = False):
         self._schemas = schemas
+        self._probe = probe
         self.fresh: dict[str, Any] = {}
+        self.pre: dict[str, str | None] = {}  # each fresh name's token, taken just before its read
         self.reused: list[str] = []
         self.unchecked = False
 
@@ -456,10 +471,12 @@ class _Reads:
             if kept is not None:
                 self.reused.append(name)
                 return kept
+            before = self._schemas.snapshot([name]) if self._probe and checkable(name) else None
             schema = read(name)
             if schema is not None:
                 if checkable(name) and schema.qualifier:
                     self.fresh[name] = schema
+                    self.pre[name] = before.tokens.get(name) if before is not None else None
                 else:
                     self.unchecked = True
             return schema

@@ -88,6 +88,11 @@ def session_settings(spark: Any) -> dict[str, Any]:
             conf = {str(k): str(v) for k, v in dict(spark.conf.getAll).items()}
         except Exception:  # noqa: BLE001 - a session without getAll (Spark < 4): ask key by key
             conf = {key: spark.conf.get(key, default) for key, (_, default) in SETTINGS.items()}
+    return settings_of_conf(conf)
+
+
+def settings_of_conf(conf: Mapping[str, str]) -> dict[str, Any]:
+    """`session_settings` from a session's settings as set (key -> value)."""
     return {**settings_from(lambda key, default: conf.get(key, default)), "unmodelled": unmodelled_settings(conf)}
 
 
@@ -340,11 +345,13 @@ class Catalog:
         return cls(tables)
 
     @classmethod
-    def from_spark(cls, spark: Any) -> "Catalog":
+    def from_spark(cls, spark: Any, settings: dict[str, Any] | None = None) -> "Catalog":
         """Schemas from a live session (classic or Spark Connect), read on first use; a
         view's definition too, where sparkfold may read it as Spark does
-        (`session_views`)."""
-        settings = session_settings(spark)
+        (`session_views`).  `settings`: the session's (`session_settings`), when the
+        caller read them already."""
+        if settings is None:
+            settings = session_settings(spark)
         current: list[tuple[str, ...]] = []
 
         def namespace() -> tuple[str, ...]:
