@@ -245,3 +245,169 @@ def test_the_pre_check_skips_only_statements_no_rule_changes():
         except SparkfoldError:
             continue  # not read at all: passed through as written by the hook too
         assert result.sql == text and not result.changed and not result.findings, text
+
+
+# -- the tokens: one JVM call checks the tables a statement read (optimizer/hook_cache.py) --
+
+def test_a_token_names_one_object_of_the_catalog(spark):
+    """The same token while the catalog holds the same view; another one for a view made
+    again (even from the same DataFrame), under other settings or in another database;
+    none for what the helper cannot vouch for (a view kept as SQL text, a name it does
+    not know)."""
+    from sparkfold.optimizer.hook_cache import SessionSchemas
+
+    register(spark, "hc_tok", {"a": "int not null"}, [(1,)])
+    spark.sql("CREATE OR REPLACE TEMPORARY VIEW hc_tok_text AS SELECT 1 AS a")
+    schemas = SessionSchemas(spark)
+    names = ["hc_tok", "hc_tok_text", "hc_no_such_table", "spark_catalog.default.hc_tok"]
+    first = schemas.snapshot(names)
+    assert first is not None, "the JVM helper could not be compiled"
+    assert first.tokens["hc_tok"] is not None and schemas.snapshot(names) == first
+    assert [first.tokens[n] for n in names[1:]] == [None, None, None]
+    spark.table("hc_tok").createOrReplaceTempView("hc_tok")  # the same DataFrame: a new object
+    again = schemas.snapshot(names)
+    assert again.tokens["hc_tok"] not in (None, first.tokens["hc_tok"]) and again.state == first.state
+    try:
+        spark.conf.set("spark.sql.shuffle.partitions", "3")
+        assert schemas.snapshot(names).tokens["hc_tok"] != again.tokens["hc_tok"]
+    finally:
+        spark.conf.set("spark.sql.shuffle.partitions", "2")
+    assert schemas.snapshot(names).tokens["hc_tok"] == again.tokens["hc_tok"]  # (the same state: its id again)
+    spark.sql("CREATE DATABASE IF NOT EXISTS hc_tok_db")
+    try:
+        spark.sql("USE hc_tok_db")
+        assert schemas.snapshot(names).state != again.state
+    finally:
+        spark.sql("USE default")
+        spark.sql("DROP DATABASE IF EXISTS hc_tok_db")
+
+
+def test_a_repeated_statement_costs_one_jvm_call(spark, monkeypatch):
+    """Over DataFrame views, a statement sent again is checked by one probe (which also
+    reads the settings), and a new statement over tables already read by two (one before,
+    one after it is optimized): no fingerprint is read, no table read again."""
+    from sparkfold.optimizer.hook_cache import SessionSchemas
+
+    register(spark, "hc_one", {"a": "int", "b": "int not null"}, [(1, 2)])
+    register(spark, "hc_two", {"a": "int"}, [(1,)])
+    q = "SELECT x.a FROM hc_one x JOIN hc_two y ON x.a = y.a WHERE x.b IS NULL OR x.a = 1"
+    with hooks.install(spark, report=False) as hook:
+        spark.sql(q)
+        calls = {"snapshot": 0, "fingerprints": 0}
+        for name in calls:
+            original = getattr(SessionSchemas, name)
+
+            def counted(self, *args, _name=name, _original=original, **kwargs):
+                calls[_name] += 1
+                return _original(self, *args, **kwargs)
+            monkeypatch.setattr(SessionSchemas, name, counted)
+        hits = hook.results.hits
+        assert rows(spark.sql(q)) == [(1,)] and hook.results.hits == hits + 1
+        assert calls == {"snapshot": 1, "fingerprints": 0}
+        spark.sql(q + " AND y.a > 0")
+        assert calls == {"snapshot": 3, "fingerprints": 0}
+
+
+def test_a_view_made_again_through_the_jvm_is_not_reused(spark):
+    """Replaced by the JVM's own Dataset API (not pyspark, not the hook), with b nullable
+    now: the kept rewrite (b IS NULL dropped) must not be sent again."""
+    register(spark, "hc_jvm", {"a": "int", "b": "int not null"}, [(1, 2), (3, 4)])
+    q = "SELECT a FROM hc_jvm WHERE b IS NULL OR a = 1"
+    with hooks.install(spark, report=False) as hook:
+        assert rows(spark.sql(q)) == [(1,)] and "IS NULL" not in hook.last_sql
+        hits = hook.results.hits
+        spark._jsparkSession.sql("SELECT * FROM VALUES (1, 2), (3, CAST(NULL AS INT)) AS v(a, b)") \
+            .createOrReplaceTempView("hc_jvm")
+        assert rows(spark.sql(q)) == rows(hook._original(q)) == [(1,), (3,)]
+        assert hook.results.hits == hits and hook.last_sql == q
+        # and made again from the same DataFrame: a new object, the same columns (reused
+        # after its fingerprint says so, never unchecked)
+        spark.table("hc_jvm").createOrReplaceTempView("hc_jvm")
+        assert rows(spark.sql(q)) == rows(hook._original(q)) == [(1,), (3,)]
+
+
+def test_a_global_temporary_view_made_again_by_another_session_is_not_reused(spark):
+    from tests.data import spark_schema
+
+    other = spark.newSession()  # the same SparkContext: the same global temporary views
+    spark.createDataFrame([(1, 2), (3, 4)], spark_schema({"a": "int", "b": "int not null"})) \
+        .createOrReplaceGlobalTempView("hc_glob")
+    q = "SELECT a FROM global_temp.hc_glob WHERE b IS NULL OR a = 1"
+    try:
+        with hooks.install(spark, report=False) as hook:
+            assert rows(spark.sql(q)) == [(1,)] and "IS NULL" not in hook.last_sql
+            hits = hook.results.hits
+            assert rows(spark.sql(q)) == [(1,)] and hook.results.hits == hits + 1
+            other.createDataFrame([(1, 2), (3, None)], spark_schema({"a": "int", "b": "int"})) \
+                .createOrReplaceGlobalTempView("hc_glob")
+            assert rows(spark.sql(q)) == rows(hook._original(q)) == [(1,), (3,)]
+            assert hook.results.hits == hits + 1 and hook.last_sql == q
+    finally:
+        spark.catalog.dropGlobalTempView("hc_glob")
+
+
+def test_a_dropped_view_uncovers_the_table_of_its_name(spark):
+    """A temporary view shadows the permanent table of its name: dropped (through the
+    JVM's catalog, not the hook), the name reads the table, whose b is nullable."""
+    spark.sql("DROP TABLE IF EXISTS hc_shadow")
+    try:
+        spark.sql("CREATE TABLE hc_shadow (a INT, b INT) USING parquet")
+        spark.sql("INSERT INTO hc_shadow VALUES (1, 2), (3, NULL)")
+        register(spark, "hc_shadow", {"a": "int", "b": "int not null"}, [(1, 2), (3, 4)])
+        q = "SELECT a FROM hc_shadow WHERE b IS NULL OR a = 1"
+        with hooks.install(spark, report=False) as hook:
+            assert rows(spark.sql(q)) == [(1,)] and "IS NULL" not in hook.last_sql
+            hits = hook.results.hits
+            spark._jsparkSession.sessionState().catalog().dropTempView("hc_shadow")
+            assert rows(spark.sql(q)) == rows(hook._original(q)) == [(1,), (3,)]
+            assert hook.results.hits == hits and hook.last_sql == q
+            # and a view made again over the table: the kept result for the table is not reused
+            hits = hook.results.hits
+            register(spark, "hc_shadow", {"a": "int", "b": "int not null"}, [(5, 6)])
+            assert rows(spark.sql(q)) == rows(hook._original(q)) == []
+            assert hook.results.hits == hits
+    finally:
+        spark.catalog.dropTempView("hc_shadow")
+        spark.sql("DROP TABLE IF EXISTS hc_shadow")
+
+
+def test_a_permanent_table_or_view_made_again_by_another_session_is_read_again(spark):
+    """Permanent tables and views (no token: checked by fingerprint, or their definition
+    looked up again) made again by another session of the same SparkContext, and by DDL
+    sent to the JVM directly: the statement is optimized over the schema this session's
+    Spark reads (which keeps a table's relation until it is refreshed), never another."""
+    other = spark.newSession()
+    spark.sql("DROP TABLE IF EXISTS hc_perm")
+    spark.sql("DROP VIEW IF EXISTS hc_pview")
+
+    def spark_reads(name):
+        return [(f.name, f.dataType.simpleString()) for f in spark.table(name).schema.fields]
+
+    def hook_read(hook, name):
+        return [(c.name, c.data_type.simple_string()) for c in hook.last.catalog.lookup(name).columns]
+
+    try:
+        spark.sql("CREATE TABLE hc_perm (a INT, s STRING) USING parquet")
+        spark.sql("CREATE VIEW hc_pview AS SELECT 1 AS a, 2 AS b")  # b is never NULL
+        q, qv = "SELECT a FROM hc_perm WHERE a = 1 OR a = NULL", "SELECT a FROM hc_pview WHERE b IS NULL OR a = 1"
+        with hooks.install(spark, report=False) as hook:
+            spark.sql(q)
+            assert hook_read(hook, "hc_perm") == [("a", "int"), ("s", "string")]
+            assert rows(spark.sql(qv)) == [(1,)] and "IS NULL" not in hook.last_sql
+            other.sql("DROP TABLE hc_perm")
+            other.sql("CREATE TABLE hc_perm (a BIGINT, t INT) USING parquet")
+            other.sql("CREATE OR REPLACE VIEW hc_pview AS SELECT 1 AS a, CAST(NULL AS INT) AS b")
+            spark.sql(q)
+            assert hook_read(hook, "hc_perm") == spark_reads("hc_perm")
+            hits = hook.results.hits
+            spark.catalog.refreshTable("hc_perm")  # this session now reads the new table
+            spark.sql(q)
+            assert hook.results.hits == hits and hook_read(hook, "hc_perm") == spark_reads("hc_perm") == \
+                [("a", "bigint"), ("t", "int")]
+            assert rows(spark.sql(qv)) == rows(hook._original(qv)) == [(1,)]
+            assert hook.results.hits == hits and hook.last_sql == qv
+            spark._jsparkSession.sql("CREATE OR REPLACE VIEW hc_pview AS SELECT 3 AS a, CAST(NULL AS INT) AS b")
+            assert rows(spark.sql(qv)) == rows(hook._original(qv)) == [(3,)]
+    finally:
+        spark.sql("DROP TABLE IF EXISTS hc_perm")
+        spark.sql("DROP VIEW IF EXISTS hc_pview")
