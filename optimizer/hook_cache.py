@@ -8,10 +8,11 @@ round trip per setting and several per table).  The hook keeps instead:
   after a query is optimized, every table it read is checked again, in one JVM call
   for all of them (`SessionSchemas.snapshot`, a small helper compiled in the JVM with
   Janino, which Spark ships).  That call returns the session's settings and current
-  namespace, and for each table name a token naming the object the session's catalog
-  holds for it: the same token means the very same object (see "Why a token is enough"
-  below).  A table whose token the helper cannot give (a permanent table, a view kept
-  as SQL text, a name it cannot quote) is checked by its fingerprint instead: its
+  namespace, and for each table name a token naming the object the session reads for
+  it: the same token means the very same object (see "Why a token is enough" below).
+  A table whose token the helper cannot give (a view kept as SQL text, a permanent view,
+  a table of another catalog or source, one this session has not read since it was last
+  refreshed, a name it cannot quote) is checked by its fingerprint instead: its
   columns as Spark's JSON (names, types, nullability), read for all such tables in one
   more JVM call (one query that selects `struct(t.*)` of each, analyzed, never run).
   A table dropped and made again with other nullability shows in one or the other,
@@ -29,9 +30,9 @@ round trip per setting and several per table).  The hook keeps instead:
   A result that asked the session about a function (a UDF's determinism) is not kept:
   that answer is not re-verified.
 
-Why a token is enough.  The helper gives a token only to a temporary view (`v`) or a
-global temporary view (`global_temp.v`) that keeps its analyzed plan
-(`TemporaryViewRelation.plan` defined: every view made from a DataFrame).  Spark reads
+Why a token is enough.  The helper gives a token to two kinds of tables.  First, a
+temporary view (`v`) or a global temporary view (`global_temp.v`) that keeps its analyzed
+plan (`TemporaryViewRelation.plan` defined: every view made from a DataFrame).  Spark reads
 such a view as that plan (`SessionCatalog.getTempViewPlan`), never analyzing it again,
 so its columns, types, nullability and qualifier are fixed by the object and by the
 settings (`spark.sql.caseSensitive` formats the names).  Every way of changing a view
@@ -41,7 +42,19 @@ one `GlobalTempViewManager` every session of the SparkContext shares.  The helpe
 the name up as Spark's analyzer does (`getRawTempView`, `getRawGlobalTempView`: a
 temporary view shadows any table of the name) and gives each object it sees under a name
 a serial number, held with a weak reference (no view is kept alive) and never given
-twice.  A token also carries an id of the settings and the current catalog and namespace
+twice.  Second, a table of the session catalog (`t`, `db.t`, `spark_catalog.db.t`, in
+the session catalog, with no temporary view of the name) whose metadata, read again at
+every probe, says a table (managed or external, not a view) of a built-in file source
+(parquet, orc, json, csv, text, avro), while no setting replaces the session catalog or
+the sources read as such (`spark.sql.catalog.spark_catalog`,
+`spark.sql.sources.useV1SourceList` unset).  Spark's analyzer reads such a table as the
+relation this session caches under its qualified name (`FindDataSourceTable`,
+`SessionCatalog.getCachedPlan`), whatever the metadata says since; the token names that
+relation, and there is none until the session has read the table.  Another session
+dropping the table and making it again leaves this session's relation in place, and this
+session's Spark goes on reading it: the token stays, and so does what Spark reads (a
+REFRESH TABLE, or an ALTER or DROP in this session, drops the relation, and with it the
+token; a view made in the table's place fails the metadata's test).  A token also carries an id of the settings and the current catalog and namespace
 it was taken under, given anew for every other state.  A token is taken before the schema
 it vouches for is read (or, for a kept one, before its fingerprint is checked): the same
 token afterwards means no change came between.
@@ -77,6 +90,10 @@ import java.lang.ref.WeakReference;
 import java.util.HashMap;
 import java.util.TreeMap;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.spark.sql.catalyst.QualifiedTableName;
+import org.apache.spark.sql.catalyst.TableIdentifier;
+import org.apache.spark.sql.catalyst.catalog.CatalogTable;
+import org.apache.spark.sql.catalyst.catalog.CatalogTableType;
 import org.apache.spark.sql.catalyst.catalog.SessionCatalog;
 import org.apache.spark.sql.catalyst.catalog.TemporaryViewRelation;
 import org.apache.spark.sql.connector.catalog.CatalogManager;
@@ -128,19 +145,65 @@ private String token(String name) {
         found = catalog.getRawGlobalTempView(parts[1]);
         kind = "G";
     } else {
-        return "?";
+        return permanent(name, parts);
     }
-    if (found.isEmpty()) return "?";
+    if (found.isEmpty()) return parts.length == 1 ? permanent(name, parts) : "?";
     TemporaryViewRelation view = (TemporaryViewRelation) found.get();
     if (view.plan().isEmpty()) return "?";
+    return serial(kind, name, view);
+}
+
+private String serial(String kind, String name, Object object) {
     String key = kind + name;
     Object[] kept = (Object[]) seen.get(key);
-    if (kept != null && ((WeakReference) kept[0]).get() == view) return kind + kept[1];
+    if (kept != null && ((WeakReference) kept[0]).get() == object) return kind + kept[1];
     if (seen.size() > 100000) seen.clear();
     serial++;
-    seen.put(key, new Object[] {new WeakReference(view), Long.valueOf(serial)});
+    seen.put(key, new Object[] {new WeakReference(object), Long.valueOf(serial)});
     return kind + serial;
 }
+
+// A table of the session catalog, read as Spark's analyzer reads it: its metadata says a
+// table (not a view) of a built-in file source, which FindDataSourceTable reads as the
+// relation this session caches under its qualified name (getCachedPlan), whatever the
+// metadata says since: the token names that relation.  None cached (not read yet, or
+// refreshed), another catalog, a catalog or source set up by the user: "?".
+private String permanent(String name, String[] parts) {
+    if (conf.contains("spark.sql.catalog.spark_catalog") || conf.contains("spark.sql.sources.useV1SourceList"))
+        return "?";
+    boolean inSession = "spark_catalog".equals(manager.currentCatalog().name());
+    String db;
+    String table;
+    if (parts.length == 1 && inSession) {
+        db = null;
+        table = parts[0];
+    } else if (parts.length == 2 && inSession && !manager.isCatalogRegistered(parts[0])
+               && !"spark_catalog".equalsIgnoreCase(parts[0])) {
+        db = parts[0];
+        table = parts[1];
+    } else if (parts.length == 3 && "spark_catalog".equalsIgnoreCase(parts[0])) {
+        db = parts[1];
+        table = parts[2];
+    } else {
+        return "?";
+    }
+    CatalogTable meta;
+    try {
+        meta = catalog.getTableRawMetadata(new TableIdentifier(table, scala.Option.apply(db)));
+    } catch (Exception e) {
+        return "?";
+    }
+    if (!(meta.tableType().equals(CatalogTableType.MANAGED()) || meta.tableType().equals(CatalogTableType.EXTERNAL())))
+        return "?";
+    if (meta.provider().isEmpty() || !FILE_SOURCES.contains(((String) meta.provider().get()).toLowerCase(java.util.Locale.ROOT)))
+        return "?";
+    Object cached = catalog.getCachedTable(new QualifiedTableName("spark_catalog", meta.database(), meta.identifier().table()));
+    if (cached == null) return "?";
+    return serial("P", name, cached);
+}
+
+private static final java.util.Set FILE_SOURCES = new java.util.HashSet(java.util.Arrays.asList(
+    new String[] {"parquet", "orc", "json", "csv", "text", "avro"}));
 """
 
 _PROBE_CLASSES: dict[int, tuple[Any, Any]] = {}  # id(py4j gateway) -> (gateway, compiled class)
@@ -212,10 +275,11 @@ class SessionSchemas:
 
     def snapshot(self, names: Iterable[str] = ()) -> Snapshot | None:
         """One JVM call: the session's settings and namespace, and a token for each name
-        (checkable ones only) that stays the same exactly while the session's catalog holds
-        the same object for it (a temporary or global temporary view that keeps its
-        analyzed plan, whose columns are then fixed), under the same settings and
-        namespace; None when the helper cannot be had (the fingerprints check then)."""
+        (checkable ones only) that stays the same exactly while the session reads the same
+        object for it (a temporary or global temporary view that keeps its analyzed plan,
+        a file-source table's cached relation: their columns are then fixed), under the
+        same settings and namespace; None when the helper cannot be had (the fingerprints
+        check then).  See the module's docstring."""
         names = [n for n in names if checkable(n)]
         helper = self._helper
         if helper is None:

@@ -411,3 +411,56 @@ def test_a_permanent_table_or_view_made_again_by_another_session_is_read_again(s
     finally:
         spark.sql("DROP TABLE IF EXISTS hc_perm")
         spark.sql("DROP VIEW IF EXISTS hc_pview")
+
+
+def test_a_permanent_table_has_a_token_while_this_session_reads_one_relation(spark, monkeypatch):
+    """A file-source table of the session catalog has a token once this session caches its
+    relation (which its analyzer reads for the name from then on): the same until the
+    relation is dropped from the cache (REFRESH, ALTER, DROP in this session) or the name
+    reads something else (a temporary view, a view another session made in its place)."""
+    from sparkfold.optimizer.hook_cache import SessionSchemas
+
+    other = spark.newSession()
+    spark.sql("DROP TABLE IF EXISTS hc_ptok")
+    try:
+        spark.sql("CREATE TABLE hc_ptok (a INT, s STRING) USING parquet")
+        spark.sql("INSERT INTO hc_ptok VALUES (1, 'x'), (2, NULL)")
+        schemas = SessionSchemas(spark)
+        names = ["hc_ptok", "default.hc_ptok", "spark_catalog.default.hc_ptok"]
+        spark.table("hc_ptok").schema  # noqa: B018 - (read: the relation is cached)
+        first = schemas.snapshot(names).tokens
+        assert None not in first.values() and schemas.snapshot(names).tokens == first
+        spark._jsparkSession.sql("ALTER TABLE hc_ptok ADD COLUMNS (c INT)")  # DDL through the JVM
+        assert schemas.snapshot(names).tokens["hc_ptok"] is None  # (not read since)
+        spark.table("hc_ptok").schema  # noqa: B018
+        second = schemas.snapshot(names).tokens
+        assert None not in second.values() and set(second.values()).isdisjoint(first.values())
+        register(spark, "hc_ptok", {"a": "int"}, [(1,)])  # a temporary view shadows it
+        assert schemas.snapshot(names).tokens["hc_ptok"] not in (None, second["hc_ptok"])
+        spark.catalog.dropTempView("hc_ptok")
+        assert schemas.snapshot(names).tokens == second
+        other.sql("DROP TABLE hc_ptok")
+        other.sql("CREATE VIEW hc_ptok AS SELECT 1 AS a")
+        assert set(schemas.snapshot(names).tokens.values()) == {None}
+
+        # through the hook: a statement sent again over the table costs one call, until
+        # another session makes a view in its place
+        other.sql("DROP VIEW hc_ptok")
+        other.sql("CREATE TABLE hc_ptok (a INT, s STRING) USING parquet")
+        spark.catalog.refreshTable("hc_ptok")
+        q = "SELECT a FROM hc_ptok WHERE s IS NULL OR a = NULL"
+        with hooks.install(spark, report=False) as hook:
+            spark.sql(q)
+            spark.sql(q)  # (verified by fingerprint the first time, by its token from then on)
+            calls = []
+            monkeypatch.setattr(SessionSchemas, "fingerprints", lambda self, *a: calls.append(a))
+            hits = hook.results.hits
+            assert rows(spark.sql(q)) == [] and hook.results.hits == hits + 1 and calls == []
+            monkeypatch.undo()
+            other.sql("DROP TABLE hc_ptok")
+            other.sql("CREATE VIEW hc_ptok AS SELECT 7 AS a, CAST(NULL AS STRING) AS s")
+            assert rows(spark.sql(q)) == rows(hook._original(q)) == [(7,)]
+            assert hook.results.hits == hits + 1
+    finally:
+        spark.sql("DROP VIEW IF EXISTS hc_ptok")
+        spark.sql("DROP TABLE IF EXISTS hc_ptok")
