@@ -256,6 +256,7 @@ class SessionSchemas:
         self._known: collections.OrderedDict[str, tuple[str | None, TableSchema, str | None]] = \
             collections.OrderedDict()
         self._helper: Any = None  # the JVM side of `snapshot`, made on first use; False: none
+        self._making: threading.Thread | None = None
         # the settings and namespace the helper said, each with an id never given twice
         self._states: collections.OrderedDict[str, tuple[str, dict]] = collections.OrderedDict()
         self._serial = itertools.count()
@@ -273,6 +274,19 @@ class SessionSchemas:
             hit = self._known.get(name)
         return hit[2] if hit is not None else None
 
+    def prepare(self) -> threading.Thread:
+        """Start making the JVM helper in the background, once (compiling it costs 0.1 to
+        0.5 s the first time in a JVM: the hook starts it when installed, so that it is
+        made while the program does something else); the thread making it."""
+        with self._lock:
+            if self._making is None:
+                def make() -> None:
+                    self._helper = _probe_helper(self._spark) or False
+
+                self._making = threading.Thread(target=make, name="sparkfold-probe", daemon=True)
+                self._making.start()
+            return self._making
+
     def snapshot(self, names: Iterable[str] = ()) -> Snapshot | None:
         """One JVM call: the session's settings and namespace, and a token for each name
         (checkable ones only) that stays the same exactly while the session reads the same
@@ -283,10 +297,8 @@ class SessionSchemas:
         names = [n for n in names if checkable(n)]
         helper = self._helper
         if helper is None:
-            with self._lock:
-                if self._helper is None:
-                    self._helper = _probe_helper(self._spark) or False
-                helper = self._helper
+            self.prepare().join()
+            helper = self._helper
         if helper is False:
             return None
         try:

@@ -214,6 +214,8 @@ class SqlHook:
 
     def install(self) -> "SqlHook":
         if not self._installed:
+            if self._session is not None:
+                self._session.prepare()
             self.spark.sql = self.wrapper  # instance attribute: this session only
             self._installed = True
         return self
