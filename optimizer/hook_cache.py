@@ -231,6 +231,9 @@ def _probe_helper(spark: Any) -> Any:
         return None
 
 
+Kept = tuple  # (fingerprint or None, TableSchema, token or None)
+
+
 class Snapshot(NamedTuple):
     """What one probe said: the session's settings (as `session_settings` gives them), an
     id for them and the current namespace (`state`: the same id, the same settings and
@@ -253,8 +256,7 @@ class SessionSchemas:
         self._lock = threading.Lock()
         # name -> (fingerprint or None, schema, token or None): a schema is kept verified
         # by its fingerprint, or by its token (then the fingerprint was never read)
-        self._known: collections.OrderedDict[str, tuple[str | None, TableSchema, str | None]] = \
-            collections.OrderedDict()
+        self._known: collections.OrderedDict[str, Kept] = collections.OrderedDict()
         self._helper: Any = None  # the JVM side of `snapshot`, made on first use; False: none
         self._making: threading.Thread | None = None
         # the settings and namespace the helper said, each with an id never given twice
@@ -262,11 +264,16 @@ class SessionSchemas:
         self._serial = itertools.count()
 
     def cached(self, name: str) -> TableSchema | None:
+        hit = self.kept_entry(name)
+        return hit[1] if hit is not None else None
+
+    def kept_entry(self, name: str) -> Kept | None:
+        """What is kept for a name: (fingerprint or None, schema, token or None)."""
         with self._lock:
             hit = self._known.get(name)
             if hit is not None:
                 self._known.move_to_end(name)
-        return hit[1] if hit is not None else None
+        return hit
 
     def token(self, name: str) -> str | None:
         """The token a kept schema was verified with (None: by its fingerprint, or not kept)."""
@@ -347,11 +354,12 @@ class SessionSchemas:
         except Exception:  # noqa: BLE001 - no answer: nothing verified
             return None
 
-    def verified(self, fresh: dict[str, TableSchema], reused: list[str], pre: dict[str, str | None] | None = None,
+    def verified(self, fresh: dict[str, TableSchema], reused: dict[str, Kept], pre: dict[str, str | None] | None = None,
                  state: str | None = None) -> dict[str, tuple[str, str]] | None:
         """After a query was optimized: did every schema it used hold?  `fresh`: the
         schemas read from the session during the query (kept if they are confirmed);
-        `reused`: the names whose kept schema was used; `pre`: the token of each fresh
+        `reused`: each name whose kept schema was used, with what was kept for it then
+        (`kept_entry`: another statement may have kept another since); `pre`: the token of each fresh
         name taken just before it was read; `state`: the settings and namespace the query
         was optimized under (`Snapshot.state`).  A kept schema that no longer holds is
         forgotten.
@@ -366,25 +374,22 @@ class SessionSchemas:
         probe, taken before its fingerprint was read: the same token later means the same
         object as when the fingerprint said the schema holds."""
         names = sorted({*fresh, *reused})
-        with self._lock:
-            kept = {n: self._known.get(n) for n in reused}
-        if any(hit is None for hit in kept.values()):
-            return None
+        kept = reused
         now: dict[str, str | None] = {}
         if names:
             snap = self.snapshot(names)
             if snap is not None and (state is None or snap.state == state):
                 now = snap.tokens
         vouched = {n for n in names if now.get(n) is not None
-                   and now[n] == ((pre or {}).get(n) if n in fresh else kept[n][2])}  # type: ignore[index]
+                   and now[n] == ((pre or {}).get(n) if n in fresh else kept[n][2])}
         rest = [n for n in names if n not in vouched]
         prints: dict[str, str] = {}
         if rest:
-            got = self.fingerprints([fresh[n] if n in fresh else kept[n][1] for n in rest], rest)  # type: ignore[index]
+            got = self.fingerprints([fresh[n] if n in fresh else kept[n][1] for n in rest], rest)
             if got is None:
                 with self._lock:
                     for n in reused:
-                        if n not in vouched:
+                        if n not in vouched and self._known.get(n) is kept[n]:
                             self._known.pop(n, None)
                 return None
             prints = got
@@ -392,21 +397,21 @@ class SessionSchemas:
         for n in reused:
             if n in vouched:
                 continue
-            with self._lock:
-                hit = self._known.get(n)
+            hit = kept[n]  # (what the query used, whatever is kept now)
             # kept by its token, it has no fingerprint yet: its columns are compared (a view
             # made again from the same DataFrame is a new object with the same schema)
-            if hit is not None and (hit[0] == prints[n] if hit[0] is not None else
-                                    all_in_fingerprint(hit[1]) and _columns_of(prints[n]) == hit[1].columns):
+            if hit[0] == prints[n] if hit[0] is not None else \
+                    all_in_fingerprint(hit[1]) and _columns_of(prints[n]) == hit[1].columns:
                 with self._lock:
                     if self._known.get(n) is hit:
                         self._known[n] = (prints[n], hit[1], now.get(n))
             else:
                 with self._lock:
-                    self._known.pop(n, None)
+                    if self._known.get(n) is hit:
+                        self._known.pop(n, None)
                 ok = False
         for n, schema in fresh.items():
-            entry: tuple[str | None, TableSchema, str | None]
+            entry: Kept
             if n in vouched:
                 entry = (None, schema, now[n])
             elif not all_in_fingerprint(schema):

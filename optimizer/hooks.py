@@ -461,7 +461,7 @@ class _Reads:
         self._probe = probe
         self.fresh: dict[str, Any] = {}
         self.pre: dict[str, str | None] = {}  # each fresh name's token, taken just before its read
-        self.reused: list[str] = []
+        self.reused: dict[str, Any] = {}  # name -> what was kept for it when the query used it
         self.unchecked = False
 
     def catalog(self, session: Catalog) -> Catalog:
@@ -469,10 +469,10 @@ class _Reads:
         assert read is not None
 
         def load(name: str):
-            kept = self._schemas.cached(name)
+            kept = self._schemas.kept_entry(name)
             if kept is not None:
-                self.reused.append(name)
-                return kept
+                self.reused[name] = kept
+                return kept[1]
             before = self._schemas.snapshot([name]) if self._probe and checkable(name) else None
             schema = read(name)
             if schema is not None:

@@ -464,3 +464,20 @@ def test_a_permanent_table_has_a_token_while_this_session_reads_one_relation(spa
     finally:
         spark.sql("DROP VIEW IF EXISTS hc_ptok")
         spark.sql("DROP TABLE IF EXISTS hc_ptok")
+
+
+def test_a_schema_used_is_verified_not_the_one_kept_since(spark):
+    """A query optimized against a kept schema, while another thread's statement found the
+    table made again and kept its new schema: what the query used is verified (and found
+    stale), not what is kept by the time it is checked."""
+    register(spark, "hc_race", {"a": "int", "b": "int not null"}, [(1, 2)])
+    with hooks.install(spark, report=False) as hook:
+        spark.sql("SELECT a FROM hc_race WHERE b IS NULL OR a = 1")
+        used = hook._schemas.kept_entry("hc_race")
+        assert used is not None and used[2] is not None  # kept, with its token
+        register(spark, "hc_race", {"a": "int", "b": "int"}, [(1, None)])
+        spark.sql("SELECT a, b FROM hc_race WHERE a > 0")  # (the other thread's statement)
+        now = hook._schemas.kept_entry("hc_race")
+        assert now is not None and now[1] != used[1]
+        assert hook._schemas.verified({}, {"hc_race": used}) is None
+        assert hook._schemas.verified({}, {"hc_race": now}) == {"hc_race": ("token", now[2])}
