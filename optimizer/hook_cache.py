@@ -67,6 +67,7 @@ import itertools
 import json
 import re
 import threading
+import uuid
 from typing import Any, Callable, Hashable, Iterable, NamedTuple
 
 from ..plans.sql_in.catalog import TableSchema, _from_spark_field, settings_of_conf
@@ -163,6 +164,12 @@ private String serial(String kind, String name, Object object) {
     return kind + serial;
 }
 
+"""
+
+# the tables of the session catalog (written for Spark 4.1+: QualifiedTableName with its
+# catalog, as FindDataSourceTable keys its cache); where it does not compile, the helper
+# is made without it (only temporary views have tokens)
+_PROBE_PERMANENT = r"""
 // A table of the session catalog, read as Spark's analyzer reads it: its metadata says a
 // table (not a view) of a built-in file source, which FindDataSourceTable reads as the
 // relation this session caches under its qualified name (getCachedPlan), whatever the
@@ -206,6 +213,12 @@ private static final java.util.Set FILE_SOURCES = new java.util.HashSet(java.uti
     new String[] {"parquet", "orc", "json", "csv", "text", "avro"}));
 """
 
+_PROBE_NO_PERMANENT = r"""
+private String permanent(String name, String[] parts) {
+    return "?";
+}
+"""
+
 _PROBE_CLASSES: dict[int, tuple[Any, Any]] = {}  # id(py4j gateway) -> (gateway, compiled class)
 _PROBE_LOCK = threading.Lock()
 
@@ -219,9 +232,18 @@ def _probe_helper(spark: Any) -> Any:
         with _PROBE_LOCK:
             kept = _PROBE_CLASSES.get(id(gateway))
             if kept is None or kept[0] is not gateway:
-                evaluator = spark._jvm.org.codehaus.janino.ClassBodyEvaluator()
-                evaluator.setParentClassLoader(jss.getClass().getClassLoader())
-                evaluator.cook(_PROBE_SOURCE)
+                for source in (_PROBE_SOURCE + _PROBE_PERMANENT, _PROBE_SOURCE + _PROBE_NO_PERMANENT):
+                    try:
+                        evaluator = spark._jvm.org.codehaus.janino.ClassBodyEvaluator()
+                        # a name of its own: py4j caches methods by class name, and Janino
+                        # names every class it makes `SC` unless told otherwise
+                        evaluator.setClassName(f"sparkfold.HookProbe{uuid.uuid4().hex}")
+                        evaluator.setParentClassLoader(jss.getClass().getClassLoader())
+                        evaluator.cook(source)
+                        break
+                    except Exception:  # noqa: BLE001 - (an older Spark: try without the tables)
+                        if source.endswith(_PROBE_NO_PERMANENT):
+                            raise
                 kept = _PROBE_CLASSES[id(gateway)] = (gateway, evaluator.getClazz())
         helper = kept[1].newInstance()
         state = jss.sessionState()

@@ -481,3 +481,42 @@ def test_a_schema_used_is_verified_not_the_one_kept_since(spark):
         assert now is not None and now[1] != used[1]
         assert hook._schemas.verified({}, {"hc_race": used}) is None
         assert hook._schemas.verified({}, {"hc_race": now}) == {"hc_race": ("token", now[2])}
+
+
+def test_without_the_jvm_helper_every_table_is_checked_by_its_fingerprint(spark, monkeypatch):
+    """Where the helper cannot be compiled (another Spark), the hook reads the settings
+    itself and checks every table by its fingerprint, as before: still reused, never stale."""
+    import sparkfold.optimizer.hook_cache as hook_cache
+
+    monkeypatch.setattr(hook_cache, "_probe_helper", lambda spark: None)
+    register(spark, "hc_nohelp", {"a": "int", "b": "int not null"}, [(1, 2), (3, 4)])
+    q = "SELECT a FROM hc_nohelp WHERE b IS NULL OR a = 1"
+    with hooks.install(spark, report=False) as hook:
+        assert rows(spark.sql(q)) == [(1,)] and "IS NULL" not in hook.last_sql
+        assert hook._schemas.snapshot(["hc_nohelp"]) is None
+        hits = hook.results.hits
+        assert rows(spark.sql(q)) == [(1,)] and hook.results.hits == hits + 1
+        register(spark, "hc_nohelp", {"a": "int", "b": "int"}, [(1, 2), (3, None)])
+        assert rows(spark.sql(q)) == rows(hook._original(q)) == [(1,), (3,)]
+        assert hook.results.hits == hits + 1 and hook.last_sql == q
+
+
+def test_a_spark_the_tables_part_does_not_compile_for_keeps_the_tokens_of_views(spark, monkeypatch):
+    """The helper's part for tables of the session catalog is written against Spark 4.1+'s
+    classes: where it does not compile, the helper is made without it (temporary views
+    keep their tokens, tables are checked by fingerprint)."""
+    import sparkfold.optimizer.hook_cache as hook_cache
+
+    monkeypatch.setattr(hook_cache, "_PROBE_CLASSES", {})
+    monkeypatch.setattr(hook_cache, "_PROBE_PERMANENT", hook_cache._PROBE_PERMANENT.replace("QualifiedTableName(",
+                                                                                           "NoSuchClass("))
+    register(spark, "hc_old", {"a": "int"}, [(1,)])
+    spark.sql("DROP TABLE IF EXISTS hc_old_tab")
+    try:
+        spark.sql("CREATE TABLE hc_old_tab (a INT) USING parquet")
+        spark.table("hc_old_tab").schema  # noqa: B018 - (cached)
+        snap = hook_cache.SessionSchemas(spark).snapshot(["hc_old", "hc_old_tab"])
+        assert snap is not None and snap.tokens["hc_old"] is not None and snap.tokens["hc_old_tab"] is None
+        assert hook_cache.SessionSchemas(spark).snapshot(["hc_old_tab"]).tokens["hc_old_tab"] is None
+    finally:
+        spark.sql("DROP TABLE IF EXISTS hc_old_tab")
