@@ -268,7 +268,8 @@ class Snapshot(NamedTuple):
 
 class SessionSchemas:
     """The schemas of a classic session's tables, by the name a query gave (case kept:
-    the name is part of the schema the analyzer builds), with their fingerprints."""
+    the name is part of the schema the analyzer builds), each with its token (what the
+    session read for the name when it was verified) or its fingerprint, or both."""
 
     LIMIT = 4096  # tables kept
 
@@ -279,7 +280,7 @@ class SessionSchemas:
         # name -> (fingerprint or None, schema, token or None): a schema is kept verified
         # by its fingerprint, or by its token (then the fingerprint was never read)
         self._known: collections.OrderedDict[str, Kept] = collections.OrderedDict()
-        self._helper: Any = None  # the JVM side of `snapshot`, made on first use; False: none
+        self._helper: Any = None  # the JVM side of `snapshot` (see `prepare`); False: none to be had
         self._making: threading.Thread | None = None
         # the settings and namespace the helper said, each with an id never given twice
         self._states: collections.OrderedDict[str, tuple[str, dict]] = collections.OrderedDict()
