@@ -67,6 +67,13 @@ def test_set_operations_widen_each_pair_of_types_as_spark(spark):
     assert sum(o.status == "rewritten" for o in outcomes) >= 40
 
 
+def test_an_in_subquery_keeps_the_error_spark_raises_for_its_pair_of_types(spark):
+    outcomes, failures = _check(spark, classes.in_subquery_type_files())
+    assert failures == []
+    assert {o.spark == "accepts" for o in outcomes} == {True, False}
+    assert sum(o.status == "rewritten" for o in outcomes) >= 20
+
+
 def test_session_settings_sparkfold_does_not_model(spark):
     outcomes, failures = _check(spark, classes.settings_files())
     assert failures == []

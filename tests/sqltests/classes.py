@@ -439,9 +439,21 @@ def alias_field_files() -> list[TestFile]:
     return [_file("alias-fields.sql", queries)]
 
 
+def in_subquery_type_files() -> list[TestFile]:
+    """Each pair of column types on the two sides of an IN subquery, over an empty
+    subquery (which a rule folds to FALSE: an error Spark raises for the pair must not be
+    folded away) and a non-empty one, in both modes."""
+    view = ["CREATE TEMPORARY VIEW w AS SELECT * FROM VALUES (1), (2) AS w(k)"]
+    queries = [f"SELECT k FROM w WHERE CAST(k AS {a}) IN (SELECT CAST(k + 1 AS {b}) FROM w {where})"
+               for a, b in itertools.product(_SETOP_TYPES, _SETOP_TYPES) if a != b
+               for where in ("WHERE false", "WHERE k > 0")]
+    return [_file("in-subquery-types.sql", view + queries),
+            _file("nonansi/in-subquery-types.sql", view + queries)]
+
+
 SPACES = [literal_files, cte_files, setop_files, grouping_files, settings_files, settings_scope_files, syntax_files,
           setop_type_files, trailing_comma_files, alias_field_files, grouping_set_name_files,
-          parameterless_files, wrapped_call_files]
+          parameterless_files, wrapped_call_files, in_subquery_type_files]
 
 
 def all_files() -> list[TestFile]:
