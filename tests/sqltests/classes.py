@@ -350,12 +350,17 @@ def setop_type_files() -> list[TestFile]:
     column's type is Spark's widening (WidenSetOperationTypes; under ANSI an integral
     beside a float is a double), on every path (a rewrite in each query makes the SQL
     path write it)."""
+    return _type_pair_files("setop-types", "SELECT CAST(k AS {a}) AS c FROM w WHERE 1 = 1 {v} "
+                                           "SELECT CAST(k + 1 AS {b}) FROM w WHERE NULL IS NULL", ("UNION", "EXCEPT ALL"))
+
+
+def _type_pair_files(name: str, template: str, variants: tuple[str, ...]) -> list[TestFile]:
+    """`template` over a view `w(k)` for each ordered pair of two types of `_SETOP_TYPES`
+    ({a}, {b}) and each of `variants` ({v}), as a file in ANSI mode and one out of it."""
     view = ["CREATE TEMPORARY VIEW w AS SELECT * FROM VALUES (1), (2) AS w(k)"]
-    queries = [f"SELECT CAST(k AS {a}) AS c FROM w WHERE 1 = 1 {op} SELECT CAST(k + 1 AS {b}) FROM w WHERE NULL IS NULL"
-               for a, b in itertools.product(_SETOP_TYPES, _SETOP_TYPES) if a != b
-               for op in ("UNION", "EXCEPT ALL")]
-    return [_file("setop-types.sql", view + queries),
-            _file("nonansi/setop-types.sql", view + queries)]
+    queries = [template.format(a=a, b=b, v=v) for a, b in itertools.product(_SETOP_TYPES, _SETOP_TYPES) if a != b
+               for v in variants]
+    return [_file(f"{name}.sql", view + queries), _file(f"nonansi/{name}.sql", view + queries)]
 
 
 _GROUPINGS = ["GROUPING SETS ((t1.a, t2.b), ())", "ROLLUP (t1.a, t2.b)", "CUBE (t1.a, t2.b)"]
@@ -443,12 +448,8 @@ def in_subquery_type_files() -> list[TestFile]:
     """Each pair of column types on the two sides of an IN subquery, over an empty
     subquery (which a rule folds to FALSE: an error Spark raises for the pair must not be
     folded away) and a non-empty one, in both modes."""
-    view = ["CREATE TEMPORARY VIEW w AS SELECT * FROM VALUES (1), (2) AS w(k)"]
-    queries = [f"SELECT k FROM w WHERE CAST(k AS {a}) IN (SELECT CAST(k + 1 AS {b}) FROM w {where})"
-               for a, b in itertools.product(_SETOP_TYPES, _SETOP_TYPES) if a != b
-               for where in ("WHERE false", "WHERE k > 0")]
-    return [_file("in-subquery-types.sql", view + queries),
-            _file("nonansi/in-subquery-types.sql", view + queries)]
+    return _type_pair_files("in-subquery-types", "SELECT k FROM w WHERE CAST(k AS {a}) IN "
+                                                 "(SELECT CAST(k + 1 AS {b}) FROM w {v})", ("WHERE false", "WHERE k > 0"))
 
 
 SPACES = [literal_files, cte_files, setop_files, grouping_files, settings_files, settings_scope_files, syntax_files,
