@@ -154,3 +154,10 @@ def test_a_wrapped_aggregate_as_an_argument_of_an_opaque_call_is_read(spark):
     outcomes, failures = _check(spark, classes.wrapped_call_files(), every=2)
     assert failures == []
     assert sum(o.spark == "accepts" for o in outcomes) >= 10
+
+
+def test_a_types_parameters_stay_the_types_on_every_path(spark):
+    outcomes, failures = _check(spark, classes.parameterized_type_files(), every=3)
+    assert failures == []
+    assert [(o.sql, o.error_class_differs) for o in outcomes if o.error_class_differs] == []
+    assert {o.spark == "accepts" for o in outcomes} == {True, False}

@@ -475,14 +475,21 @@ def _dispatch(generator_class: type) -> dict:
     return table
 
 
+def written_bare(node: exp.Expr) -> str | None:
+    """The name of a parameterless call written without parentheses (`current_user`),
+    which sqlglot reads as the call: a call with them has the `line` of its name's token
+    in its meta, a bare one has not.  None for anything else."""
+    name = node.meta.get("name") if node.meta else None
+    return str(name) if name and "line" not in node.meta and not node.args else None
+
+
 def _bare_call_sql(stock):
-    """`current_user` as written without parentheses (a call with them has the `line`
-    of its name's token in its meta): Spark reads a FROM column of that name first,
-    `current_user()` is always the function."""
+    """A parameterless call as written: `current_user` bare (Spark reads a FROM column
+    of that name first), `current_user()` always the function."""
     def sql(self, e) -> str:
-        name = e.meta.get("name") if e.meta else None
-        if name and "line" not in e.meta and not e.args:
-            return str(name)
+        name = written_bare(e)
+        if name is not None:
+            return name
         if stock is not None:
             return stock(self, e)
         method = getattr(self, f"{e.key}_sql", None)

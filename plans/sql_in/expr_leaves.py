@@ -13,7 +13,7 @@ from sqlglot import exp
 from ..ir import expressions as E
 from ..ir import intervals
 from ..ir import types as T
-from ..ir.dialect import ARG_PREFIX, TYPED_LITERAL_PREFIX, function_name
+from ..ir.dialect import ARG_PREFIX, TYPED_LITERAL_PREFIX, function_name, written_bare
 from ..ir.errors import AnalysisError
 from .data_types import TypeParseError, from_sqlglot
 from .expr_context import STAR_ARG, Ctx, NotModelled, _expr_name, _position, refuse_unnamed
@@ -34,11 +34,10 @@ _PARAMETERLESS = frozenset({"current_date", "current_timestamp", "current_user",
 
 def analyze_bare_call(ea, node: exp.Func, ctx: Ctx) -> E.Expr:
     """`current_user`, `current_date`, `current_timestamp`, `session_user` written without
-    parentheses, which sqlglot reads as the call (a call with parentheses has the `line`
-    of its name's token in its meta; a bare one has not): a column of the FROM with the
-    name comes first, as in Spark (`SELECT current_user FROM v` reads v's column)."""
-    name = str(node.meta.get("name") or "")
-    if name and "line" not in node.meta and ctx.scope.lookup_local((name,), name)[0] is not None:
+    parentheses (`dialect.written_bare`): a column of the FROM with the name comes first,
+    as in Spark (`SELECT current_user FROM v` reads v's column)."""
+    name = written_bare(node)
+    if name is not None and ctx.scope.lookup_local((name,), name)[0] is not None:
         return analyze_column(ea, exp.Column(this=exp.to_identifier(name)), ctx)
     return ea._fallback(node, ctx)
 

@@ -444,6 +444,24 @@ def alias_field_files() -> list[TestFile]:
     return [_file("alias-fields.sql", queries)]
 
 
+_PARAMETERIZED = ["DECIMAL(5,2)", "DECIMAL(38,0)", "VARCHAR(3)", "CHAR(3)", "TIME(3)", "TIME(6)", "TIMESTAMP_NTZ(9)",
+                  "ARRAY<DECIMAL(4,1)>", "STRUCT<a: DECIMAL(4,1)>"]
+_CAST_FORMS = ["CAST({x} AS {t})", "TRY_CAST({x} AS {t})", "{x} :: {t}"]
+_CAST_OPERANDS = ["'12:34:56.789'", "s", "1.25", "array(1.25)", "named_struct('a', 1.25)"]
+
+
+def parameterized_type_files() -> list[TestFile]:
+    """Casts to types with parameters (decimal precision, string length, TIME and
+    timestamp precision, nested), in each spelling, of literals and columns, some kept as
+    opaque calls: the parameters are the type's, on every path (the DataFrame program's
+    `.cast(...)` had taken TIME(3)'s 3 for an argument), and an error Spark raises keeps
+    its class."""
+    view = ["CREATE TEMPORARY VIEW pt AS SELECT * FROM VALUES ('1.5'), ('12:34:56') AS pt(s)"]
+    queries = [f"SELECT {form.format(x=x, t=t)} AS c FROM pt WHERE 1 = 1"
+               for t, form, x in itertools.product(_PARAMETERIZED, _CAST_FORMS, _CAST_OPERANDS)]
+    return [_file("parameterized-types.sql", view + queries)]
+
+
 def in_subquery_type_files() -> list[TestFile]:
     """Each pair of column types on the two sides of an IN subquery, over an empty
     subquery (which a rule folds to FALSE: an error Spark raises for the pair must not be
@@ -454,7 +472,8 @@ def in_subquery_type_files() -> list[TestFile]:
 
 SPACES = [literal_files, cte_files, setop_files, grouping_files, settings_files, settings_scope_files, syntax_files,
           setop_type_files, trailing_comma_files, alias_field_files, grouping_set_name_files,
-          parameterless_files, wrapped_call_files, in_subquery_type_files]
+          parameterless_files, wrapped_call_files, in_subquery_type_files,
+          parameterized_type_files]
 
 
 def all_files() -> list[TestFile]:
