@@ -286,10 +286,6 @@ class SessionSchemas:
         self._states: collections.OrderedDict[str, tuple[str, dict]] = collections.OrderedDict()
         self._serial = itertools.count()
 
-    def cached(self, name: str) -> TableSchema | None:
-        hit = self.kept_entry(name)
-        return hit[1] if hit is not None else None
-
     def kept_entry(self, name: str) -> Kept | None:
         """What is kept for a name: (fingerprint or None, schema, token or None)."""
         with self._lock:
@@ -297,12 +293,6 @@ class SessionSchemas:
             if hit is not None:
                 self._known.move_to_end(name)
         return hit
-
-    def token(self, name: str) -> str | None:
-        """The token a kept schema was verified with (None: by its fingerprint, or not kept)."""
-        with self._lock:
-            hit = self._known.get(name)
-        return hit[2] if hit is not None else None
 
     def prepare(self) -> threading.Thread:
         """Start making the JVM helper in the background, once (compiling it costs 0.1 to
