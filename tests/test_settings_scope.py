@@ -9,7 +9,9 @@ import pytest
 from sparkfold import optimize
 from sparkfold.plans.ir import types as T
 from sparkfold.plans.sql_in.catalog import Catalog, session_settings
-from sparkfold.plans.sql_in.settings import unmodelled_settings
+from sparkfold.plans.sql_in.settings import UNMODELLED, unmodelled_settings
+
+from tests.sqltests.classes import LEGACY_SCOPES
 
 CATALOG = Catalog.from_mapping({"r": {"id": "int", "s": "string"}, "r2": {"id": "int", "s": "string"},
                                 "rb": {"a": "binary", "b": "binary", "s": "string"}})
@@ -154,3 +156,19 @@ def test_an_output_the_session_reads_otherwise_is_kept_as_written():
     assert "HAVING" in optimize(sql, CATALOG, always_regenerate=True).sql
     conf = {"spark.sql.legacy.parser.havingWithoutGroupByAsWhere": "true"}
     assert optimize(sql, _under(conf), always_regenerate=True).sql == sql
+
+
+LEGACY = Catalog.from_mapping({"r": {"id": "int", "s": "string", "b": "binary", "d": "date", "a": "array<int>"}})
+
+
+@pytest.mark.parametrize("key,unchanged,changed", LEGACY_SCOPES, ids=[k for k, _, _ in LEGACY_SCOPES])
+def test_legacy_settings_read_by_function_or_type_pass_through_only_what_they_change(key, unchanged, changed):
+    """Set to other than its default, each passes through the queries that call what it
+    changes or hold a value of a type it changes (tests/sqltests/classes.py runs the same
+    queries on Spark); set back to its default, nothing."""
+    value = {"spark.sql.legacy.timeParserPolicy": "LEGACY", "spark.sql.timestampType": "TIMESTAMP_NTZ"}.get(key, "true")
+    under = LEGACY.with_settings(**session_settings(_Conf({key: value})))
+    at_default = LEGACY.with_settings(**session_settings(_Conf({key: UNMODELLED[key][0]})))
+    assert [optimize(q, under).passthrough is not None for q in unchanged + changed] == \
+        [False] * len(unchanged) + [True] * len(changed)
+    assert not any(optimize(q, at_default).passthrough for q in unchanged + changed)

@@ -29,7 +29,7 @@ from .catalog import Catalog
 from .expr_context import Ctx, NotModelled, legacy_widening
 from .widening import wider_common
 from .parse import BANG_NOT, UNARY_PLUS
-from .settings import CORRELATION, first_affecting
+from .settings import CORRELATION, first_affecting, plan_affecting
 from .from_clause import CTEDef, _has_modifiers, from_items, values_relation
 from .precedence import MEANING
 from .recursive_cte import reads, recursive_cte
@@ -120,6 +120,9 @@ class Analyzer:
                               "spark.sql.legacy.setopsPrecedence.enabled (read left to right)")
         with E.id_scope(join=True):  # the caller's run's ids, or the analysis's own
             plan = self.query(tree, None, {})
+        setting = plan_affecting(unmodelled, plan) if unmodelled else None
+        if setting is not None:
+            raise _changed_by(setting)
         if any(key in CORRELATION for key, _ in unmodelled) and L.any_subquery(plan, lambda x: bool(x.outer_references)):
             # such a setting changes how Spark decorrelates the correlated subqueries (which
             # it takes, what an aggregate over no row gives there): they are frozen, kept

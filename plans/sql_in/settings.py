@@ -22,6 +22,9 @@ from typing import Callable, Mapping
 
 from sqlglot import exp
 
+from ..ir import logical as L
+from ..ir import types as T
+
 Affects = Callable[[exp.Expression, str], bool]
 
 
@@ -93,6 +96,19 @@ def _text(pattern: str) -> Affects:
     return lambda tree, sql: bool(found.search(sql))
 
 
+# The functions that encode or decode text in a charset (CharsetProvider in Spark):
+# encode/decode, to_binary/to_char with 'utf-8', and the JSON/CSV/XML readers and writers
+# (their `encoding`/`charset` options)
+_CHARSET_CALLS = _text(r"(?i)\b(encode|decode|to_binary|try_to_binary|to_char|to_varchar|"
+                       r"(from|to|schema_of)_(json|csv|xml)|json_tuple|get_json_object)\b")
+
+# The functions that parse or format datetimes with a pattern (Spark's DateFormatter and
+# TimestampFormatter, which spark.sql.legacy.timeParserPolicy chooses) from operands that
+# need not be dates or timestamps; the others hold a datetime value (`PLAN_CHECKS`)
+_DATETIME_PATTERN_CALLS = _text(r"(?i)\b(from_unixtime|unix_timestamp|to_unix_timestamp|date_format|"
+                                r"(try_)?to_(date|timestamp\w*|time|char|varchar)|(from|to|schema_of)_(json|csv|xml))\b")
+
+
 # The settings sparkfold models, by Spark's key: the Catalog's keyword for each, and
 # Spark's default
 SETTINGS = {"spark.sql.ansi.enabled": ("ansi", "true"),
@@ -130,12 +146,18 @@ UNMODELLED: dict[str, tuple[str, Affects]] = {
     "spark.sql.legacy.allowParameterlessCount": ("false", _count_call(_no_arguments)),
     "spark.sql.legacy.allowStarWithSingleTableIdentifierInCount": ("false", _count_call(_qualified_star)),
     "spark.sql.crossJoin.enabled": ("true", _any(exp.Join)),
-    # types
-    "spark.sql.timestampType": ("TIMESTAMP_LTZ", _always),
+    # types: the type the name TIMESTAMP stands for (in a cast, a literal, to_timestamp,
+    # make_timestamp...: each names it) and the one JSON/CSV/XML schemas infer
+    "spark.sql.timestampType": ("TIMESTAMP_LTZ", _text(r"(?i)timestamp|\b(from|schema_of)_(json|csv|xml)\b")),
     # a timestamp literal with nanoseconds is a TIMESTAMP_LTZ(9) / TIMESTAMP_NTZ(9)
     "spark.sql.timestampNanosTypes.enabled": ("false", _text(r"(?i)timestamp")),
     # evaluation
     "spark.sql.ansi.strictIndexOperator": ("true", _any(exp.Bracket)),
+    "spark.sql.legacy.codingErrorAction": ("false", _CHARSET_CALLS),
+    "spark.sql.legacy.javaCharsets": ("false", _CHARSET_CALLS),
+    "spark.sql.legacy.negativeIndexInArrayInsert": ("false", _text(r"(?i)\barray_insert\b")),
+    # (and any query holding a date or a timestamp: `PLAN_CHECKS`)
+    "spark.sql.legacy.timeParserPolicy": ("CORRECTED", _DATETIME_PATTERN_CALLS),
     # (correlated subqueries only: see CORRELATION)
     "spark.sql.optimizer.decorrelateInnerQuery.enabled": ("true", _subquery),
     "spark.sql.optimizer.decorrelateSubqueryLegacyIncorrectCountHandling.enabled": ("false", _subquery),
@@ -172,6 +194,61 @@ ANSI_ONLY = frozenset({"spark.sql.ansi.doubleQuotedIdentifiers"})
 OUTPUT_CHECKS: dict[str, Affects] = {
     "spark.sql.legacy.parser.havingWithoutGroupByAsWhere": _having_without_group_by,
 }
+
+
+def _holds_datetime(t: T.DataType) -> bool:
+    if T.is_datetime(t) or t == T.UNKNOWN:
+        return True
+    if isinstance(t, T.ArrayType):
+        return _holds_datetime(t.element)
+    if isinstance(t, T.MapType):
+        return _holds_datetime(t.key) or _holds_datetime(t.value)
+    if isinstance(t, T.StructType):
+        return any(_holds_datetime(f.data_type) for f in t.fields)
+    return False
+
+
+_VALUES = (L.LocalRelation, L.OpaqueRelation)
+
+
+def _datetime_values(plan: L.Plan) -> bool:
+    """Does the analyzed plan hold a date or a timestamp anywhere (a column read, a
+    literal, a cast, a function's result, an operator's output, in a subquery too), or a
+    value of a type sparkfold does not know?  Spark formats such a value as a string (a
+    cast, concat) with the formatter spark.sql.legacy.timeParserPolicy chooses.  (A table's
+    columns count where the query reads them; an operator's output is its expressions', or
+    its rows' and its opaque text's: `_VALUES`.)"""
+    stack = [plan]
+    while stack:
+        for node in stack.pop().walk():
+            if isinstance(node, L.Relation):
+                continue  # (its expressions are its columns)
+            if isinstance(node, _VALUES) and any(_holds_datetime(a.data_type) for a in node.output):
+                return True
+            for e in node.expressions:
+                for x in e.walk():
+                    if _holds_datetime(x.data_type):
+                        return True
+                stack.extend(s.plan for s in L.subquery_plans(e))
+    return False
+
+
+# Settings that can change a query whose text does not show it, by key: does the
+# analyzed plan hold such a part?  (Checked after the analysis, besides `UNMODELLED`'s
+# check of the text.)
+PLAN_CHECKS: dict[str, Callable[[L.Plan], bool]] = {
+    "spark.sql.legacy.timeParserPolicy": _datetime_values,
+}
+
+
+def plan_affecting(settings: tuple[tuple[str, str], ...], plan: L.Plan) -> str | None:
+    """`key=value` of the first setting that can change what this analyzed plan means
+    (`PLAN_CHECKS`), or None."""
+    for key, value in settings:
+        check = PLAN_CHECKS.get(key)
+        if check is not None and check(plan):
+            return f"{key}={value}"
+    return None
 
 
 def output_read_otherwise(settings: tuple[tuple[str, str], ...], tree: exp.Expression, sql: str) -> str | None:

@@ -187,7 +187,57 @@ def settings_scope_files() -> list[TestFile]:
         _file("double-quoted.sql", view + ["SET spark.sql.ansi.doubleQuotedIdentifiers=true",
                                            "SELECT \"id\", 'x' FROM r WHERE 1 = 1", "SET spark.sql.ansi.enabled=false",
                                            "SELECT \"id\", 'x' FROM r WHERE 1 = 1"]),
+        *legacy_scope_files(),
     ]
+
+
+# Queries under the legacy settings read by function or by type (plans/sql_in/settings.py):
+# (setting, queries it cannot change, queries it can)
+LEGACY_SCOPES = [
+    ("spark.sql.legacy.codingErrorAction",
+     ["SELECT id, s FROM r WHERE 1 = 1", "SELECT count(s), max(concat(s, 'x')) FROM r WHERE s IS NOT NULL"],
+     ["SELECT encode(s, 'US-ASCII'), decode(b, 'US-ASCII') FROM r WHERE 1 = 1",
+      "SELECT to_binary(s, 'utf-8') IS NULL, to_char(b, 'utf-8') FROM r WHERE 1 = 1"]),
+    ("spark.sql.legacy.javaCharsets",
+     ["SELECT upper(s) FROM r WHERE 2 > 1"],
+     ["SELECT encode(s, 'windows-1252'), decode(b, 'UTF-8') FROM r WHERE 1 = 1"]),
+    ("spark.sql.legacy.negativeIndexInArrayInsert",
+     ["SELECT a, size(a) FROM r WHERE 1 = 1", "SELECT element_at(a, -1) FROM r WHERE id > 0 OR 1 = 0"],
+     ["SELECT array_insert(a, -1, 9), array_insert(a, -3, id) FROM r WHERE 1 = 1"]),
+    ("spark.sql.legacy.timeParserPolicy",
+     ["SELECT id, s FROM r WHERE 1 = 1", "SELECT id FROM r WHERE id IN (SELECT id FROM r WHERE 1 = 1)"],
+     ["SELECT concat(d, '') FROM r WHERE d = '1582-10-10'", "SELECT from_unixtime(id * 100000000) FROM r WHERE 1 = 1",
+      "SELECT CAST(DATE '1582-10-05' AS STRING), CAST(d AS STRING) FROM r WHERE 1 = 1",
+      "SELECT to_date(s, 'yyyy-MM-dd'), date_format(d, 'yyyy-MM-dd E') FROM r WHERE 1 = 1",
+      "SELECT id FROM r WHERE d IS NULL OR d > '1000-01-01'", "SELECT * FROM r WHERE 1 = 1"]),
+    ("spark.sql.timestampType",
+     ["SELECT id, d FROM r WHERE 1 = 1", "SELECT CAST(d AS STRING) FROM r WHERE 1 = 1"],
+     ["SELECT CAST(s AS TIMESTAMP), TIMESTAMP '2020-01-01 00:00:00' FROM r WHERE 1 = 1",
+      "SELECT to_timestamp(s), make_timestamp(2020, 1, 1, 0, 0, 0) IS NULL FROM r WHERE 1 = 1",
+      "SELECT typeof(CAST(d AS TIMESTAMP)) FROM r WHERE 1 = 1"]),
+]
+
+_LEGACY_VALUES = {"spark.sql.legacy.timeParserPolicy": ("LEGACY", "EXCEPTION", "CORRECTED"),
+                  "spark.sql.timestampType": ("TIMESTAMP_NTZ", "TIMESTAMP_LTZ")}
+
+
+def legacy_scope_files() -> list[TestFile]:
+    """Legacy settings that change what some functions or some types do (encode/decode,
+    array_insert, datetime patterns, the type TIMESTAMP names): each set to other than
+    its default, then back to it (as Spark's own test files do), over the queries it
+    cannot change (optimized) and the ones it can (passed through where it is not the
+    default)."""
+    view = ["CREATE TEMPORARY VIEW r AS SELECT * FROM VALUES "
+            "(1, 'aé', X'41E9', DATE '1582-10-10', array(1, 2)), "
+            "(2, '2020-01-02', X'4142', DATE '2020-01-02', array(3)), "
+            "(NULL, NULL, NULL, NULL, NULL) AS r(id, s, b, d, a)"]
+    out = []
+    for key, unchanged, changed in LEGACY_SCOPES:
+        lines = list(view)
+        for value in _LEGACY_VALUES.get(key, ("true", "false")):
+            lines += [f"SET {key}={value}"] + unchanged + changed
+        out.append(_file(f"legacy-{key.rsplit('.', 1)[-1]}.sql", lines))
+    return out
 
 
 
