@@ -156,6 +156,11 @@ class Lowering:
         text = plan_to_sql(p, whole_query=False)
         if any(a.name == "*" for a in p.output):  # a schema only Spark knows (PIVOT...)
             return Frame(self.emit(f"{self.spark}.sql({py_str(text)})"), ["*"], {})
+        if p is self.plan:
+            # the whole query's text: Spark names its columns as on the SQL path (a name
+            # only Spark knows, such as a persistent function's `catalog.db.f(x)`, is not
+            # replaced with sparkfold's guess)
+            return self.frame(f"{self.spark}.sql({py_str(text)})", p.output, [a.name for a in p.output])
         names = self.column_names(p.output)
         code = f"{self.spark}.sql({py_str(text)}).toDF({', '.join(py_str(n) for n in names)})"
         return self.frame(code, p.output, names)
