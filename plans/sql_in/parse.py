@@ -606,7 +606,8 @@ def _refuse_operator_runs(tokens: list) -> None:
     operators in a row (`a > > 2`, `a >>>> 2`, which is `>>>` then `>`; `>>` and `>>>`
     are adjacent `>` tokens here, see `bitwise`), and a cast after `IS [NOT] NULL` (or
     TRUE / FALSE / UNKNOWN), where NULL is a keyword of the predicate, not a value
-    (`FALSE IS NOT NULL :: string`)."""
+    (`FALSE IS NOT NULL :: string`); an aggregate's FILTER without WHERE
+    (`sum(x) FILTER (x > 0)`)."""
     for i in range(1, len(tokens)):
         a, b = tokens[i - 1], tokens[i]
         if b.token_type in _COMPARISON_TOKENS and (
@@ -615,6 +616,11 @@ def _refuse_operator_runs(tokens: list) -> None:
                          and b.start == a.end + 1)):
             raise ParseError(f"a comparison operator cannot follow another, near {b.text!r}", b.line,
                              max(1, b.col - len(b.text) + 1))
+        if i > 1 and a.token_type == TokenType.FILTER and b.token_type == TokenType.L_PAREN \
+                and tokens[i - 2].token_type == TokenType.R_PAREN \
+                and (i + 1 == len(tokens) or tokens[i + 1].token_type != TokenType.WHERE):
+            # an aggregate's FILTER holds a WHERE: `sum(x) FILTER (WHERE x > 0)`
+            raise ParseError("FILTER of an aggregate needs WHERE: FILTER (WHERE condition)", b.line, b.col)
         if b.token_type == TokenType.DCOLON and a.token_type in _IS_KEYWORDS \
                 and ([t.token_type for t in tokens[max(0, i - 2):i - 1]] == [TokenType.IS]
                      or [t.token_type for t in tokens[max(0, i - 3):i - 1]] == [TokenType.IS, TokenType.NOT]):
