@@ -61,6 +61,14 @@ def test_syntax_sqlglot_reads_otherwise_passes_through_or_stays_an_error(spark):
     assert by_sql["SELECT COUNT(*) FROM lc WHERE c1 = 'A'"].spark == "accepts"
 
 
+def test_session_variables_are_read_with_the_type_the_session_gives(spark):
+    outcomes, failures = _check(spark, classes.variable_files(), every=1)
+    assert failures == []
+    # optimized around them, not passed through
+    assert sum(o.status == "rewritten" for o in outcomes) >= 8
+    assert not any(o.status == "passthrough" and "the session resolves" in (o.detail or "") for o in outcomes)
+
+
 def test_set_operations_widen_each_pair_of_types_as_spark(spark):
     outcomes, failures = _check(spark, classes.setop_type_files())
     assert failures == []

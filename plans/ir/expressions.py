@@ -918,15 +918,20 @@ class Opaque(Expr):
     rewritten: bool = False
     # never NULL (a value constructor, `array(...)`: plans/sql_in/constructors.py)
     not_null: bool = False
+    # a session variable (DECLARE VARIABLE; plans/sql_in/expr_leaves.py): one value
+    # throughout the query, read without error.  This is its column name at the top of a
+    # select list (`v`); `sql_text` is how Spark shows it inside another expression's name
+    # (`variablereference(system.session.v=5)`)
+    variable: str = ""
 
     def _self_deterministic(self) -> bool:
-        return False
+        return bool(self.variable)
 
     def _self_foldable(self) -> bool:
         return False
 
     def _self_may_raise(self) -> bool:
-        return True
+        return not self.variable
 
     def _type_and_nullability(self):
         return self.data_type_, not self.not_null

@@ -308,6 +308,8 @@ def spark_name(e: E.Expr) -> str:
         e = e.child
     if isinstance(e, E.Alias):
         return e.name
+    if isinstance(e, E.Opaque) and e.variable:
+        return e.variable  # (a session variable, or a field of one: `SELECT v` is `v`)
     if isinstance(e, E.Opaque) and e.args and isinstance(e.args[0], E.Attribute) and field_of_column(e.template):
         return e.template.name  # `SELECT s.f` is `f` (a field of a column, at the top level)
     return fold(e, _name_node)

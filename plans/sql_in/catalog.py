@@ -160,7 +160,29 @@ def _session_function_determinism(spark: Any) -> Callable[[str, int], bool | Non
         except Exception:  # noqa: BLE001 - not such a name
             return False
 
+    def variable(parts: tuple[str, ...]) -> tuple[T.DataType, str, str] | None:
+        """A session variable's type, its column name at the top of a select list and its
+        text inside another expression's name, as Spark's analysis of `SELECT <name>,
+        coalesce(<name>)` gives them; None when the name is not one (nothing runs)."""
+        jss = getattr(spark, "_jsparkSession", None)
+        if jss is None:
+            return None
+        name = ".".join("`" + p.replace("`", "``") + "`" for p in parts)
+        try:
+            import json
+
+            from pyspark.sql.types import StructType
+
+            plan = jss.sql(f"SELECT {name}, coalesce({name})").queryExecution().analyzed()
+            if "variablereference(" not in plan.expressions().head().toString().lower():
+                return None  # (a function called without parentheses, `current_date`...)
+            fields = StructType.fromJson(json.loads(plan.schema().json())).fields
+            return from_spark_type(fields[0].dataType), fields[0].name, fields[1].name[len("coalesce("):-1]
+        except Exception:  # noqa: BLE001 - not such a name
+            return None
+
     ask.resolves = resolves  # type: ignore[attr-defined]
+    ask.variable = variable  # type: ignore[attr-defined]
     return ask
 
 
@@ -206,7 +228,7 @@ class Catalog:
         # a session's answer: is a call of this function (name, number of arguments)
         # deterministic?  None where the session does not say (see `function_deterministic`)
         self._functions = functions
-        self._function_answers: dict[tuple[str, int], bool | None] = {}
+        self._function_answers: dict[tuple[str, int], Any] = {}  # (a variable's type too)
         self._lock = threading.Lock()
         self.ansi = ansi
         # Spark's legacy option: set operations evaluated left to right, with no
@@ -379,6 +401,22 @@ class Catalog:
         if resolves is None:
             return False
         return any(p.startswith("_") for p in parts) or resolves(parts)
+
+    def session_variable(self, parts: tuple[str, ...]) -> tuple[T.DataType, str, str] | None:
+        """(type, column name, name inside a call) of the session variable this name reads
+        (DECLARE VARIABLE: `v`, `session.v`, `system.session.v`), asked of the live session
+        this catalog reads (`from_spark`); None when there is none or it is no variable.
+        A result that read one is not reused (`asked_functions`: a variable may be declared
+        again with another type, or set to another value, which its name shows)."""
+        variable = getattr(self._functions, "variable", None)
+        if variable is None:
+            return None
+        key = ("variable " + ".".join(parts).lower(), 0)
+        if key not in self._function_answers:
+            answer = variable(parts)
+            with self._lock:
+                self._function_answers[key] = answer
+        return self._function_answers[key]
 
     def function_deterministic(self, name: str, n_args: int) -> bool | None:
         """Does the session say a call of the function `name` (one it registered: a Python

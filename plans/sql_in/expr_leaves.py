@@ -93,6 +93,14 @@ def analyze_column(ea, node: exp.Column, ctx: Ctx) -> E.Expr:
             # Spark 4.1's `current_time` / `localtime` without parentheses, when no
             # column has the name: current_time(6), of the TIME type sparkfold does not model
             raise NotModelled(f"`{parts[0]}` (current_time of Spark's TIME type)") from None
+        variable = ea.analyzer.catalog.session_variable(parts)
+        if variable is not None:
+            # a session variable (DECLARE VARIABLE), after columns, select aliases and outer
+            # columns, as Spark resolves it: a value of its type, written as the name, named
+            # as the session names it (inside a call, with its current value:
+            # `(variablereference(system.session.v=5) + 1)`)
+            t, top, inner = variable
+            return E.Opaque(node.copy(), (), t, "scalar", inner, variable=top)
         if unnamed:
             # the name may be one of those Spark gives the columns sparkfold cannot name
             raise NotModelled(f"`{display}`, where columns are named by Spark with names sparkfold "

@@ -242,13 +242,39 @@ def legacy_scope_files() -> list[TestFile]:
 
 
 
+def variable_files() -> list[TestFile]:
+    """Session variables (DECLARE VARIABLE), whose types sparkfold asks the session for:
+    of several types, NULL or not, read bare and inside expressions in each clause, beside
+    a column, a select alias and an outer column of the same name (which Spark reads
+    first), qualified (`session.v`, `system.session.v`), as a struct's field, and after
+    SET VAR changes their values; rewrites around them."""
+    decls = ["CREATE TEMPORARY VIEW p AS SELECT * FROM VALUES (1, 'a'), (2, 'b'), (NULL, 'c') AS p(x, s)",
+             "DECLARE VARIABLE vi INT DEFAULT 2", "DECLARE VARIABLE vs STRING DEFAULT 'b'",
+             "DECLARE VARIABLE vn BIGINT", "DECLARE VARIABLE vd DECIMAL(38, 18) DEFAULT 1.5",
+             "DECLARE VARIABLE vr STRUCT<a: INT, b: STRING> DEFAULT named_struct('a', 1, 'b', 'x')",
+             "DECLARE VARIABLE va ARRAY<INT> DEFAULT array(1, NULL)", "DECLARE VARIABLE x INT DEFAULT 7"]
+    queries = ["SELECT vi, vs, vn, vd, vr, va", "SELECT vi + 1, upper(vs), vn IS NULL, vd * vd, vr.a, va[0]",
+               "SELECT x, s FROM p WHERE x < vi AND 1 = 1", "SELECT x FROM p WHERE s = vs OR x IS NULL AND vn IS NULL",
+               "SELECT count(*) FROM p WHERE vn IS NOT NULL", "SELECT coalesce(vn, x) FROM p WHERE 2 > 1",
+               "SELECT x AS vi FROM p ORDER BY vi", "SELECT x FROM p ORDER BY vi, x", "SELECT 1 AS vi, vi + 1",
+               "SELECT max(x) FROM p GROUP BY vi", "SELECT s, count(*) FROM p GROUP BY s HAVING count(*) < vi",
+               "SELECT (SELECT x) FROM p", "SELECT (SELECT max(x) + vi FROM p) AS m",
+               "SELECT session.vi, system.session.vs, vr.b FROM p WHERE x > 0 OR 1 = 0",
+               "SELECT sum(x) FILTER (WHERE x != vi) FROM p",
+               "WITH c AS (SELECT x + vi AS y FROM p) SELECT * FROM c a JOIN c b ON a.y = b.y",
+               "SELECT x FROM p WHERE x IN (vi, vn) AND vs IS NOT NULL",
+               "SELECT CASE WHEN vn IS NULL THEN 'null' ELSE 'set' END, nvl(vn, -1) FROM p LIMIT 1"]
+    return [_file("variables.sql", decls + queries + ["SET VAR vi = NULL, vn = 5, vs = NULL"] + queries)]
+
+
 def syntax_files() -> list[TestFile]:
     """Syntax found in Spark's newer test files (the held-out set from Spark's master) that
     sqlglot's parser read as something else: SQL pipe syntax (passed through), timestamp
     types with a precision (passed through; Spark rejects or reads them), two comparison
     operators in a row and a cast after `IS [NOT] NULL` (Spark's syntax errors), a
     NATURAL JOIN whose left side has a name twice, collated strings (a view's DEFAULT
-    COLLATION, a column's COLLATE), a TIME literal before `::`, nanosecond timestamps:
+    COLLATION, a column's COLLATE), a TIME literal before `::`, nanosecond timestamps, an
+    aggregate's FILTER without WHERE:
     no path may answer otherwise than Spark."""
     return [_file("syntax.sql", [
         "CREATE TEMPORARY VIEW p AS SELECT * FROM VALUES (1, 'a'), (2, 'b'), (NULL, 'c') AS p(x, s)",
@@ -265,6 +291,8 @@ def syntax_files() -> list[TestFile]:
         "SELECT CAST(CAST(NULL AS TIMESTAMP_LTZ(9)) AS STRING) AS t",
         "SELECT timestamp(9) AS t",
         "SELECT 20181117 >>>> 2",
+        "SELECT sum(x) FILTER (x > 1) FROM p", "SELECT count(*) FILTER (WHERE x > 1), max(s) FILTER (s = 'a') FROM p",
+        "SELECT count(*) FILTER (WHERE x > 1), max(s) FILTER (WHERE s = 'a') FROM p WHERE 1 = 1",
         "SELECT 20181117 > > 2",
         "SELECT 20181117 < < 2",
         "SELECT 20181117 >>> 2, 20181117 >> 2, 1 << 2, 1 <=> 2, 1 >= 2",
@@ -415,14 +443,18 @@ def _type_pair_files(name: str, template: str, variants: tuple[str, ...]) -> lis
 
 _GROUPINGS = ["GROUPING SETS ((t1.a, t2.b), ())", "ROLLUP (t1.a, t2.b)", "CUBE (t1.a, t2.b)"]
 _GROUPED_ITEMS = ["max(t2.a)", "sum(t1.v) FILTER (WHERE string(t2.a) LIKE '1%')", "grouping(t1.a)", "count(int(t2.b))",
-                  "max(t2.a) + 1", "string(t1.a)", "min(t1.a + t2.a)"]
+                  "max(t2.a) + 1", "string(t1.a)", "min(t1.a + t2.a)",
+                  # a name only Spark knows (`typeof(grouping_id())`), which the DataFrame
+                  # program must not replace with sparkfold's guess
+                  "typeof(grouping__id)"]
 
 
 def grouping_set_name_files() -> list[TestFile]:
     """GROUPING SETS / ROLLUP / CUBE (a block kept as text, its input written apart) over
     a join of two tables with a column of the same name: select items whose arguments
     the written input renames (`max(t2.a)` over `a_2`) or whose casts are spelled as calls
-    (`string(x)`), written unaliased: Spark's names must stay the original's."""
+    (`string(x)`), written unaliased, and items named as only Spark knows: Spark's names
+    must stay the original's."""
     view = ["CREATE TEMPORARY VIEW gj1 AS SELECT * FROM VALUES (1, 10), (2, 20), (NULL, 30) AS gj1(a, v)",
             "CREATE TEMPORARY VIEW gj2 AS SELECT * FROM VALUES (1, 5), (2, 6), (3, NULL) AS gj2(a, b)"]
     queries = [f"SELECT t1.a, t2.b, {item} FROM gj1 t1 {join} GROUP BY {kind}"
