@@ -358,7 +358,7 @@ class SqlHook:
                 return hit
             out, result = rewrite(sql, catalog, exclude=self.exclude)
             schemas = _schemas_read(result)
-            if schemas is not None:
+            if schemas is not None and not catalog.asked_functions:  # (nor a session variable)
                 self.results.put(key, (out, result), schemas)
             return out, result
         for _ in range(2):  # a second time if a kept schema turned out not to hold

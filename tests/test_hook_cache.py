@@ -42,6 +42,27 @@ def test_a_repeated_statement_is_reused_and_optimized_again_when_the_table_chang
         assert rows(spark.sql(QUERY)) == rows(hook._original(QUERY))
 
 
+def test_a_statement_reading_a_session_variable_is_optimized_anew_each_time(spark):
+    """A session variable's type and name (which shows its value inside a call) come
+    from the session: a result that read one is never reused, and the variable declared
+    again with another type or set to another value gives Spark's answer each time."""
+    register(spark, "hc_v", {"a": "int", "b": "int not null"}, [(1, 2), (3, 4)])
+    q = "SELECT a, hc_var + 1 FROM hc_v WHERE a < hc_var AND 1 = 1"
+    spark.sql("DECLARE OR REPLACE VARIABLE hc_var INT DEFAULT 2")
+    try:
+        with hooks.install(spark, report=False) as hook:
+            for setup in ["SET VAR hc_var = 5", "DECLARE OR REPLACE VARIABLE hc_var BIGINT DEFAULT 2",
+                          "SET VAR hc_var = NULL"]:
+                hits = hook.results.hits
+                got = spark.sql(q)
+                assert "1 = 1" not in hook.last_sql and hook.results.hits == hits  # optimized, not reused
+                want = hook._original(q)
+                assert (got.schema, rows(got)) == (want.schema, rows(want))
+                spark.sql(setup)
+    finally:
+        spark.sql("DROP TEMPORARY VARIABLE IF EXISTS hc_var")
+
+
 def test_a_kept_result_is_not_reused_after_another_statement_read_the_changed_table(spark):
     """The result kept for QUERY rests on b being NOT NULL then.  The table is made again
     with b nullable, and another statement over it is optimized first (the hook keeps

@@ -228,7 +228,8 @@ class Catalog:
         # a session's answer: is a call of this function (name, number of arguments)
         # deterministic?  None where the session does not say (see `function_deterministic`)
         self._functions = functions
-        self._function_answers: dict[tuple[str, int], Any] = {}  # (a variable's type too)
+        self._function_answers: dict[tuple[str, int], bool | None] = {}
+        self._read_variable = False  # (see `session_variable`)
         self._lock = threading.Lock()
         self.ansi = ansi
         # Spark's legacy option: set operations evaluated left to right, with no
@@ -411,12 +412,10 @@ class Catalog:
         variable = getattr(self._functions, "variable", None)
         if variable is None:
             return None
-        key = ("variable " + ".".join(parts).lower(), 0)
-        if key not in self._function_answers:
-            answer = variable(parts)
-            with self._lock:
-                self._function_answers[key] = answer
-        return self._function_answers[key]
+        answer = variable(parts)  # (asked each time: the name inside a call shows the value)
+        if answer is not None:
+            self._read_variable = True
+        return answer
 
     def function_deterministic(self, name: str, n_args: int) -> bool | None:
         """Does the session say a call of the function `name` (one it registered: a Python
@@ -510,8 +509,9 @@ class Catalog:
 
     @property
     def asked_functions(self) -> bool:
-        """Did this catalog ask its session about a function (what a result then depends on)?"""
-        return bool(self._function_answers)
+        """Did this catalog ask its session about a function, or read a session variable
+        (what a result then depends on)?"""
+        return bool(self._function_answers) or self._read_variable
 
     def with_settings(self, **settings: Any) -> "Catalog":
         """The same schemas under a session's settings (see `session_settings`); a setting
