@@ -69,6 +69,13 @@ def test_session_variables_are_read_with_the_type_the_session_gives(spark):
     assert not any(o.status == "passthrough" and "the session resolves" in (o.detail or "") for o in outcomes)
 
 
+def test_table_functions_read_with_the_schema_the_session_gives(spark):
+    outcomes, failures = _check(spark, classes.table_function_files(), every=2)
+    assert failures == []
+    assert sum(o.status == "rewritten" for o in outcomes) >= 4
+    assert {o.spark == "accepts" for o in outcomes} == {True, False}
+
+
 def test_set_operations_widen_each_pair_of_types_as_spark(spark):
     outcomes, failures = _check(spark, classes.setop_type_files())
     assert failures == []

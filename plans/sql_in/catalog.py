@@ -181,7 +181,26 @@ def _session_function_determinism(spark: Any) -> Callable[[str, int], bool | Non
         except Exception:  # noqa: BLE001 - not such a name
             return None
 
+    def relation(text: str) -> list[tuple[str, T.DataType, bool]] | None:
+        """The (name, type, nullability) of each column of `SELECT * FROM <text>` (a
+        table-valued function over constants) as Spark's analysis gives them, or None
+        when Spark rejects it (nothing runs)."""
+        jss = getattr(spark, "_jsparkSession", None)
+        if jss is None:
+            return None
+        try:
+            import json
+
+            from pyspark.sql.types import StructType
+
+            schema = jss.sql(f"SELECT * FROM {text}").schema()
+            return [(f.name, from_spark_type(f.dataType), bool(f.nullable))
+                    for f in StructType.fromJson(json.loads(schema.json())).fields]
+        except Exception:  # noqa: BLE001 - Spark reports its own error for the query
+            return None
+
     ask.resolves = resolves  # type: ignore[attr-defined]
+    ask.relation = relation  # type: ignore[attr-defined]
     ask.variable = variable  # type: ignore[attr-defined]
     return ask
 
@@ -229,7 +248,7 @@ class Catalog:
         # deterministic?  None where the session does not say (see `function_deterministic`)
         self._functions = functions
         self._function_answers: dict[tuple[str, int], bool | None] = {}
-        self._read_variable = False  # (see `session_variable`)
+        self._asked_session = False  # (a session variable or a relation's schema read)
         self._lock = threading.Lock()
         self.ansi = ansi
         # Spark's legacy option: set operations evaluated left to right, with no
@@ -414,7 +433,20 @@ class Catalog:
             return None
         answer = variable(parts)  # (asked each time: the name inside a call shows the value)
         if answer is not None:
-            self._read_variable = True
+            self._asked_session = True
+        return answer
+
+    def session_relation(self, text: str) -> list[tuple[str, T.DataType, bool]] | None:
+        """The columns (name, type, nullability) of the relation `text` (a table-valued
+        function over constants) as the live session this catalog reads gives them; None
+        without a session or where Spark rejects it.  A result that read one is not reused
+        (`asked_functions`: a SQL table function may be defined again)."""
+        relation = getattr(self._functions, "relation", None)
+        if relation is None:
+            return None
+        answer = relation(text)
+        if answer is not None:
+            self._asked_session = True
         return answer
 
     def function_deterministic(self, name: str, n_args: int) -> bool | None:
@@ -509,9 +541,9 @@ class Catalog:
 
     @property
     def asked_functions(self) -> bool:
-        """Did this catalog ask its session about a function, or read a session variable
-        (what a result then depends on)?"""
-        return bool(self._function_answers) or self._read_variable
+        """Did this catalog ask its session about a function, a session variable or a
+        table function's schema (what a result then depends on)?"""
+        return bool(self._function_answers) or self._asked_session
 
     def with_settings(self, **settings: Any) -> "Catalog":
         """The same schemas under a session's settings (see `session_settings`); a setting

@@ -103,8 +103,8 @@ def table_function(an, node: exp.Table) -> tuple[L.Plan, Scope]:
     """A table-valued function whose schema sparkfold can derive, kept as text
     (`SELECT ... FROM f(...)`) with Spark's schema: `range(...)` over integer literals
     (one column `id BIGINT NOT NULL`), and `explode` / `posexplode` of a constant array
-    or map (`col`; `pos INT NOT NULL` first for posexplode; `key`, `value` for a map).
-    Others are not modelled (their schemas depend on their arguments' values)."""
+    or map (`col`; `pos INT NOT NULL` first for posexplode; `key`, `value` for a map);
+    any other over constants with the schema the live session gives (`_session_columns`)."""
     fn = node.this
     name = function_name(fn) if isinstance(fn, exp.Func) else ""
     args = list(fn.expressions) if isinstance(fn, exp.Anonymous) else []
@@ -121,9 +121,9 @@ def table_function(an, node: exp.Table) -> tuple[L.Plan, Scope]:
     elif name in ("explode", "posexplode") and len(args) == 1:
         columns = _generator_columns(an, name, args[0])
     else:
-        raise NotModelled("table-valued function")
+        columns = _session_columns(an, fn)
     outputs = tuple(E.Attribute(n, t, nullable, E.new_id()) for n, t, nullable in columns)
-    template = exp.select(*(exp.column(n) for n, _, _ in columns)).from_(exp.Table(this=fn.copy()))
+    template = exp.select(*(exp.column(n, quoted=not n.isidentifier()) for n, _, _ in columns)).from_(exp.Table(this=fn.copy()))
     plan: L.Plan = L.OpaqueRelation(template, outputs, (), (), template.sql(dialect="spark"))
     alias_node = node.args.get("alias")
     renamed = [c.name for c in alias_node.columns] if alias_node is not None and alias_node.columns else []
@@ -132,6 +132,20 @@ def table_function(an, node: exp.Table) -> tuple[L.Plan, Scope]:
         plan = L.SubqueryAlias(node.alias, plan)
         return plan, Scope.of((node.alias.lower(),), list(plan.output), node.alias)
     return plan, Scope.of((), list(plan.output))
+
+
+def _session_columns(an, fn: exp.Expression) -> list[tuple[str, T.DataType, bool]]:
+    """The schema of any other table-valued function (a SQL table function, `inline`,
+    `stack`, `json_tuple`, named arguments...) over arguments that read no column and no
+    table, as the live session's analysis of the text sparkfold writes for it gives it;
+    not modelled without a session."""
+    if any(isinstance(n, (exp.Column, exp.Query, exp.Lambda, exp.Star, exp.Placeholder, exp.Parameter))
+           for n in fn.walk()):
+        raise NotModelled("table-valued function over columns or a query")
+    columns = an.catalog.session_relation(exp.Table(this=fn.copy()).sql(dialect="spark"))
+    if columns is None or len({n.lower() for n, _, _ in columns}) < len(columns):
+        raise NotModelled(f"table-valued function {function_name(fn) if isinstance(fn, exp.Func) else ''}".rstrip())
+    return columns
 
 
 def _generator_columns(an, name: str, arg: exp.Expression) -> list[tuple[str, T.DataType, bool]]:

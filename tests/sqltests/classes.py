@@ -267,6 +267,28 @@ def variable_files() -> list[TestFile]:
     return [_file("variables.sql", decls + queries + ["SET VAR vi = NULL, vn = 5, vs = NULL"] + queries)]
 
 
+def table_function_files() -> list[TestFile]:
+    """Table-valued functions over constants whose schemas the live session gives
+    (`from_clause._session_columns`): generators, `stack`, `json_tuple`, named arguments,
+    a SQL table function; aliased or not, filtered, joined, folded around, and called so
+    that Spark rejects them (their errors must stay)."""
+    setup = ["CREATE TEMPORARY VIEW tv AS SELECT * FROM VALUES (1, 'a'), (2, 'b'), (NULL, 'c') AS tv(k, s)",
+             "CREATE OR REPLACE TEMPORARY FUNCTION tvf_rows(n INT) RETURNS TABLE (a INT, b STRING) "
+             "RETURN SELECT n, 'x' UNION ALL SELECT n + 1, NULL"]
+    calls = ["inline(array(struct(1, 'a'), struct(NULL, 'b')))", "stack(2, 1, 'a', NULL, 'b')",
+             "json_tuple('{\"a\": 1, \"b\": null}', 'a', 'b')", "explode_outer(array(1, NULL))",
+             "posexplode_outer(map('x', 1, 'y', NULL))", "range(start => 1, end => 4)", "tvf_rows(5)",
+             "inline_outer(array(named_struct('p', 1.5D, 'q', CAST(NULL AS STRING))))"]
+    queries = []
+    for call in calls:
+        queries += [f"SELECT * FROM {call}", f"SELECT * FROM {call} WHERE 1 = 1",
+                    f"SELECT count(*) AS n FROM {call} f JOIN tv ON tv.k IS NOT NULL OR 1 = 0",
+                    f"SELECT * FROM {call} AS f WHERE NULL"]
+    rejected = ["SELECT * FROM stack()", "SELECT * FROM inline(1)", "SELECT * FROM tvf_rows()",
+                "SELECT * FROM json_tuple('{}') WHERE 1 = 1", "SELECT * FROM no_such_tvf(1)"]
+    return [_file("table-functions.sql", setup + queries + rejected)]
+
+
 def syntax_files() -> list[TestFile]:
     """Syntax found in Spark's newer test files (the held-out set from Spark's master) that
     sqlglot's parser read as something else: SQL pipe syntax (passed through), timestamp
