@@ -172,3 +172,13 @@ def test_legacy_settings_read_by_function_or_type_pass_through_only_what_they_ch
     assert [optimize(q, under).passthrough is not None for q in unchanged + changed] == \
         [False] * len(unchanged) + [True] * len(changed)
     assert not any(optimize(q, at_default).passthrough for q in unchanged + changed)
+
+
+def test_a_setting_read_only_inside_sql_function_bodies_passes_nothing_through():
+    """spark.sql.legacy.allowUdfParameterToShadowParameterlessFunction changes how a SQL
+    function's body reads its parameters; sparkfold reads no body (Spark's
+    parameterless-function-name-precedence-legacy.sql runs these on Spark)."""
+    conf = {"spark.sql.legacy.allowUdfParameterToShadowParameterlessFunction": "true"}
+    assert unmodelled_settings(conf) == tuple(conf.items())
+    for sql in ["SELECT current_user, current_date FROM r WHERE 1 = 1", "SELECT my_udf(id) FROM r WHERE 1 = 1"]:
+        assert not _passes_through(sql, conf)

@@ -39,6 +39,10 @@ def _always(tree, sql) -> bool:
     return True
 
 
+def _never(tree, sql) -> bool:
+    return False
+
+
 def _having_without_group_by(tree, sql) -> bool:
     return any(s.args.get("having") is not None and s.args.get("group") is None for s in tree.find_all(exp.Select))
 
@@ -146,6 +150,10 @@ UNMODELLED: dict[str, tuple[str, Affects]] = {
     "spark.sql.legacy.allowParameterlessCount": ("false", _count_call(_no_arguments)),
     "spark.sql.legacy.allowStarWithSingleTableIdentifierInCount": ("false", _count_call(_qualified_star)),
     "spark.sql.crossJoin.enabled": ("true", _any(exp.Join)),
+    # how a SQL function's body reads a parameter named as a parameterless function
+    # (`current_user`): sparkfold never reads a body (a call is opaque, its determinism the
+    # session's answer under the setting), so no query it optimizes reads otherwise
+    "spark.sql.legacy.allowUdfParameterToShadowParameterlessFunction": ("false", _never),
     # types: the type the name TIMESTAMP stands for (in a cast, a literal, to_timestamp,
     # make_timestamp...: each names it) and the one JSON/CSV/XML schemas infer
     "spark.sql.timestampType": ("TIMESTAMP_LTZ", _text(r"(?i)timestamp|\b(from|schema_of)_(json|csv|xml)\b")),
