@@ -8,10 +8,12 @@ nothing but such constants are rewritten (they then fold to TRUE, FALSE or NULL,
 PruneFilters and PropagateEmptyRelation); a conjunct that stays partly a column keeps
 its text.
 
-Where a column is constant: through Project (an alias of a literal, or a column passed
-on), SubqueryAlias, Filter, Sort, Limit, Offset, Distinct; through an inner join from
-both sides, a left (semi, anti) join from its left, a right join from its right (the
-padded side may be NULL instead).  Not through aggregates or set operations.  A join's
+Where a column is constant: through Project and Aggregate (an alias of a literal, or a
+column passed on: `SELECT 2 AS c ... GROUP BY ALL HAVING c > 50` is empty, as Spark's
+analyzer makes the HAVING read the grouping expression), SubqueryAlias, Filter, Sort,
+Limit, Offset, Distinct; through an inner join from both sides, a left (semi, anti) join
+from its left, a right join from its right (the padded side may be NULL instead).  Not
+through set operations.  A join's
 ON condition sees both sides' rows before padding: both sides' constants hold there.
 """
 
@@ -37,6 +39,17 @@ def constants(plan: L.Plan) -> dict[int, E.Literal]:
                     out[e.expr_id] = below[e.expr_id]
                 elif isinstance(e, E.Alias) and isinstance(e.child, E.Attribute) and e.child.expr_id in below:
                     out[e.expr_id] = below[e.child.expr_id]
+            return out
+        case L.Aggregate(_, aggregates, child):
+            # a literal, or a grouping column constant below, is the same in every group's
+            # row (and in a global aggregate's one row, over no input too)
+            below = constants(child)
+            out = {}
+            for e in aggregates:
+                if isinstance(e, E.Alias) and isinstance(e.child, E.Literal):
+                    out[e.expr_id] = e.child
+                elif isinstance(e, E.Attribute) and e.expr_id in below:
+                    out[e.expr_id] = below[e.expr_id]
             return out
         case L.LocalRelation(output, rows) if len(rows) == 1:
             return {a.expr_id: E.Literal(v, a.data_type) for a, v in zip(output, rows[0])}
@@ -79,7 +92,7 @@ def foldable_propagation(p: L.Plan, ctx) -> L.Plan:
         case L.Filter(cond, child):  # WHERE id = 2 over (SELECT 1 AS id) -> WHERE 1 = 2
             new = _propagate(cond, constants(child))
             return p if new is cond else L.Filter(new, child)
-        case L.Join(left, right, jt, cond) if cond is not None:  # ON a.id = b.id -> ON 1 = 2
+        case L.Join(left, right, _, cond) if cond is not None:  # ON a.id = b.id -> ON 1 = 2
             new = _propagate(cond, {**constants(left), **constants(right)})
             return p if new is cond else p.copy(condition=new)
         case _:

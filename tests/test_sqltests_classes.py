@@ -76,6 +76,12 @@ def test_table_functions_read_with_the_schema_the_session_gives(spark):
     assert {o.spark == "accepts" for o in outcomes} == {True, False}
 
 
+def test_constants_read_through_an_aggregate_fold_as_spark(spark):
+    outcomes, failures = _check(spark, classes.aggregate_constant_files(), every=2)
+    assert failures == []
+    assert sum(o.status == "rewritten" for o in outcomes) >= 6
+
+
 def test_set_operations_widen_each_pair_of_types_as_spark(spark):
     outcomes, failures = _check(spark, classes.setop_type_files())
     assert failures == []

@@ -289,6 +289,23 @@ def table_function_files() -> list[TestFile]:
     return [_file("table-functions.sql", setup + queries + rejected)]
 
 
+def aggregate_constant_files() -> list[TestFile]:
+    """A column that is one constant in every row of an aggregate's output (an alias of a
+    literal, a grouping column constant below), read by a HAVING or an outer WHERE that
+    folds to TRUE, FALSE or NULL: grouped, global, GROUP BY ALL, over rows and over none
+    (a global aggregate still has one row), beside an aggregate that may raise."""
+    setup = ["CREATE TEMPORARY VIEW ac AS SELECT * FROM VALUES (1, 10), (1, NULL), (2, 0) AS ac(g, v)"]
+    sources = ["ac", "(SELECT * FROM ac WHERE g > 5)"]
+    shapes = ["SELECT 2 AS c, count(*) AS n FROM {src} GROUP BY g HAVING {cond}",
+              "SELECT 2 AS c, sum(v) AS n FROM {src} HAVING {cond}",
+              "SELECT 2 AS c FROM {src} GROUP BY ALL HAVING {cond}",
+              "SELECT * FROM (SELECT k AS c, count(*) AS n FROM (SELECT 2 AS k, v FROM {src}) GROUP BY k) WHERE {cond}",
+              "SELECT c, n FROM (SELECT 2 AS c, max(10 / v) AS n FROM {src} GROUP BY g) WHERE {cond}"]
+    conds = ["c > 50", "c = 2", "c < CAST(NULL AS INT)", "c > 1 AND n IS NOT NULL"]
+    queries = [shape.format(src=src, cond=cond) for shape in shapes for src in sources for cond in conds]
+    return [_file("aggregate-constants.sql", setup + queries)]
+
+
 def syntax_files() -> list[TestFile]:
     """Syntax found in Spark's newer test files (the held-out set from Spark's master) that
     sqlglot's parser read as something else: SQL pipe syntax (passed through), timestamp
