@@ -27,7 +27,7 @@ from ..plans.ir.errors import InternalError, SparkfoldError
 from ..plans.ir.naming import UnknownName
 from ..plans.ir.expressions import id_scope
 from ..plans.ir.records import record, replace
-from ..plans.sql_in import cte_legacy, double_quoted, regex_columns
+from ..plans.sql_in import cte_legacy, double_quoted, identifier_clause, regex_columns
 from ..plans.sql_in.analyzer import Analyzer
 from ..plans.sql_in.catalog import Catalog
 from ..plans.sql_in.expr_context import NotModelled
@@ -343,6 +343,13 @@ def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regener
               in_statement: bool = False) -> OptimizeResult:
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
+    if identifier_clause.CLAUSE.search(sql) and (named := identifier_clause.as_names(sql)) is not None:
+        # IDENTIFIER('t.c'): optimized as the names the clauses give, put back where kept
+        text, clauses = named
+        inner = _optimize(text, cat, batches, rules, exclude, pretty, always_regenerate, keep_layout, in_statement)
+        out = sql if inner.passthrough is not None or inner.sql == text \
+            else identifier_clause.restored(inner.sql, text, clauses)
+        return replace(inner, original_sql=sql, sql=out)
     try:
         tree = parse_query(sql)
     except UnmodelledSyntax as e:  # (Spark SQL that sqlglot's parser does not read)

@@ -82,6 +82,13 @@ def test_constants_read_through_an_aggregate_fold_as_spark(spark):
     assert sum(o.status == "rewritten" for o in outcomes) >= 6
 
 
+def test_identifier_clauses_read_as_the_names_they_give(spark):
+    outcomes, failures = _check(spark, classes.identifier_clause_files(), every=1)
+    assert failures == []
+    assert sum(o.status == "rewritten" for o in outcomes) >= 6
+    assert {o.spark == "accepts" for o in outcomes} == {True, False}
+
+
 def test_set_operations_widen_each_pair_of_types_as_spark(spark):
     outcomes, failures = _check(spark, classes.setop_type_files())
     assert failures == []

@@ -306,6 +306,28 @@ def aggregate_constant_files() -> list[TestFile]:
     return [_file("aggregate-constants.sql", setup + queries)]
 
 
+def identifier_clause_files() -> list[TestFile]:
+    """IDENTIFIER('name') over string literals (joined by `||`): a column, a qualified
+    column, a table, a function's name, an alias, a keyword as a name, a name with a
+    space in backquotes, across lines; and the ones Spark rejects (a name that is no
+    name, an empty string, an unknown table, a qualified alias) or reads from a variable
+    or a subquery (passed through)."""
+    setup = ["CREATE TEMPORARY VIEW idt AS SELECT * FROM VALUES (1, -2, 'a'), (NULL, 3, 'b') AS idt(c1, c2, `c 1`)",
+             "DECLARE OR REPLACE VARIABLE idv STRING DEFAULT 'c1'"]
+    queries = ["SELECT IDENTIFIER('c1') FROM idt WHERE 1 = 1", "SELECT IDENTIFIER('idt.c1'), IDENTIFIER('c' || '2') FROM idt",
+               "SELECT IDENTIFIER('`idt`.c2') FROM idt WHERE c1 IS NULL OR 1 = 0",
+               "SELECT IDENTIFIER('`c 1`') FROM idt WHERE 2 > 1", "SELECT * FROM IDENTIFIER('id' || 't') WHERE c2 > 0 AND 1 = 1",
+               "SELECT IDENTIFIER('abs')(c2) FROM idt WHERE 1 = 1", "SELECT IDENTIFIER('COAL' || 'ESCE')(c1, 0) AS z FROM idt",
+               "SELECT c1 AS IDENTIFIER('x') FROM idt WHERE 1 = 1",
+               "SELECT IDENTIFIER('select') FROM (SELECT 1 AS `select`) WHERE 1 = 1",
+               "SELECT IDENTIFIER('c1')\n  ,\n IDENTIFIER(\n'c2'\n) FROM idt WHERE 1 = 1 AND c1 = NULL",
+               "SELECT 'IDENTIFIER(''c1'')' AS s, IDENTIFIER('c1') FROM idt WHERE 1 = 1",
+               "SELECT IDENTIFIER('c 1') FROM idt", "SELECT IDENTIFIER('') FROM idt", "SELECT * FROM IDENTIFIER('no_such_t')",
+               "SELECT c1 AS IDENTIFIER('x.y') FROM idt", "SELECT IDENTIFIER(idv) FROM idt WHERE 1 = 1",
+               "SELECT IDENTIFIER((SELECT 'c1')) FROM idt", "SELECT IDENTIFIER('c3') FROM idt WHERE 1 = 1"]
+    return [_file("identifier-clause.sql", setup + queries)]
+
+
 def syntax_files() -> list[TestFile]:
     """Syntax found in Spark's newer test files (the held-out set from Spark's master) that
     sqlglot's parser read as something else: SQL pipe syntax (passed through), timestamp

@@ -1,0 +1,88 @@
+"""`IDENTIFIER('name')`: a name (of a column, a table, a function) given as a constant
+string, which Spark reads as the name the string holds (`IDENTIFIER('t.c1')` is `t.c1`,
+`IDENTIFIER('ta' || 'b')` is `tab`).
+
+`as_names(sql)` writes each clause whose argument is string literals joined by `||` and
+whose string is a name in Spark's syntax as that name, each part backquoted (a keyword
+stays a name), padded with spaces to the clause's length so that every other token keeps
+its place (findings point into the text as written).  The query is optimized as that
+text (`optimizer.api`), and `restored` puts the clauses back where the output kept the
+padded names.  A clause over anything else (a variable, a subquery, a cast, a string that
+is no name, `IDENTIFIER('')`), or after `AS` with a qualified name, is left to Spark: the
+query passes through, as before.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlglot.errors import TokenError
+from sqlglot.tokens import TokenType
+
+from ..ir.dialect import DIALECT
+
+_PART = r"(?:[A-Za-z_][A-Za-z0-9_]*|`(?:[^`]|``)+`)"
+_NAME = re.compile(rf"{_PART}(?:\.{_PART})*")
+_PARTS = re.compile(_PART)
+CLAUSE = re.compile(r"(?i)\bidentifier\s*\(")
+
+
+def _backquoted(name: str) -> str:
+    return ".".join(p if p.startswith("`") else f"`{p}`" for p in _PARTS.findall(name))
+
+
+def as_names(sql: str) -> tuple[str, list[tuple[str, str]]] | None:
+    """(the text with each IDENTIFIER clause written as its name, [(padded name, clause
+    text)]), or None when the text holds a clause this cannot write so."""
+    try:
+        tokens = DIALECT.tokenize(sql)
+    except TokenError:
+        return None
+    out, last, clauses = [], 0, []
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if not (t.token_type == TokenType.VAR and t.text.upper() == "IDENTIFIER" and i + 1 < len(tokens)
+                and tokens[i + 1].token_type == TokenType.L_PAREN):
+            i += 1
+            continue
+        j, strings = i + 2, []
+        while j < len(tokens) and tokens[j].token_type == TokenType.STRING:
+            strings.append(tokens[j].text)
+            if j + 1 < len(tokens) and tokens[j + 1].token_type == TokenType.DPIPE:
+                j += 2
+            else:
+                j += 1
+                break
+        if not strings or j >= len(tokens) or tokens[j].token_type != TokenType.R_PAREN:
+            return None
+        name = "".join(strings)
+        after_as = i > 0 and tokens[i - 1].token_type == TokenType.ALIAS
+        if _NAME.fullmatch(name) is None or (after_as and len(_PARTS.findall(name)) > 1):
+            return None
+        start, end = t.start, tokens[j].end + 1
+        clause = sql[start:end]
+        written = _backquoted(name)
+        if len(written) > len(clause):
+            return None
+        # (a newline inside the clause stays, so every later token keeps its line)
+        padded = written + "".join(c if c == "\n" else " " for c in clause[len(written):])
+        out.append(sql[last:start])
+        out.append(padded)
+        clauses.append((padded, clause))
+        last = end
+        i = j + 1
+    if not clauses:
+        return None
+    out.append(sql[last:])
+    return "".join(out), clauses
+
+
+def restored(output: str, read: str, clauses: list[tuple[str, str]]) -> str:
+    """The output with the padded names it kept as written (as `read`, the text optimized,
+    holds them: nowhere else, not inside a string) put back as their clauses."""
+    for padded, clause in dict(clauses).items():
+        n = sum(p == padded for p, _ in clauses)
+        if read.count(padded) == n and output.count(padded) <= n:
+            output = output.replace(padded, clause)
+    return output
