@@ -9,7 +9,9 @@ it is optimized.  The generators with a schema we can derive, as Spark gives it:
   `col` (nullable as the array's elements), `pos INT NOT NULL` first, `key`, `value`;
 - `stack(n, v1, ...)` of constants: `ceil(#v / n)` columns `col0, col1...`, each of the
   one type of its values (NULLs aside: Spark casts them; values of two types are its
-  error, `STACK_COLUMN_DIFF_TYPES`), every column nullable (Spark's schema says so).
+  error, `STACK_COLUMN_DIFF_TYPES`), every column nullable (Spark's schema says so);
+- any other generator of constants: the block's schema as the live session gives it
+  (`Catalog.session_relation`; not modelled without a session).
 The other select items must be constants (no column, subquery or lambda); a multi-alias
 `AS (a, b)` renames the generator's columns and must name each one.
 """
@@ -52,12 +54,12 @@ def generator_select(an, sel: exp.Select) -> L.Plan | None:
     generators = [item for item in sel.expressions if _is_generator(item)]
     if len(generators) != 1:
         return None
+    if any(isinstance(n, (exp.Column, exp.Query, exp.Lambda, exp.Star, exp.Window)) or is_aggregate_call(n)
+           for item in sel.expressions for n in _body(item).walk()):
+        raise NotModelled("a generator's SELECT reading columns or queries")
     columns: list[tuple[str, T.DataType, bool]] = []
     for item in sel.expressions:
         body = _body(item)
-        if any(isinstance(n, (exp.Column, exp.Query, exp.Lambda, exp.Star, exp.Window)) or is_aggregate_call(n)
-               for n in body.walk()):
-            raise NotModelled("a generator's SELECT reading columns or queries")
         if item is not generators[0]:
             if isinstance(item, exp.Aliases):
                 raise NotModelled("multi-alias select item")
@@ -66,7 +68,13 @@ def generator_select(an, sel: exp.Select) -> L.Plan | None:
             continue
         name = function_name(body)
         if name not in _GENERATORS or not isinstance(body, exp.Anonymous):
-            raise NotModelled(f"generator {name}() in a select list")
+            # any other generator of constants (`inline`, `json_tuple`, the `_outer`
+            # ones): the block's schema as the live session gives it
+            session = an.catalog.session_relation(f"({sel.sql(dialect='spark')})")
+            if session is None:
+                raise NotModelled(f"generator {name}() in a select list")
+            columns = session
+            break
         args = list(body.expressions)
         out = _stack_columns(an, args) if name == "stack" else \
             _generator_columns(an, name, _one(args, name))

@@ -271,7 +271,8 @@ def table_function_files() -> list[TestFile]:
     """Table-valued functions over constants whose schemas the live session gives
     (`from_clause._session_columns`): generators, `stack`, `json_tuple`, named arguments,
     a SQL table function; aliased or not, filtered, joined, folded around, and called so
-    that Spark rejects them (their errors must stay)."""
+    that Spark rejects them (their errors must stay); and generators of constants in a
+    select list without FROM (`generator_select`)."""
     setup = ["CREATE TEMPORARY VIEW tv AS SELECT * FROM VALUES (1, 'a'), (2, 'b'), (NULL, 'c') AS tv(k, s)",
              "CREATE OR REPLACE TEMPORARY FUNCTION tvf_rows(n INT) RETURNS TABLE (a INT, b STRING) "
              "RETURN SELECT n, 'x' UNION ALL SELECT n + 1, NULL"]
@@ -284,7 +285,13 @@ def table_function_files() -> list[TestFile]:
         queries += [f"SELECT * FROM {call}", f"SELECT * FROM {call} WHERE 1 = 1",
                     f"SELECT count(*) AS n FROM {call} f JOIN tv ON tv.k IS NOT NULL OR 1 = 0",
                     f"SELECT * FROM {call} AS f WHERE NULL"]
+    # generators of constants in a select list without FROM, their block a relation
+    for gen in ["explode_outer(array(1, NULL))", "inline_outer(array(struct(1 AS c0, 'x' AS c1)))",
+                "json_tuple('{\"a\": 1}', 'a', 'b') AS (c0, c1)", "posexplode_outer(map('a', 1, 'b', NULL))"]:
+        queries += [f"SELECT * FROM (SELECT 'k' AS k, {gen}) WHERE 1 = 1",
+                    f"SELECT * FROM (SELECT {gen}) AS g WHERE NULL IS NULL"]
     rejected = ["SELECT * FROM stack()", "SELECT * FROM inline(1)", "SELECT * FROM tvf_rows()",
+                "SELECT * FROM (SELECT inline(array(1))) WHERE 1 = 1",
                 "SELECT * FROM json_tuple('{}') WHERE 1 = 1", "SELECT * FROM no_such_tvf(1)"]
     return [_file("table-functions.sql", setup + queries + rejected)]
 
