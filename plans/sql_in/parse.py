@@ -653,6 +653,41 @@ def _refuse_trailing_commas(tokens: list) -> None:
                              error_class="TRAILING_COMMA_IN_SELECT")
 
 
+# where an operand may stand (a keyword there may be a column's name in Spark), and what
+# may follow an operand that is a bare name
+_BEFORE_OPERAND = frozenset({TokenType.SELECT, TokenType.COMMA, TokenType.L_PAREN, TokenType.WHERE, TokenType.AND,
+                             TokenType.OR, TokenType.HAVING, TokenType.ON, TokenType.PLUS, TokenType.DASH,
+                             TokenType.SLASH}) | _COMPARISON_TOKENS
+_AFTER_OPERAND = frozenset({TokenType.FROM, TokenType.COMMA, TokenType.R_PAREN, TokenType.SEMICOLON, TokenType.PLUS,
+                            TokenType.DASH, TokenType.STAR, TokenType.SLASH, TokenType.AND, TokenType.OR}) \
+    | _COMPARISON_TOKENS
+
+
+def _select_from(tokens: list) -> str | None:
+    """`SELECT FROM t`, which sqlglot's parser reads as a select list of nothing, and
+    Spark's as the column `from` named `t` (it reports the column unresolved, or reads an
+    outer query's)."""
+    if any(a.token_type == TokenType.SELECT and b.token_type == TokenType.FROM for a, b in zip(tokens, tokens[1:])):
+        return "a keyword as a column's name (`SELECT FROM ...`), which sqlglot's parser reads as no column"
+    return None
+
+
+def _keyword_as_name(tokens: list) -> str | None:
+    """A keyword where Spark reads a column's name (`SELECT where FROM t`, `WHERE on = 6`:
+    without spark.sql.ansi.enforceReservedKeywords, any keyword may name a column), which
+    sqlglot's parser fails on."""
+    for i in range(1, len(tokens)):
+        t = tokens[i]
+        if t.token_type in (TokenType.VAR, TokenType.IDENTIFIER, TokenType.NUMBER) or "STRING" in t.token_type.name \
+                or not t.text.isidentifier():
+            continue  # (a keyword only: not a name, a number, a string's text)
+        if i + 1 == len(tokens):
+            continue  # (`SELECT where`: no column can be read there, an error either way)
+        if tokens[i - 1].token_type in _BEFORE_OPERAND and tokens[i + 1].token_type in _AFTER_OPERAND:
+            return f"a keyword as a column's name (`{t.text}`), which sqlglot's parser does not read"
+    return None
+
+
 def _unparsed_syntax(tokens: list) -> str | None:
     """Spark syntax on which sqlglot's parser fails, by what the statement holds: a lambda
     (whose parameters sqlglot reads as names only: `(all, i) -> all + i`), a script
@@ -771,6 +806,7 @@ def parse_statements(sql: str, placed: bool = True) -> list[exp.Expression]:
         raise UnmodelledSyntax("a comment inside a comment (`/* /* */ */`)")
     levels: set[int] = set()
     fixes = _Fixes()
+    written = tokens  # (as the text has them, before sparkfold's fixes and the compiled build's)
     tokens = _fix_tokens(tokens, sql, levels, fixes)
     _refuse_operator_runs(tokens)
     _refuse_trailing_commas(tokens)
@@ -788,7 +824,7 @@ def parse_statements(sql: str, placed: bool = True) -> list[exp.Expression]:
             raise UnmodelledSyntax(unmodelled) from None
         if not isinstance(e, SqlglotParseError):
             raise
-        if (unread := _unparsed_syntax(tokens)) is not None:
+        if (unread := _keyword_as_name(written) or _unparsed_syntax(tokens)) is not None:
             raise UnmodelledSyntax(unread) from None
         err = (e.errors or [{}])[0]
         line, col = err.get("line"), err.get("col")
@@ -804,7 +840,7 @@ def parse_statements(sql: str, placed: bool = True) -> list[exp.Expression]:
                 desc.replace("but got", "but found").rstrip() + f" {highlight!r}"
         raise ParseError(grammar.as_written(desc, highlight), line, col) from None
     trees = [t for t in trees if t is not None]
-    read_otherwise = unmodelled or precedence.check(tokens, sql)
+    read_otherwise = unmodelled or precedence.check(tokens, sql) or _select_from(tokens)
     if read_otherwise is not None:
         for tree in trees:
             tree.meta[precedence.MEANING] = read_otherwise

@@ -342,7 +342,7 @@ def syntax_files() -> list[TestFile]:
     operators in a row and a cast after `IS [NOT] NULL` (Spark's syntax errors), a
     NATURAL JOIN whose left side has a name twice, collated strings (a view's DEFAULT
     COLLATION, a column's COLLATE), a TIME literal before `::`, nanosecond timestamps, an
-    aggregate's FILTER without WHERE:
+    aggregate's FILTER without WHERE, keywords as columns' names:
     no path may answer otherwise than Spark."""
     return [_file("syntax.sql", [
         "CREATE TEMPORARY VIEW p AS SELECT * FROM VALUES (1, 'a'), (2, 'b'), (NULL, 'c') AS p(x, s)",
@@ -360,6 +360,10 @@ def syntax_files() -> list[TestFile]:
         "SELECT timestamp(9) AS t",
         "SELECT 20181117 >>>> 2",
         "SELECT sum(x) FILTER (x > 1) FROM p", "SELECT count(*) FILTER (WHERE x > 1), max(s) FILTER (s = 'a') FROM p",
+        # keywords as columns' names, which Spark reads (sqlglot's parser does not)
+        "CREATE TEMPORARY VIEW kw AS SELECT 1 AS a, 2 AS `where`, 5 AS `having`, 6 AS `on`",
+        "SELECT a, where FROM kw", "SELECT where + 1 FROM kw WHERE 1 = 1", "SELECT a FROM kw WHERE on = 6 AND 1 = 1",
+        "SELECT max(where), having FROM kw GROUP BY having", "SELECT FROM kw",
         "SELECT count(*) FILTER (WHERE x > 1), max(s) FILTER (WHERE s = 'a') FROM p WHERE 1 = 1",
         "SELECT 20181117 > > 2",
         "SELECT 20181117 < < 2",
