@@ -186,15 +186,7 @@ def _equality_safe_positions(e: E.Expr, ids: set[int]) -> bool:
 
 def _has_inexact_equality(t: T.DataType) -> bool:
     """Can two values of this type be equal (=) and still behave differently?"""
-    if t in (T.FLOAT, T.DOUBLE):
-        return True
-    if isinstance(t, T.ArrayType):
-        return _has_inexact_equality(t.element)
-    if isinstance(t, T.MapType):
-        return _has_inexact_equality(t.key) or _has_inexact_equality(t.value)
-    if isinstance(t, T.StructType):
-        return any(_has_inexact_equality(f.data_type) for f in t.fields)
-    return t == T.UNKNOWN
+    return T.contains(t, lambda x: x in (T.FLOAT, T.DOUBLE, T.UNKNOWN))
 
 
 def substitute(e: E.Expr, mapping: Mapping[int, E.Expr]) -> E.Expr:

@@ -29,27 +29,18 @@ _SUBQUERIES = E.ScalarSubquery.bit | E.Exists.bit | E.InSubquery.bit | E.Opaque.
 def constants(plan: L.Plan) -> dict[int, E.Literal]:
     """Attribute id -> the literal it equals in every row of plan's output."""
     match plan:
-        case L.Project(projections, child):
+        case L.Project(items, child) | L.Aggregate(_, items, child):
+            # (an aggregate's literal, or grouping column constant below, is the same in
+            # every group's row, and in a global aggregate's one row over no input too)
             below = constants(child)
             out = {}
-            for e in projections:
+            for e in items:
                 if isinstance(e, E.Alias) and isinstance(e.child, E.Literal):
                     out[e.expr_id] = e.child
                 elif isinstance(e, E.Attribute) and e.expr_id in below:
                     out[e.expr_id] = below[e.expr_id]
                 elif isinstance(e, E.Alias) and isinstance(e.child, E.Attribute) and e.child.expr_id in below:
                     out[e.expr_id] = below[e.child.expr_id]
-            return out
-        case L.Aggregate(_, aggregates, child):
-            # a literal, or a grouping column constant below, is the same in every group's
-            # row (and in a global aggregate's one row, over no input too)
-            below = constants(child)
-            out = {}
-            for e in aggregates:
-                if isinstance(e, E.Alias) and isinstance(e.child, E.Literal):
-                    out[e.expr_id] = e.child
-                elif isinstance(e, E.Attribute) and e.expr_id in below:
-                    out[e.expr_id] = below[e.expr_id]
             return out
         case L.LocalRelation(output, rows) if len(rows) == 1:
             return {a.expr_id: E.Literal(v, a.data_type) for a, v in zip(output, rows[0])}

@@ -10,6 +10,7 @@ anything it cannot decide returns `None`, and callers then leave the expression 
 from __future__ import annotations
 
 from decimal import Context, Decimal
+from typing import Callable
 
 from .records import record
 
@@ -207,16 +208,22 @@ def is_orderable(t: DataType) -> bool:
     return t is not UNKNOWN and not isinstance(t, MapType)
 
 
-def contains_unknown(t: DataType) -> bool:
-    if t == UNKNOWN:
+def contains(t: DataType, test: Callable[[DataType], bool]) -> bool:
+    """Does `test` hold for t or for a type nested in it (an array's element, a map's key
+    or value, a struct's field)?"""
+    if test(t):
         return True
     if isinstance(t, ArrayType):
-        return contains_unknown(t.element)
+        return contains(t.element, test)
     if isinstance(t, MapType):
-        return contains_unknown(t.key) or contains_unknown(t.value)
+        return contains(t.key, test) or contains(t.value, test)
     if isinstance(t, StructType):
-        return any(contains_unknown(f.data_type) for f in t.fields)
+        return any(contains(f.data_type, test) for f in t.fields)
     return False
+
+
+def contains_unknown(t: DataType) -> bool:
+    return contains(t, lambda x: x == UNKNOWN)
 
 
 # ---------------------------------------------------------------------------

@@ -154,13 +154,7 @@ def _modelled(e: E.Expr) -> bool:
 
 
 def _has_year_month_interval(t: T.DataType) -> bool:
-    if isinstance(t, T.ArrayType):
-        return _has_year_month_interval(t.element)
-    if isinstance(t, T.MapType):
-        return _has_year_month_interval(t.key) or _has_year_month_interval(t.value)
-    if isinstance(t, T.StructType):
-        return any(_has_year_month_interval(f.data_type) for f in t.fields)
-    return t in T.YEAR_MONTH_INTERVALS
+    return T.contains(t, lambda x: x in T.YEAR_MONTH_INTERVALS)
 
 
 def column_type(types: list[T.DataType]) -> T.DataType | None:

@@ -205,15 +205,7 @@ OUTPUT_CHECKS: dict[str, Affects] = {
 
 
 def _holds_datetime(t: T.DataType) -> bool:
-    if T.is_datetime(t) or t == T.UNKNOWN:
-        return True
-    if isinstance(t, T.ArrayType):
-        return _holds_datetime(t.element)
-    if isinstance(t, T.MapType):
-        return _holds_datetime(t.key) or _holds_datetime(t.value)
-    if isinstance(t, T.StructType):
-        return any(_holds_datetime(f.data_type) for f in t.fields)
-    return False
+    return T.contains(t, lambda x: T.is_datetime(x) or x == T.UNKNOWN)
 
 
 _VALUES = (L.LocalRelation, L.OpaqueRelation)
