@@ -39,6 +39,9 @@ def test_findings_point_into_the_text_as_written():
     "SELECT c1 AS IDENTIFIER('x.y') FROM t",      # a qualified alias
     "SELECT IDENTIFIER(c1) FROM t",               # not a constant string
     "SELECT IDENTIFIER((SELECT 'c1')) FROM t",
+    "SELECT IDENTIFIER('t').c1 FROM t",           # Spark's grammar reads no clause there
+    "SELECT EXTRACT(IDENTIFIER('YEAR') FROM c1) FROM t",
+    "SELECT :IDENTIFIER('p') FROM t",
 ])
 def test_a_clause_not_over_a_name_in_string_literals_is_left_to_spark(sql):
     assert as_names(sql) is None

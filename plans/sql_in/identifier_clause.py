@@ -8,8 +8,10 @@ stays a name), padded with spaces to the clause's length so that every other tok
 its place (findings point into the text as written).  The query is optimized as that
 text (`optimizer.api`), and `restored` puts the clauses back where the output kept the
 padded names.  A clause over anything else (a variable, a subquery, a cast, a string that
-is no name, `IDENTIFIER('')`), or after `AS` with a qualified name, is left to Spark: the
-query passes through, as before.
+is no name, `IDENTIFIER('')`), after `AS` with a qualified name, where Spark's grammar
+reads no clause (a parameter's name, before a field, EXTRACT's field), or naming a session
+variable (Spark names `SELECT IDENTIFIER('v')` after the variable's value) is left to
+Spark: the query passes through, as before.
 """
 
 from __future__ import annotations
@@ -31,14 +33,15 @@ def _backquoted(name: str) -> str:
     return ".".join(p if p.startswith("`") else f"`{p}`" for p in _PARTS.findall(name))
 
 
-def as_names(sql: str) -> tuple[str, list[tuple[str, str]]] | None:
+def as_names(sql: str) -> tuple[str, list[tuple[str, str]], list[tuple[str, ...]]] | None:
     """(the text with each IDENTIFIER clause written as its name, [(padded name, clause
-    text)]), or None when the text holds a clause this cannot write so."""
+    text)], [each clause's name parts]), or None when the text holds a clause this cannot
+    write so."""
     try:
         tokens = DIALECT.tokenize(sql)
     except TokenError:
         return None
-    out, last, clauses = [], 0, []
+    out, last, clauses, names = [], 0, [], []
     i = 0
     while i < len(tokens):
         t = tokens[i]
@@ -57,8 +60,14 @@ def as_names(sql: str) -> tuple[str, list[tuple[str, str]]] | None:
         if not strings or j >= len(tokens) or tokens[j].token_type != TokenType.R_PAREN:
             return None
         name = "".join(strings)
-        after_as = i > 0 and tokens[i - 1].token_type == TokenType.ALIAS
-        if _NAME.fullmatch(name) is None or (after_as and len(_PARTS.findall(name)) > 1):
+        before = tokens[i - 1].token_type if i > 0 else None
+        after = tokens[j + 1].token_type if j + 1 < len(tokens) else None
+        if _NAME.fullmatch(name) is None or (before == TokenType.ALIAS and len(_PARTS.findall(name)) > 1):
+            return None
+        if before in (TokenType.COLON, TokenType.DOT, TokenType.PARAMETER) or after in (TokenType.DOT, TokenType.L_BRACKET) \
+                or (before == TokenType.L_PAREN and after == TokenType.FROM):
+            # a parameter's name (`:IDENTIFIER(...)`), a field after the clause
+            # (`IDENTIFIER('t').c1`), EXTRACT's field: Spark's grammar reads no clause there
             return None
         start, end = t.start, tokens[j].end + 1
         clause = sql[start:end]
@@ -70,12 +79,13 @@ def as_names(sql: str) -> tuple[str, list[tuple[str, str]]] | None:
         out.append(sql[last:start])
         out.append(padded)
         clauses.append((padded, clause))
+        names.append(tuple(p.strip("`").replace("``", "`") for p in _PARTS.findall(name)))
         last = end
         i = j + 1
     if not clauses:
         return None
     out.append(sql[last:])
-    return "".join(out), clauses
+    return "".join(out), clauses, names
 
 
 def restored(output: str, read: str, clauses: list[tuple[str, str]]) -> str:

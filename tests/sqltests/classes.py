@@ -331,7 +331,10 @@ def identifier_clause_files() -> list[TestFile]:
                "SELECT 'IDENTIFIER(''c1'')' AS s, IDENTIFIER('c1') FROM idt WHERE 1 = 1",
                "SELECT IDENTIFIER('c 1') FROM idt", "SELECT IDENTIFIER('') FROM idt", "SELECT * FROM IDENTIFIER('no_such_t')",
                "SELECT c1 AS IDENTIFIER('x.y') FROM idt", "SELECT IDENTIFIER(idv) FROM idt WHERE 1 = 1",
-               "SELECT IDENTIFIER((SELECT 'c1')) FROM idt", "SELECT IDENTIFIER('c3') FROM idt WHERE 1 = 1"]
+               "SELECT IDENTIFIER((SELECT 'c1')) FROM idt", "SELECT IDENTIFIER('c3') FROM idt WHERE 1 = 1",
+               # where Spark's grammar reads no clause, and a variable (named after its value)
+               "SELECT IDENTIFIER('idt').c1 FROM idt", "SELECT EXTRACT(IDENTIFIER('YEAR') FROM DATE'2024-01-15')",
+               "SELECT :IDENTIFIER('p') FROM idt", "SELECT IDENTIFIER('idv')", "SELECT IDENTIFIER('idv') FROM idt WHERE 1 = 1"]
     return [_file("identifier-clause.sql", setup + queries)]
 
 
