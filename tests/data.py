@@ -57,7 +57,21 @@ def spark_schema(columns: dict):
 
 def register(spark, name: str, columns: dict, rows: list) -> None:
     df = spark.createDataFrame(rows, spark_schema(columns))
-    df.createOrReplaceTempView(name)
+    df.createOrReplaceTempView(name) if _remote(df) else local_copy(df).createOrReplaceTempView(name)
+
+
+def local_copy(df):
+    """The rows of a DataFrame made from Python data, kept in the JVM: the same rows, schema
+    (nullability included) and plan leaf (a LogicalRDD), read without Python.  A view over
+    `createDataFrame`'s own RDD runs a Python worker to unpickle its rows again at every scan
+    of every query (measured: 90 small queries over the standard tables 22-29 s that way,
+    2.8-5.1 s over these copies or cached tables, side by side in one session)."""
+    return df.localCheckpoint()
+
+
+def _remote(df) -> bool:
+    """A Spark Connect DataFrame: its local data is sent to the server as a LocalRelation."""
+    return ".connect." in type(df).__module__
 
 
 def register_standard_tables(spark) -> dict:
