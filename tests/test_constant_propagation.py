@@ -13,14 +13,16 @@ import pytest
 from sparkfold import optimize
 from sparkfold.plans.ir import logical as L
 
+from tests.data import local_copy
+
 SCHEMA = {"cp": {"k": "int", "v": "int", "x": "double"}, "cq": {"k": "int"}}
 
 
 @pytest.fixture(scope="module")
 def tables(spark):
-    spark.createDataFrame([(1, 1, 0.0), (2, None, -0.0), (None, 3, 1.0), (0, 0, None)],
-                          "k int, v int, x double").createOrReplaceTempView("cp")
-    spark.createDataFrame([(1,), (2,), (None,)], "k int").createOrReplaceTempView("cq")
+    local_copy(spark.createDataFrame([(1, 1, 0.0), (2, None, -0.0), (None, 3, 1.0), (0, 0, None)],
+                                     "k int, v int, x double")).createOrReplaceTempView("cp")
+    local_copy(spark.createDataFrame([(1,), (2,), (None,)], "k int")).createOrReplaceTempView("cq")
     return SCHEMA
 
 

@@ -24,6 +24,8 @@ from sparkfold import optimize
 from sparkfold.plans.pyspark.text_reasons import LATERAL_REASON
 from sparkfold.plans.sql_in.catalog import Catalog
 
+from tests.data import local_copy
+
 LONG = os.environ.get("SPARKFOLD_LONG") == "1"
 
 TABLES = {
@@ -93,10 +95,11 @@ FORMS = ALL_FORMS if LONG else SAMPLE
 
 @pytest.fixture(scope="module")
 def lateral_tables(spark):
-    spark.createDataFrame([(1, "a", 3), (2, None, 1), (None, "a", 2), (1, "7", 5), (3, "c", None)],
-                          "a int, b string, c int").createOrReplaceTempView("lt")
-    spark.createDataFrame([(1, 10), (3, None), (None, 30), (3, 31)], "k int, v bigint").createOrReplaceTempView("lu")
-    spark.createDataFrame([], "a int").createOrReplaceTempView("le")
+    local_copy(spark.createDataFrame([(1, "a", 3), (2, None, 1), (None, "a", 2), (1, "7", 5), (3, "c", None)],
+                                     "a int, b string, c int")).createOrReplaceTempView("lt")
+    local_copy(spark.createDataFrame([(1, 10), (3, None), (None, 30), (3, 31)], "k int, v bigint")) \
+        .createOrReplaceTempView("lu")
+    local_copy(spark.createDataFrame([], "a int")).createOrReplaceTempView("le")
     return TABLES
 
 

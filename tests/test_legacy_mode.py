@@ -30,9 +30,17 @@ ROWS = [("1", 1, 1.5, " 2", "1.5", True, D("1.5")), ("01", 2, -0.0, "x", None, F
         ("1.9", 3, 3.0, "3 ", "9999999999", False, D("-1.25")), (" 1", 1, 0.0, "1", "1", True, D("1"))]
 
 
+@pytest.fixture(scope="module")
+def lt_rows(spark):
+    """The rows of `lt`, made once for the module (kept in the JVM: tests/data.py, local_copy)."""
+    from tests.data import local_copy
+
+    return local_copy(spark.createDataFrame(ROWS, ", ".join(f"{c} {t}" for c, t in COLUMNS.items())))
+
+
 @pytest.fixture
-def legacy(spark):
-    spark.createDataFrame(ROWS, ", ".join(f"{c} {t}" for c, t in COLUMNS.items())).createOrReplaceTempView("lt")
+def legacy(spark, lt_rows):
+    lt_rows.createOrReplaceTempView("lt")
     old = spark.conf.get("spark.sql.ansi.enabled")
     spark.conf.set("spark.sql.ansi.enabled", "false")
     try:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import pytest
 from sparkfold import optimize
 
+from tests.data import local_copy
 from tests.spark_check import assert_same_result
 
 HV = {"hv": {"a": "int", "b": "int", "c": "int"}}
@@ -43,8 +44,8 @@ QUERIES = [
 
 @pytest.fixture(scope="module")
 def hv(spark):
-    spark.createDataFrame([(1, 20, 1), (30, 5, 1), (2, 20, 2), (4, 1, 2), (None, 20, None)],
-                          "a int, b int, c int").createOrReplaceTempView("hv")
+    local_copy(spark.createDataFrame([(1, 20, 1), (30, 5, 1), (2, 20, 2), (4, 1, 2), (None, 20, None)],
+                                     "a int, b int, c int")).createOrReplaceTempView("hv")
     return HV
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import pytest
 from sparkfold import optimize
 
+from tests.data import local_copy
+
 SALES = {"sales": {"year": "int", "course": "string", "earnings": "int", "extra": "int"}}
 
 QUERIES = [
@@ -32,10 +34,10 @@ QUERIES = [
 
 @pytest.fixture(scope="module")
 def sales(spark):
-    spark.createDataFrame(
+    local_copy(spark.createDataFrame(
         [(2020, "a", 10, 1), (2020, "b", 20, 2), (2021, "a", 30, None), (2021, "a", None, 4),
          (2022, "b", 5, 5), (None, "a", 7, 6), (2022, None, 8, 7)],
-        "year int, course string, earnings int, extra int").createOrReplaceTempView("sales")
+        "year int, course string, earnings int, extra int")).createOrReplaceTempView("sales")
     return SALES
 
 

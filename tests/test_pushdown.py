@@ -13,6 +13,8 @@ import pytest
 from sparkfold import optimize
 from sparkfold.plans.ir import logical as L
 
+from tests.data import local_copy
+
 SCHEMA = {
     "orders": {"id": "int", "cust": "int", "amount": "int", "price": "double"},
     "customers": {"cid": "int", "name": "string", "score": "int"},
@@ -21,13 +23,13 @@ SCHEMA = {
 
 @pytest.fixture(scope="module")
 def tables(spark):
-    spark.createDataFrame(
+    local_copy(spark.createDataFrame(
         [(1, 10, 5, 0.0), (2, 10, None, -0.0), (3, 20, 7, 1.5), (4, None, 1, None), (5, 30, 0, -0.0),
          (6, 40, 3, 0.0)],
-        "id int, cust int, amount int, price double").createOrReplaceTempView("orders")
-    spark.createDataFrame(
+        "id int, cust int, amount int, price double")).createOrReplaceTempView("orders")
+    local_copy(spark.createDataFrame(
         [(10, "a", 1), (20, None, -2), (30, "c", None), (50, "e", 4)],
-        "cid int, name string, score int").createOrReplaceTempView("customers")
+        "cid int, name string, score int")).createOrReplaceTempView("customers")
     return SCHEMA
 
 

@@ -20,6 +20,8 @@ import pytest
 from sparkfold import optimize
 from sparkfold.plans.sql_in.catalog import Catalog
 
+from tests.data import local_copy
+
 LONG = os.environ.get("SPARKFOLD_LONG") == "1"
 
 TABLES = {
@@ -114,15 +116,15 @@ QUERIES = ALL_QUERIES if LONG else ALL_QUERIES[::7]
 
 @pytest.fixture(scope="module")
 def reach_tables(spark):
-    spark.createDataFrame([(1, "b", 3), (2, None, 1), (None, "a", 2), (1, "a", 5), (2, "c", None)],
-                          "a int, b string, c int").createOrReplaceTempView("rt")
-    spark.createDataFrame([(1, 5), (2, 3), (None, 3)], "`all` int, a int").createOrReplaceTempView("ru")
-    spark.createDataFrame(
+    local_copy(spark.createDataFrame([(1, "b", 3), (2, None, 1), (None, "a", 2), (1, "a", 5), (2, "c", None)],
+                                     "a int, b string, c int")).createOrReplaceTempView("rt")
+    local_copy(spark.createDataFrame([(1, 5), (2, 3), (None, 3)], "`all` int, a int")).createOrReplaceTempView("ru")
+    local_copy(spark.createDataFrame(
         [(1, [1, None], {"k": 2}, [(1, "p"), None], '{"a": 1, "b": "x"}'),
          (2, [], None, [], "not json"), (3, None, {}, None, None),
          (4, [7], {"k": 3, "l": None}, [(None, None)], '{"a": [1]}')],
         "id int, xs array<int>, m map<string,int>, ss array<struct<x:int,y:string>>, j string",
-    ).createOrReplaceTempView("rg")
+    )).createOrReplaceTempView("rg")
     return TABLES
 
 

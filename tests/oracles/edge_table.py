@@ -47,8 +47,8 @@ def rows() -> list[tuple]:
 
 def register(spark) -> dict:
     """Create the temp view `edge` (one partition, in id order); returns its schema."""
-    from tests.data import spark_schema
+    from tests.data import local_copy, spark_schema
 
-    df = spark.createDataFrame(rows(), spark_schema(SCHEMA)).coalesce(1)
+    df = local_copy(spark.createDataFrame(rows(), spark_schema(SCHEMA)).coalesce(1))
     df.createOrReplaceTempView("edge")
     return {"edge": SCHEMA}

@@ -95,7 +95,9 @@ def space() -> list[str]:
 
 
 def register(spark) -> None:
-    spark.createDataFrame(ROWS, "a int, b int, c int").createOrReplaceTempView("hv")
+    from tests.data import local_copy
+
+    local_copy(spark.createDataFrame(ROWS, "a int, b int, c int")).createOrReplaceTempView("hv")
 
 
 def spark_outcome(spark, sql: str) -> str:
