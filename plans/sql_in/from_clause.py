@@ -139,9 +139,11 @@ def _session_columns(an, fn: exp.Expression) -> list[tuple[str, T.DataType, bool
     `stack`, `json_tuple`, named arguments...) over arguments that read no column and no
     table, as the live session's analysis of the text sparkfold writes for it gives it;
     not modelled without a session."""
-    if any(isinstance(n, (exp.Column, exp.Query, exp.Lambda, exp.Star, exp.Placeholder, exp.Parameter))
+    if any(isinstance(n, (exp.Column, exp.Query, exp.Table, exp.Lambda, exp.Star, exp.Placeholder, exp.Parameter))
            for n in fn.walk()):
-        raise NotModelled("table-valued function over columns or a query")
+        # (a table argument, `TABLE(t)`, may name a CTE of the query, which the session
+        # does not see)
+        raise NotModelled("table-valued function over columns, a table or a query")
     columns = an.catalog.session_relation(exp.Table(this=fn.copy()).sql(dialect="spark"))
     if columns is None or len({n.lower() for n, _, _ in columns}) < len(columns):
         raise NotModelled(f"table-valued function {function_name(fn) if isinstance(fn, exp.Func) else ''}".rstrip())
