@@ -160,42 +160,35 @@ def _session_function_determinism(spark: Any) -> Callable[[str, int], bool | Non
         except Exception:  # noqa: BLE001 - not such a name
             return False
 
+    def fields(text: str):
+        """The fields of the schema Spark's analysis gives the query `text` (nothing
+        runs), as pyspark's; raises where Spark rejects it or on Spark Connect."""
+        import json
+
+        from pyspark.sql.types import StructType
+
+        plan = spark._jsparkSession.sql(text).queryExecution().analyzed()
+        return plan, StructType.fromJson(json.loads(plan.schema().json())).fields
+
     def variable(parts: tuple[str, ...]) -> tuple[T.DataType, str, str] | None:
         """A session variable's type, its column name at the top of a select list and its
         text inside another expression's name, as Spark's analysis of `SELECT <name>,
-        coalesce(<name>)` gives them; None when the name is not one (nothing runs)."""
-        jss = getattr(spark, "_jsparkSession", None)
-        if jss is None:
-            return None
+        coalesce(<name>)` gives them; None when the name is not one."""
         name = ".".join("`" + p.replace("`", "``") + "`" for p in parts)
         try:
-            import json
-
-            from pyspark.sql.types import StructType
-
-            plan = jss.sql(f"SELECT {name}, coalesce({name})").queryExecution().analyzed()
+            plan, (top, inner) = fields(f"SELECT {name}, coalesce({name})")
             if "variablereference(" not in plan.expressions().head().toString().lower():
                 return None  # (a function called without parentheses, `current_date`...)
-            fields = StructType.fromJson(json.loads(plan.schema().json())).fields
-            return from_spark_type(fields[0].dataType), fields[0].name, fields[1].name[len("coalesce("):-1]
-        except Exception:  # noqa: BLE001 - not such a name
+            return from_spark_type(top.dataType), top.name, inner.name[len("coalesce("):-1]
+        except Exception:  # noqa: BLE001 - not such a name, or no JVM to ask
             return None
 
     def relation(text: str) -> list[tuple[str, T.DataType, bool]] | None:
         """The (name, type, nullability) of each column of `SELECT * FROM <text>` (a
         table-valued function over constants) as Spark's analysis gives them, or None
-        when Spark rejects it (nothing runs)."""
-        jss = getattr(spark, "_jsparkSession", None)
-        if jss is None:
-            return None
+        when Spark rejects it."""
         try:
-            import json
-
-            from pyspark.sql.types import StructType
-
-            schema = jss.sql(f"SELECT * FROM {text}").schema()
-            return [(f.name, from_spark_type(f.dataType), bool(f.nullable))
-                    for f in StructType.fromJson(json.loads(schema.json())).fields]
+            return [(f.name, from_spark_type(f.dataType), bool(f.nullable)) for f in fields(f"SELECT * FROM {text}")[1]]
         except Exception:  # noqa: BLE001 - Spark reports its own error for the query
             return None
 
