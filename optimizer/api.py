@@ -22,6 +22,7 @@ from sqlglot import exp
 
 from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
+from ..plans.ir import types as T
 from ..plans.ir.dialect import DIALECT, deep_stack, forget_spans, node_span
 from ..plans.ir.errors import InternalError, SparkfoldError
 from ..plans.ir.naming import UnknownName
@@ -69,7 +70,8 @@ class OptimizeResult:
         """The whole optimized query written from its plan (None: unchanged)."""
         text = self.regenerated
         if callable(text):
-            text = self.regenerated = text()
+            with T.writing_for(self.catalog.timestamp_ntz):
+                text = self.regenerated = text()
         return text
 
     @property
@@ -294,7 +296,7 @@ def optimize(sql: str, catalog: Any = None, *, batches: Sequence[Batch] | None =
     optimized plan; `keep_layout=False` always writes the whole query (`regenerated_sql`
     has it in either case)."""
     cat = Catalog.coerce(catalog)
-    with _fewer_young_collections():
+    with _fewer_young_collections(), T.writing_for(cat.timestamp_ntz):
         return deep_stack(_optimize, sql, cat, batches, rules, tuple(exclude), pretty, always_regenerate,
                           keep_layout)
 

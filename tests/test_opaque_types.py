@@ -12,6 +12,7 @@ from sparkfold import optimize
 from sparkfold.plans.ir import expressions as E
 from sparkfold.plans.ir import types as T
 from sparkfold.plans.ir.functions import OPAQUE_RESULT_TYPES
+from sparkfold.plans.sql_in.catalog import Catalog
 
 from tests.spark_check import names_and_types
 
@@ -51,3 +52,22 @@ def test_opaque_call_has_sparks_type(spark, view, call):
     assert out.data_type != T.UNKNOWN
     assert out.data_type.simple_string() == names_and_types(spark.sql(sql))[0][1]
     assert any(isinstance(n, E.Opaque) for n in r.analyzed.expressions[0].walk()) or "OVER" in call
+
+
+# Under spark.sql.timestampType=TIMESTAMP_NTZ the name TIMESTAMP and to_timestamp's result
+# are TIMESTAMP_NTZ; the other functions' types, and TIMESTAMP_LTZ, stay as they were
+NTZ_CALLS = [CALLS["to_timestamp"], "to_timestamp(s, 'yyyy')", CALLS["date_trunc"], CALLS["unix_timestamp"],
+             "CAST(s AS TIMESTAMP)", "CAST(s AS TIMESTAMP_LTZ)", "TIMESTAMP '2020-01-01 10:00:00'",
+             "CAST(array(d) AS ARRAY<TIMESTAMP>)", "coalesce(CAST(NULL AS TIMESTAMP), CAST(d AS TIMESTAMP))"]
+
+
+@pytest.mark.parametrize("call", NTZ_CALLS)
+def test_types_under_a_session_whose_timestamp_is_ntz(spark, view, call):
+    sql = f"SELECT {call} AS v FROM ot"
+    spark.conf.set("spark.sql.timestampType", "TIMESTAMP_NTZ")
+    try:
+        expected = names_and_types(spark.sql(sql))[0][1]
+    finally:
+        spark.conf.unset("spark.sql.timestampType")
+    catalog = Catalog.from_mapping(view).with_settings(timestamp_ntz=True)
+    assert optimize(sql, catalog).analyzed.output[0].data_type.simple_string() == expected

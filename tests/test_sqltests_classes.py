@@ -189,3 +189,25 @@ def test_a_types_parameters_stay_the_types_on_every_path(spark):
     assert failures == []
     assert [(o.sql, o.error_class_differs) for o in outcomes if o.error_class_differs] == []
     assert {o.spark == "accepts" for o in outcomes} == {True, False}
+
+
+def test_nanosecond_timestamps_are_opaque_where_they_stand(spark):
+    """Casts to TIMESTAMP_NTZ(9) and the like, and literals with nanoseconds, with
+    spark.sql.timestampNanosTypes.enabled off (FEATURE_NOT_ENABLED) and on: kept as
+    written inside queries optimized around them, never passed through whole."""
+    outcomes, failures = _check(spark, classes.nanos_files(), every=1)
+    assert failures == []
+    assert {o.spark == "accepts" for o in outcomes} == {True, False}
+    assert not any(o.status == "passthrough" for o in outcomes)
+    assert sum(o.status == "rewritten" for o in outcomes) >= 20
+
+
+def test_timestamp_type_and_time_parser_settings_on_spark(spark):
+    """spark.sql.timestampType=TIMESTAMP_NTZ (modelled: the name TIMESTAMP, to_timestamp,
+    TIMESTAMP_LTZ written back as such) and spark.sql.legacy.timeParserPolicy (only a
+    literal on a day of the 1582 cutover passes through), each set and set back."""
+    files = [t for t in classes.legacy_scope_files() if "time" in t.name]
+    outcomes, failures = _check(spark, files, every=1)
+    assert failures == []
+    assert sum(o.status == "rewritten" for o in outcomes) >= 60
+    assert sum(o.status == "passthrough" for o in outcomes) <= 8

@@ -27,6 +27,7 @@ from sqlglot import exp, parse_one
 from sqlglot.dialects.spark import Spark
 from sqlglot.tokens import TokenType
 
+from . import types as T
 from .functions import AGGREGATE_FUNCTIONS, KNOWN_AGGREGATE_NAMES, SCALAR_FUNCTIONS
 
 ARG_PREFIX = "__sf_arg_"
@@ -36,7 +37,8 @@ SUFFIX_TYPES = {"L": "bigint", "S": "smallint", "Y": "tinyint", "D": "double", "
                 "BD": "decimal"}
 _TYPE_SUFFIX = {v: k for k, v in SUFFIX_TYPES.items()}
 # `DATE '2000-01-01'`-style literals the generator writes (markers with a string argument)
-_KEYWORD_LITERALS = {"date": "DATE", "timestamp": "TIMESTAMP", "timestamp_ntz": "TIMESTAMP_NTZ"}
+_KEYWORD_LITERALS = {"date": "DATE", "timestamp": "TIMESTAMP", "timestamp_ltz": "TIMESTAMP_LTZ",
+                     "timestamp_ntz": "TIMESTAMP_NTZ"}
 
 
 def _typed_literal_sql(self, e: exp.Anonymous) -> str:
@@ -421,11 +423,25 @@ TYPED_LITERAL = "sparkfold_typed_literal"
 UNSIGNED_SHIFT = "sparkfold_unsigned_shift"
 
 
+_TIMESTAMP_NAMES = {exp.DataType.Type.TIMESTAMPNTZ: "TIMESTAMP_NTZ", exp.DataType.Type.TIMESTAMPLTZ: "TIMESTAMP_LTZ",
+                    exp.DataType.Type.TIMESTAMPTZ: "TIMESTAMP", exp.DataType.Type.TIMESTAMP: "TIMESTAMP"}
+
+
+def timestamp_precision(dt: exp.DataType) -> bool:
+    """Does the type name a timestamp type with a precision (`TIMESTAMP_NTZ(9)`, nested
+    too): Spark 4.3's nanosecond types, which a session reads only with
+    spark.sql.timestampNanosTypes.enabled?"""
+    return any(t.expressions and t.this in _TIMESTAMP_NAMES for t in dt.find_all(exp.DataType))
+
+
 def _data_type_sql(stock):
-    """Spark 4's TIME type as TIME (sqlglot's Spark printer writes TIMESTAMP, Spark 3's)."""
+    """Spark 4's TIME type as TIME (sqlglot's Spark printer writes TIMESTAMP, Spark 3's),
+    and a timestamp type's precision as written (`TIMESTAMP_NTZ(9)`: sqlglot's drops it)."""
     def sql(self, e: exp.DataType) -> str:
         if e.this == exp.DataType.Type.TIME:
             return "TIME" + (f"({self.expressions(e, flat=True)})" if e.expressions else "")
+        if e.expressions and e.this in _TIMESTAMP_NAMES:
+            return f"{_TIMESTAMP_NAMES[e.this]}({self.expressions(e, flat=True)})"
         return stock(self, e)
 
     return sql
@@ -552,7 +568,7 @@ def deep_stack(fn: Callable[..., Any], *args, **kwargs) -> Any:
     if getattr(_local, "deep", False):
         return fn(*args, **kwargs)
     with _raised_recursion_limit():
-        return _on_deep_thread(fn, *args, **kwargs)
+        return _on_deep_thread(T.writing_as_now(fn), *args, **kwargs)
 
 
 class _raised_recursion_limit:

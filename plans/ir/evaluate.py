@@ -699,7 +699,9 @@ def _to_string(v, src: T.DataType, plain_decimal: bool = True) -> str:
             v = v.quantize(Decimal(1).scaleb(-src.scale))  # a literal may carry fewer digits
         v = abs(v) if v == 0 else v
         return format(v, "f") if plain_decimal else _java_decimal_text(v)
-    if src == T.DATE and 1 <= v.year <= 9999:
+    # (not the days of the 1582 cutover, which Spark's legacy formatter shows as
+    # 1582-10-15: settings._CUTOVER_GAP)
+    if src == T.DATE and 1 <= v.year <= 9999 and not date(1582, 10, 5) <= v <= date(1582, 10, 14):
         return v.isoformat()
     raise CannotEvaluate(f"CAST of {src.simple_string()} to string")
 

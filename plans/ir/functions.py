@@ -387,7 +387,9 @@ uniform try_reflect
 # functions are typed by the analyzer's `window_type`.)
 OPAQUE_RESULT_TYPES: dict[str, Callable] = {
     **{n: _const(T.DATE) for n in ("to_date", "trunc", "last_day", "add_months", "next_day")},
-    **{n: _const(T.TIMESTAMP) for n in ("date_trunc", "to_timestamp")},
+    "date_trunc": _const(T.TIMESTAMP),
+    # (of the type spark.sql.timestampType names: `opaque_result_type`)
+    "to_timestamp": _const(T.TIMESTAMP),
     **{n: _const(T.STRING) for n in ("date_format", "from_unixtime", "concat_ws", "regexp_replace",
                                      "regexp_extract", "lpad", "rpad", "md5", "sha1", "sha2", "initcap",
                                      "translate", "format_number", "base64", "hex")},
@@ -423,11 +425,13 @@ OPAQUE_INPUTS: dict[str, tuple] = {
 }
 
 
-def opaque_result_type(name: str, arg_types: list, ansi: bool = True) -> "T.DataType":
-    """The type of an unmodelled function's result, or UNKNOWN."""
+def opaque_result_type(name: str, arg_types: list, ansi: bool = True,
+                       timestamp: "T.DataType" = T.TIMESTAMP) -> "T.DataType":
+    """The type of an unmodelled function's result, or UNKNOWN.  `timestamp`: the type
+    spark.sql.timestampType names, to_timestamp's."""
     fn = OPAQUE_RESULT_TYPES.get(name)
     if fn is None or any(t == T.UNKNOWN for t in arg_types) or \
             not accepts(OPAQUE_INPUTS.get(name, ()), arg_types, ansi):
         return T.UNKNOWN
-    t = fn(arg_types)
+    t = timestamp if name == "to_timestamp" else fn(arg_types)
     return t if t is not None else T.UNKNOWN

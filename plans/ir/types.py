@@ -1,7 +1,8 @@
 """Spark SQL data types and the part of Spark's (ANSI) type coercion the optimizer needs.
 
 Types are small frozen values.  `simple_string()` is Spark's `DataType.simpleString`
-(`int`, `decimal(10,2)`, `array<int>`); `sql()` is the text for a CAST target.
+(`int`, `decimal(10,2)`, `array<int>`); `sql()` is Spark's `DataType.sql` (in column
+names), `written()` the text sparkfold writes for a CAST target.
 Coercion follows Spark 4 with `spark.sql.ansi.enabled=true` for the common cases
 (numeric widening, decimal precision and scale, string against numbers and dates);
 anything it cannot decide returns `None`, and callers then leave the expression alone.
@@ -9,13 +10,46 @@ anything it cannot decide returns `None`, and callers then leave the expression 
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from decimal import Context, Decimal
-from typing import Callable
+from typing import Callable, Iterator, TypeVar
 
 from .records import record
 
 MAX_PRECISION = 38
 MIN_ADJUSTED_SCALE = 6
+
+
+# How sparkfold writes the type `timestamp` (TIMESTAMP_LTZ) in a query it gives Spark: its
+# name TIMESTAMP, unless the session's spark.sql.timestampType makes that name stand for
+# TIMESTAMP_NTZ (see `writing_for`).  A context variable: each thread and task writes for
+# its own session.
+_TIMESTAMP_WRITTEN: ContextVar[str] = ContextVar("sparkfold_timestamp_written", default="TIMESTAMP")
+R = TypeVar("R")
+
+
+@contextmanager
+def writing_for(timestamp_ntz: bool) -> Iterator[None]:
+    """Write types for a session whose spark.sql.timestampType is TIMESTAMP_NTZ (True)
+    or TIMESTAMP_LTZ, within the block."""
+    token = _TIMESTAMP_WRITTEN.set("TIMESTAMP_LTZ" if timestamp_ntz else "TIMESTAMP")
+    try:
+        yield
+    finally:
+        _TIMESTAMP_WRITTEN.reset(token)
+
+
+def writing_as_now(fn: Callable[..., R]) -> Callable[..., R]:
+    """fn, writing types as the calling thread does wherever it runs (on another
+    thread, whose context is its own)."""
+    ntz = _TIMESTAMP_WRITTEN.get() != "TIMESTAMP"
+
+    def run(*args, **kwargs) -> R:
+        with writing_for(ntz):
+            return fn(*args, **kwargs)
+
+    return run
 
 
 class DataType:
@@ -27,7 +61,15 @@ class DataType:
         raise NotImplementedError
 
     def sql(self) -> str:
+        """Spark's SQL name of the type (`DataType.sql`), which column names show."""
         return self.simple_string().upper()
+
+    def written(self) -> str:
+        """The type's name as sparkfold writes it in a query, which Spark reads as this
+        type under the session's settings: `sql()`, but TIMESTAMP_LTZ for `timestamp`
+        while spark.sql.timestampType makes the name TIMESTAMP stand for TIMESTAMP_NTZ
+        (`writing_for`)."""
+        return self.sql()
 
     def __repr__(self) -> str:
         return self.simple_string()
@@ -39,6 +81,9 @@ class AtomicType(DataType):
 
     def simple_string(self) -> str:
         return self.name
+
+    def written(self) -> str:
+        return _TIMESTAMP_WRITTEN.get() if self.name == "timestamp" else self.sql()
 
 
 @record(frozen=True, slots=True, repr=False)
@@ -61,6 +106,9 @@ class ArrayType(DataType):
     def sql(self) -> str:
         return f"ARRAY<{self.element.sql()}>"
 
+    def written(self) -> str:
+        return f"ARRAY<{self.element.written()}>"
+
 
 @record(frozen=True, slots=True, repr=False)
 class MapType(DataType):
@@ -73,6 +121,9 @@ class MapType(DataType):
 
     def sql(self) -> str:
         return f"MAP<{self.key.sql()}, {self.value.sql()}>"
+
+    def written(self) -> str:
+        return f"MAP<{self.key.written()}, {self.value.written()}>"
 
 
 @record(frozen=True, slots=True)
@@ -92,6 +143,10 @@ class StructType(DataType):
 
     def sql(self) -> str:
         inner = ", ".join(f"`{f.name}`: {f.data_type.sql()}" for f in self.fields)
+        return f"STRUCT<{inner}>"
+
+    def written(self) -> str:
+        inner = ", ".join(f"`{f.name}`: {f.data_type.written()}" for f in self.fields)
         return f"STRUCT<{inner}>"
 
 

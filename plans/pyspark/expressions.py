@@ -87,7 +87,7 @@ def expr_node_code(low, e: E.Expr, args: list[tuple[str, bool]], scope: Scope) -
             right = _plain_literal(e.right) or w[1]
             return f"{w[0]} {op} {right}", False
         case E.Cast(_, to, try_):
-            return f'{w[0]}.{"try_cast" if try_ else "cast"}({py_str(to.sql())})', True
+            return f'{w[0]}.{"try_cast" if try_ else "cast"}({py_str(to.written())})', True
         case E.If():
             return f'F.call_function("if", {a[0]}, {a[1]}, {a[2]})', True
         case E.CaseWhen(branches, otherwise):

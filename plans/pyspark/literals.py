@@ -28,7 +28,7 @@ def literal_code(value: Any, dt: T.DataType, imports: set[str]) -> str | None:
     """Python code of the literal as a Column, or None when it has no exact DataFrame form."""
     if value is None:
         plain = dt in _NULL_TYPES or isinstance(dt, T.DecimalType)
-        return f"F.lit(None).cast({py_str(dt.sql())})" if plain else None
+        return f"F.lit(None).cast({py_str(dt.written())})" if plain else None
     if dt == T.LONG and isinstance(value, int) and not isinstance(value, bool) \
             and not -_INT <= value < _INT and -_LONG <= value < _LONG:
         return f"F.lit({value!r})"

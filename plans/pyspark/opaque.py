@@ -19,7 +19,7 @@ from sqlglot import exp
 
 from ..ir import expressions as E
 from ..ir import types as T
-from ..ir.dialect import ARG_PREFIX, DIALECT
+from ..ir.dialect import ARG_PREFIX, DIALECT, timestamp_precision
 from .values import py_str
 
 _NOT_CALLED = frozenset({"struct", "explode", "explode_outer", "posexplode", "posexplode_outer", "inline",
@@ -102,7 +102,9 @@ class _Translator:
                 to = t.args.get("to")
                 text = t.sql(dialect=DIALECT)
                 method = "cast" if text.startswith("CAST(") else "try_cast" if text.startswith("TRY_CAST(") else None
-                if not isinstance(to, exp.DataType) or method is None:
+                if not isinstance(to, exp.DataType) or method is None or timestamp_precision(to):
+                    # (`.cast(type)` reads a nanosecond type with the settings of the active
+                    # session, not the DataFrame's: SQL text, which the DataFrame's reads)
                     raise _NoForm
                 return f"{self.operand(t.this)}.{method}({py_str(to.sql(dialect=DIALECT))})"
             case exp.Window() if not self.grouping:

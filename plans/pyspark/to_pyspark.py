@@ -33,6 +33,7 @@ import re
 from typing import Any, Callable
 
 from ..ir import logical as L
+from ..ir import types as T
 from ..ir.dialect import deep_stack
 from ..ir.naming import UnknownName, unnamed_output
 from ..sql_out.to_sql import plan_to_sql
@@ -207,7 +208,11 @@ def to_pyspark_code(result, result_var: str = "result", spark_var: str = "spark"
                     header: bool = True) -> str:
     """The optimized plan of an `OptimizeResult` as a Python program (see module doc).
     A query sparkfold passed through (unmodelled) becomes one `spark.sql(...)` call."""
-    head = _header(result) if header else ""
+    with T.writing_for(result.catalog.timestamp_ntz):
+        return _program(result, result_var, spark_var, _header(result) if header else "")
+
+
+def _program(result, result_var: str, spark_var: str, head: str) -> str:
     if result.optimized is None:
         why = f"# not modelled by sparkfold ({result.passthrough}): the query runs as written\n" \
             if result.passthrough else ""

@@ -85,7 +85,7 @@ def ddl(names: list[str], attrs, nullable: list[bool] | None = None) -> str:
     for i, (n, a) in enumerate(zip(names, attrs)):
         t = a.data_type if a.data_type != T.UNKNOWN else T.NULL
         null = a.nullable if nullable is None else nullable[i]
-        parts.append(f"`{n.replace('`', '``')}` {t.sql()}{'' if null else ' NOT NULL'}")
+        parts.append(f"`{n.replace('`', '``')}` {t.written()}{'' if null else ' NOT NULL'}")
     return ", ".join(parts)
 
 

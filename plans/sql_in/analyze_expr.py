@@ -98,6 +98,8 @@ class ExprAnalyzer:
         self.ansi = analyzer.catalog.ansi
         self.decimal_precision_loss = analyzer.catalog.decimal_precision_loss
         self.concat_binary_as_string = analyzer.catalog.concat_binary_as_string
+        # the type the name TIMESTAMP stands for (spark.sql.timestampType)
+        self.timestamp = T.TIMESTAMP_NTZ if analyzer.catalog.timestamp_ntz else T.TIMESTAMP
         # called with each node analyzed and what it became, when a caller wants them
         # (`optimizer.findings.SourceMap`)
         self.observer: Callable[[exp.Expression, E.Expr], None] | None = None

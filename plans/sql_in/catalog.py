@@ -24,7 +24,7 @@ from ..ir.errors import SchemaError, UnknownTableError
 from ..ir.records import record
 from .data_types import TypeParseError, parse_type
 from .session_views import ViewDefinition, read_view
-from .settings import SETTINGS, unmodelled_settings
+from .settings import SETTING_ON, SETTINGS, unmodelled_settings
 
 
 @record(frozen=True)
@@ -124,7 +124,7 @@ def _conf_in_one_call(spark: Any) -> dict[str, str] | None:
 def settings_from(get: Callable[[str, str], Any]) -> dict[str, bool]:
     """The Catalog's settings from `get(spark_key, default)` (a session's conf, or the
     `--conf KEY=VALUE` pairs of the command line)."""
-    return {name: str(get(key, default)).strip().lower() == "true"
+    return {name: str(get(key, default)).strip().lower() == SETTING_ON.get(key, "true")
             for key, (name, default) in SETTINGS.items()}
 
 
@@ -232,7 +232,7 @@ class Catalog:
                  decimal_precision_loss: bool = True, group_by_aliases: bool = True,
                  bang_equals_not: bool = False, concat_binary_as_string: bool = False,
                  legacy_null_in_empty: bool = False, quoted_regex_column_names: bool = False,
-                 group_by_ordinal: bool = True, order_by_ordinal: bool = True,
+                 group_by_ordinal: bool = True, order_by_ordinal: bool = True, timestamp_ntz: bool = False,
                  unmodelled: tuple[tuple[str, str], ...] = (),
                  functions: Callable[[str, int], bool | None] | None = None):
         self._tables: dict[str, TableSchema] = {_normalize(k): v for k, v in (tables or {}).items()}
@@ -270,6 +270,10 @@ class Catalog:
         # BY (SORT BY) names a select item by its position (true), or is a constant
         self.group_by_ordinal = group_by_ordinal
         self.order_by_ordinal = order_by_ordinal
+        # spark.sql.timestampType=TIMESTAMP_NTZ: the name TIMESTAMP in a query's text (a
+        # cast, a literal without a time zone) is TIMESTAMP_NTZ, as is to_timestamp's
+        # result.  A schema's `timestamp` (a session's, a file's) is TIMESTAMP_LTZ still
+        self.timestamp_ntz = timestamp_ntz
         # settings sparkfold does not model, set to other than Spark's default: the
         # queries they can change pass through (plans.sql_in.settings)
         self.unmodelled = tuple(unmodelled)

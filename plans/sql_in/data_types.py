@@ -11,6 +11,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError as SqlglotParseError
 
 from ..ir import types as T
+from ..ir.dialect import timestamp_precision
 
 _D = exp.DataType.Type
 _ATOMIC = {
@@ -26,12 +27,13 @@ _ATOMIC = {
     _D.CHAR: T.STRING,
     _D.BINARY: T.BINARY,
     _D.DATE: T.DATE,
-    _D.TIMESTAMP: T.TIMESTAMP,  # Spark's TIMESTAMP is with the session time zone
-    _D.TIMESTAMPTZ: T.TIMESTAMP,
-    _D.TIMESTAMPLTZ: T.TIMESTAMP,
+    _D.TIMESTAMPLTZ: T.TIMESTAMP,  # with the session time zone
     _D.TIMESTAMPNTZ: T.TIMESTAMP_NTZ,
     _D.NULL: T.NULL,
 }
+# the name TIMESTAMP (sqlglot's TIMESTAMPTZ in the Spark dialect): the type
+# spark.sql.timestampType names, TIMESTAMP_LTZ unless it is set
+_BARE_TIMESTAMP = frozenset({_D.TIMESTAMP, _D.TIMESTAMPTZ})
 _VOID = {"void": T.NULL, "null": T.NULL}  # names sqlglot's type parser does not read
 
 
@@ -55,11 +57,24 @@ def parse_type(text: str) -> T.DataType:
     return from_sqlglot(dt, text)
 
 
-def from_sqlglot(dt: exp.DataType, text: str | None = None) -> T.DataType:
-    """The IR type of a sqlglot `DataType`; raises TypeParseError for one Spark has not."""
+def is_bare_timestamp(dt: exp.DataType) -> bool:
+    """Is the type the name TIMESTAMP alone (not TIMESTAMP_LTZ / TIMESTAMP_NTZ)?"""
+    return dt.this in _BARE_TIMESTAMP
+
+
+def from_sqlglot(dt: exp.DataType, text: str | None = None, timestamp: T.DataType = T.TIMESTAMP) -> T.DataType:
+    """The IR type of a sqlglot `DataType`; raises TypeParseError for one Spark has not.
+    `timestamp`: the type the name TIMESTAMP stands for (in a query's text, the session's
+    spark.sql.timestampType)."""
     kind = dt.this
     if isinstance(kind, exp.Interval):
         return _ansi_interval(dt, kind, text)
+    if dt.expressions and timestamp_precision(dt):
+        # TIMESTAMP_NTZ(9): Spark 4.3's nanosecond types (FEATURE_NOT_ENABLED without
+        # spark.sql.timestampNanosTypes.enabled), which sparkfold does not model
+        raise TypeParseError(f"a timestamp type with a precision ({_shown(dt, text)})")
+    if kind in _BARE_TIMESTAMP:
+        return timestamp
     if kind in _ATOMIC:
         return _ATOMIC[kind]
     args = dt.expressions
@@ -74,15 +89,15 @@ def from_sqlglot(dt: exp.DataType, text: str | None = None) -> T.DataType:
     if kind == _D.INTERVAL and not args:
         return T.CALENDAR_INTERVAL
     if kind == _D.ARRAY and len(args) == 1 and isinstance(args[0], exp.DataType):
-        return T.ArrayType(from_sqlglot(args[0]))
+        return T.ArrayType(from_sqlglot(args[0], timestamp=timestamp))
     if kind == _D.MAP and len(args) == 2 and all(isinstance(a, exp.DataType) for a in args):
-        return T.MapType(from_sqlglot(args[0]), from_sqlglot(args[1]))
+        return T.MapType(from_sqlglot(args[0], timestamp=timestamp), from_sqlglot(args[1], timestamp=timestamp))
     if kind == _D.STRUCT and all(isinstance(a, exp.ColumnDef) for a in args):
         fields = []
         for f in args:
             nullable = not any(isinstance(c.args.get("kind"), exp.NotNullColumnConstraint)
                                for c in f.args.get("constraints") or ())
-            fields.append(T.StructField(f.name, from_sqlglot(f.args["kind"]), nullable))
+            fields.append(T.StructField(f.name, from_sqlglot(f.args["kind"], timestamp=timestamp), nullable))
         return T.StructType(tuple(fields))
     raise TypeParseError(f"unknown type {_shown(dt, text)!r}")
 

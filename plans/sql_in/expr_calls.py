@@ -371,7 +371,7 @@ def opaque_call(ea, node: exp.Expression, ctx: Ctx, kind: str = "scalar",
     data_type: T.DataType = T.UNKNOWN
     not_null = False
     if kind == "scalar":  # (a window's type is window_type's)
-        data_type = F.opaque_result_type(function_name(node), [a.data_type for a in args], ea.ansi)
+        data_type = F.opaque_result_type(function_name(node), [a.data_type for a in args], ea.ansi, ea.timestamp)
         made = constructor_type(function_name(node), template, tuple(args))
         if made is not None:  # `array(...)`, `struct(...)`: never NULL
             data_type, not_null = made, True

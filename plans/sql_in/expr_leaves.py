@@ -281,11 +281,11 @@ def typed_literal_call(ea, node: exp.Anonymous, negate: bool = False):
     return None
 
 
-def _data_type(node) -> T.DataType | None:
+def _data_type(node, timestamp: T.DataType = T.TIMESTAMP) -> T.DataType | None:
     if not isinstance(node, exp.DataType):
         return None
     try:
-        return from_sqlglot(node)
+        return from_sqlglot(node, timestamp=timestamp)
     except TypeParseError:
         return None
 

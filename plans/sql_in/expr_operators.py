@@ -12,6 +12,7 @@ from ..ir import types as T
 from ..ir.dialect import TYPED_LITERAL, function_name
 from ..ir.errors import AnalysisError
 from .castable import can_cast
+from .data_types import is_bare_timestamp
 from .expr_context import NotModelled, require_boolean
 from .expr_leaves import _data_type, integral_decimal_literal, outside_bigint, typed_literal
 from .parse import IS_UNKNOWN
@@ -274,7 +275,7 @@ def analyze_try_cast(ea, node: exp.TryCast, ctx):
 
 def analyze_cast(ea, node: exp.Cast, ctx):
     fname = node.meta.get("name") if node.meta else None
-    to = _data_type(node.args["to"])
+    to = _data_type(node.args["to"], ea.timestamp)
     value = node.this
     if fname is None and isinstance(value, exp.Literal) and value.is_string:
         # a typed literal, `DATE '2020-01-01'`, `TIME '10:00'`: a literal when its text is
@@ -287,7 +288,10 @@ def analyze_cast(ea, node: exp.Cast, ctx):
         node.meta[TYPED_LITERAL] = True
         out = ea.opaque(node, ctx)
         nanos = re.search(r"\.\d{7}", value.this) is not None
-        return out.copy(data_type_=to) if to is not None and not nanos else out
+        # (`TIMESTAMP '... +01:00'` under spark.sql.timestampType=TIMESTAMP_NTZ is a
+        # TIMESTAMP_LTZ, for its time zone: such a text is not read here)
+        by_setting = to == T.TIMESTAMP_NTZ and is_bare_timestamp(node.args["to"])
+        return out.copy(data_type_=to) if to is not None and not nanos and not by_setting else out
     if fname is not None and str(fname).lower() not in ("cast", "try_cast"):
         # double(x), int(x), ...: a cast Spark does not show in column names
         return cast_expression(ea, node, ctx, try_=False, user=False)
@@ -297,7 +301,7 @@ def analyze_cast(ea, node: exp.Cast, ctx):
 def cast_expression(ea, node, ctx, try_: bool, user: bool = True):
     if node.args.get("format") or node.args.get("default"):
         return ea.opaque(node, ctx)
-    to = _data_type(node.args["to"])
+    to = _data_type(node.args["to"], ea.timestamp)
     if to is None:
         return ea.opaque(node, ctx)
     value = ea.analyze(node.this, ctx)

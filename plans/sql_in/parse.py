@@ -498,10 +498,6 @@ class UnmodelledSyntax(ParseError):
         self.reason = reason
 
 
-_TIMESTAMP_TYPES = frozenset({TokenType.TIMESTAMP, TokenType.TIMESTAMPNTZ, TokenType.TIMESTAMPLTZ,
-                              TokenType.TIMESTAMPTZ})
-
-
 # the words after a pipe operator (`|>`, or `|` as Spark's parser also reads it), which
 # cannot follow a bitwise OR
 _PIPE_OPERATORS = frozenset({"SELECT", "EXTEND", "SET", "DROP", "AS", "WHERE", "AGGREGATE", "ORDER", "LIMIT", "OFFSET",
@@ -522,10 +518,7 @@ _HINT_BODY = re.compile(r"\s*(\w+\s*(\([^()]*\))?\s*,?\s*)*")
 def _unmodelled_syntax(tokens: list) -> str | None:
     """Syntax of Spark SQL that sqlglot's parser reads otherwise or not at all, which a
     statement passes through for: SQL pipe syntax (`FROM t |> WHERE ...`, which sqlglot
-    reads into another query or fails on), a timestamp type with a precision
-    (`CAST(x AS TIMESTAMP_NTZ(9))`, `ARRAY<TIMESTAMP_LTZ(9)>`, whose precision sqlglot
-    drops: its name, its type and Spark's FEATURE_NOT_ENABLED would be lost), a TIME
-    literal before `::` (`TIME '00:01' :: INT`, a cast of the string), and clauses sqlglot does not parse: a
+    reads into another query or fails on), a TIME literal before `::` (`TIME '00:01' :: INT`, a cast of the string), and clauses sqlglot does not parse: a
     variant path (`v:price::string`), a nearest-neighbour join, `BIN BY`, a recursion
     limit, `window(...)` in GROUP BY, IDENTIFIER(...)."""
     for i, t in enumerate(tokens):
@@ -547,11 +540,6 @@ def _unmodelled_syntax(tokens: list) -> str | None:
         if nxt == TokenType.L_PAREN and (t.token_type == TokenType.WINDOW or t.text.upper() == "IDENTIFIER"):
             return "a time window (window / session_window)" if t.token_type == TokenType.WINDOW \
                 else "the IDENTIFIER clause"
-        if t.token_type in _TIMESTAMP_TYPES and 0 < i < len(tokens) - 1 \
-                and tokens[i - 1].token_type in (TokenType.ALIAS, TokenType.DCOLON, TokenType.LT, TokenType.COMMA,
-                                                 TokenType.COLON) \
-                and tokens[i + 1].token_type == TokenType.L_PAREN:
-            return f"a timestamp type with a precision (`{t.text.upper()}(...)`)"
         if t.token_type == TokenType.HINT and not _HINT_BODY.fullmatch(t.text[3:-2] if t.text.startswith("/*+") else t.text):
             return "a hint not of the form NAME or NAME(arguments) (Spark's parser may reject it)"
         if t.token_type == TokenType.TIME and nxt == TokenType.STRING and i + 2 < len(tokens) \

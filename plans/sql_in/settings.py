@@ -18,12 +18,13 @@ the analyzer is given them directly.
 from __future__ import annotations
 
 import re
+from datetime import date, datetime
 from typing import Callable, Mapping
 
 from sqlglot import exp
 
+from ..ir import expressions as E
 from ..ir import logical as L
-from ..ir import types as T
 
 Affects = Callable[[exp.Expression, str], bool]
 
@@ -106,13 +107,6 @@ def _text(pattern: str) -> Affects:
 _CHARSET_CALLS = _text(r"(?i)\b(encode|decode|to_binary|try_to_binary|to_char|to_varchar|"
                        r"(from|to|schema_of)_(json|csv|xml)|json_tuple|get_json_object)\b")
 
-# The functions that parse or format datetimes with a pattern (Spark's DateFormatter and
-# TimestampFormatter, which spark.sql.legacy.timeParserPolicy chooses) from operands that
-# need not be dates or timestamps; the others hold a datetime value (`PLAN_CHECKS`)
-_DATETIME_PATTERN_CALLS = _text(r"(?i)\b(from_unixtime|unix_timestamp|to_unix_timestamp|date_format|"
-                                r"(try_)?to_(date|timestamp\w*|time|char|varchar)|(from|to|schema_of)_(json|csv|xml))\b")
-
-
 # The settings sparkfold models, by Spark's key: the Catalog's keyword for each, and
 # Spark's default
 SETTINGS = {"spark.sql.ansi.enabled": ("ansi", "true"),
@@ -133,7 +127,15 @@ SETTINGS = {"spark.sql.ansi.enabled": ("ansi", "true"),
             "spark.sql.parser.quotedRegexColumnNames": ("quoted_regex_column_names", "false"),
             # an integer literal in GROUP BY / ORDER BY: a select item's position, or a constant
             "spark.sql.groupByOrdinal": ("group_by_ordinal", "true"),
-            "spark.sql.orderByOrdinal": ("order_by_ordinal", "true")}
+            "spark.sql.orderByOrdinal": ("order_by_ordinal", "true"),
+            # the type the name TIMESTAMP stands for in a query's text (a cast, a literal
+            # without a time zone) and to_timestamp's result: TIMESTAMP_NTZ, or not
+            # (TIMESTAMP_LTZ).  What it changes besides, JSON/CSV/XML schema inference, is
+            # in UNMODELLED
+            "spark.sql.timestampType": ("timestamp_ntz", "TIMESTAMP_LTZ")}
+
+# the value that makes a setting of SETTINGS true, where it is not `true`
+SETTING_ON = {"spark.sql.timestampType": "timestamp_ntz"}
 
 # The settings sparkfold does not model, by key: (Spark 4's default, which queries the
 # setting can change)
@@ -154,18 +156,25 @@ UNMODELLED: dict[str, tuple[str, Affects]] = {
     # (`current_user`): sparkfold never reads a body (a call is opaque, its determinism the
     # session's answer under the setting), so no query it optimizes reads otherwise
     "spark.sql.legacy.allowUdfParameterToShadowParameterlessFunction": ("false", _never),
-    # types: the type the name TIMESTAMP stands for (in a cast, a literal, to_timestamp,
-    # make_timestamp...: each names it) and the one JSON/CSV/XML schemas infer
-    "spark.sql.timestampType": ("TIMESTAMP_LTZ", _text(r"(?i)timestamp|\b(from|schema_of)_(json|csv|xml)\b")),
-    # a timestamp literal with nanoseconds is a TIMESTAMP_LTZ(9) / TIMESTAMP_NTZ(9)
-    "spark.sql.timestampNanosTypes.enabled": ("false", _text(r"(?i)timestamp")),
+    # types: the one JSON/CSV/XML schemas infer (and the type TIMESTAMP names in a
+    # schema's text), besides what SETTINGS models
+    "spark.sql.timestampType": ("TIMESTAMP_LTZ", _text(r"(?i)\b(from|schema_of)_(json|csv|xml)\b")),
+    # Spark 4.3's nanosecond types: a timestamp literal with 7 to 9 digits of a second is a
+    # TIMESTAMP_LTZ(p) / TIMESTAMP_NTZ(p), a cast may name one (FEATURE_NOT_ENABLED without
+    # it).  sparkfold reads none of them (such a literal, cast or column is opaque, of a
+    # type it does not know, and kept as written), so no query it optimizes reads otherwise
+    "spark.sql.timestampNanosTypes.enabled": ("false", _never),
     # evaluation
     "spark.sql.ansi.strictIndexOperator": ("true", _any(exp.Bracket)),
     "spark.sql.legacy.codingErrorAction": ("false", _CHARSET_CALLS),
     "spark.sql.legacy.javaCharsets": ("false", _CHARSET_CALLS),
     "spark.sql.legacy.negativeIndexInArrayInsert": ("false", _text(r"(?i)\barray_insert\b")),
-    # (and any query holding a date or a timestamp: `PLAN_CHECKS`)
-    "spark.sql.legacy.timeParserPolicy": ("CORRECTED", _DATETIME_PATTERN_CALLS),
+    # the formatter that parses and formats datetimes (a cast to a string, to_date with a
+    # pattern, date_format, from_json...): it changes only what Spark computes, never
+    # what sparkfold folds (no datetime function is evaluated, a cast of a date to a
+    # string only off the cutover gap: `evaluate._to_string`), but for the name of a
+    # literal on a day the legacy calendar lacks (`PLAN_CHECKS`)
+    "spark.sql.legacy.timeParserPolicy": ("CORRECTED", _never),
     # (correlated subqueries only: see CORRELATION)
     "spark.sql.optimizer.decorrelateInnerQuery.enabled": ("true", _subquery),
     "spark.sql.optimizer.decorrelateSubqueryLegacyIncorrectCountHandling.enabled": ("false", _subquery),
@@ -204,30 +213,29 @@ OUTPUT_CHECKS: dict[str, Affects] = {
 }
 
 
-def _holds_datetime(t: T.DataType) -> bool:
-    return T.contains(t, lambda x: T.is_datetime(x) or x == T.UNKNOWN)
+# The days between Julian 1582-10-04 and Gregorian 1582-10-15, which the hybrid calendar
+# of the legacy formatter lacks: under spark.sql.legacy.timeParserPolicy=LEGACY Spark
+# shows them as 1582-10-15, in a cast to a string and in a literal's column name
+# (`DATE '1582-10-15'` for `DATE '1582-10-10'`).  Every other date and timestamp reads the
+# same under every policy, and the evaluator formats none of these days
+# (`evaluate._to_string`).
+_CUTOVER_GAP = (date(1582, 10, 5), date(1582, 10, 14))
 
 
-_VALUES = (L.LocalRelation, L.OpaqueRelation)
+def _in_cutover_gap(value: object) -> bool:
+    day = value.date() if isinstance(value, datetime) else value
+    return isinstance(day, date) and _CUTOVER_GAP[0] <= day <= _CUTOVER_GAP[1]
 
 
-def _datetime_values(plan: L.Plan) -> bool:
-    """Does the analyzed plan hold a date or a timestamp anywhere (a column read, a
-    literal, a cast, a function's result, an operator's output, in a subquery too), or a
-    value of a type sparkfold does not know?  Spark formats such a value as a string (a
-    cast, concat) with the formatter spark.sql.legacy.timeParserPolicy chooses.  (A table's
-    columns count where the query reads them; an operator's output is its expressions', or
-    its rows' and its opaque text's: `_VALUES`.)"""
+def _cutover_gap_literals(plan: L.Plan) -> bool:
+    """Does the analyzed plan hold a literal date or timestamp on a day of the 1582 cutover
+    gap (in a subquery too)?  Its column name is the legacy formatter's."""
     stack = [plan]
     while stack:
         for node in stack.pop().walk():
-            if isinstance(node, L.Relation):
-                continue  # (its expressions are its columns)
-            if isinstance(node, _VALUES) and any(_holds_datetime(a.data_type) for a in node.output):
-                return True
             for e in node.expressions:
                 for x in e.walk():
-                    if _holds_datetime(x.data_type):
+                    if isinstance(x, E.Literal) and _in_cutover_gap(x.value):
                         return True
                 stack.extend(s.plan for s in L.subquery_plans(e))
     return False
@@ -237,7 +245,7 @@ def _datetime_values(plan: L.Plan) -> bool:
 # analyzed plan hold such a part?  (Checked after the analysis, besides `UNMODELLED`'s
 # check of the text.)
 PLAN_CHECKS: dict[str, Callable[[L.Plan], bool]] = {
-    "spark.sql.legacy.timeParserPolicy": _datetime_values,
+    "spark.sql.legacy.timeParserPolicy": _cutover_gap_literals,
 }
 
 
@@ -267,7 +275,7 @@ def unmodelled_settings(conf: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     out = []
     ansi = str(conf.get("spark.sql.ansi.enabled", "true")).strip().lower() != "false"
     for key, value in conf.items():
-        if key in SETTINGS or (key in ANSI_ONLY and not ansi):
+        if (key in SETTINGS and key not in UNMODELLED) or (key in ANSI_ONLY and not ansi):
             continue
         known = UNMODELLED.get(key)
         if known is not None:

@@ -24,7 +24,7 @@ _TYPE_NODES_KEPT = 1024
 
 
 def data_type_sql(t: T.DataType) -> exp.DataType:
-    text = t.sql()
+    text = t.written()
     node = _TYPE_NODES.get(text)
     if node is None:
         node = exp.DataType.build(text, dialect="spark")
@@ -95,7 +95,7 @@ def literal_sql(value, t: T.DataType) -> exp.Expression:
     if t == T.DATE and isinstance(value, date):
         return exp.Anonymous(this=TYPED_LITERAL_PREFIX + "date", expressions=[exp.Literal.string(value.isoformat())])
     if t in (T.TIMESTAMP, T.TIMESTAMP_NTZ) and isinstance(value, datetime):
-        kind = "timestamp" if t == T.TIMESTAMP else "timestamp_ntz"
+        kind = t.written().lower()  # (TIMESTAMP_LTZ under a session's timestampType: DataType.written)
         return exp.Anonymous(this=TYPED_LITERAL_PREFIX + kind,
                              expressions=[exp.Literal.string(value.isoformat(sep=" "))])
     if isinstance(value, tuple) and intervals.parts(value, t) is not None:

@@ -325,6 +325,13 @@ def run_file(spark, test: TestFile, config: list[tuple[str, str]], *, dataframe:
     label = ",".join(f"{k}={v}" for k, v in config)
     checker = FileChecker(session, test.name, label, dataframe=dataframe, whole=whole)
     run = Run(test.name, label, checker.outcomes)
+    # the file's session is the active one, as a user's is in their program: the
+    # DataFrame API reads some settings from the active session, not the DataFrame's (a
+    # type in `.cast("TIMESTAMP_NTZ(9)")`, a nanosecond column's alias, under
+    # spark.sql.timestampNanosTypes.enabled)
+    active = getattr(session, "_jvm", None)
+    if active is not None:
+        active.SparkSession.setActiveSession(session._jsparkSession)
     try:
         queries = 0
         for st in test.statements:
@@ -341,6 +348,8 @@ def run_file(spark, test: TestFile, config: list[tuple[str, str]], *, dataframe:
     finally:
         if before is not None:
             cleanup(session, before)
+        if active is not None:
+            active.SparkSession.setActiveSession(spark._jsparkSession)
     run.seconds = time.perf_counter() - t0
     return run
 

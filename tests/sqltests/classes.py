@@ -205,16 +205,46 @@ LEGACY_SCOPES = [
      ["SELECT a, size(a) FROM r WHERE 1 = 1", "SELECT element_at(a, -1) FROM r WHERE id > 0 OR 1 = 0"],
      ["SELECT array_insert(a, -1, 9), array_insert(a, -3, id) FROM r WHERE 1 = 1"]),
     ("spark.sql.legacy.timeParserPolicy",
-     ["SELECT id, s FROM r WHERE 1 = 1", "SELECT id FROM r WHERE id IN (SELECT id FROM r WHERE 1 = 1)"],
-     ["SELECT concat(d, '') FROM r WHERE d = '1582-10-10'", "SELECT from_unixtime(id * 100000000) FROM r WHERE 1 = 1",
-      "SELECT CAST(DATE '1582-10-05' AS STRING), CAST(d AS STRING) FROM r WHERE 1 = 1",
-      "SELECT to_date(s, 'yyyy-MM-dd'), date_format(d, 'yyyy-MM-dd E') FROM r WHERE 1 = 1",
-      "SELECT id FROM r WHERE d IS NULL OR d > '1000-01-01'", "SELECT * FROM r WHERE 1 = 1"]),
+     ["SELECT id, s FROM r WHERE 1 = 1", "SELECT id FROM r WHERE id IN (SELECT id FROM r WHERE 1 = 1)",
+      "SELECT id FROM r WHERE d IS NULL OR d > '1000-01-01'", "SELECT * FROM r WHERE 1 = 1",
+      # d = '1582-10-10' makes d a literal on the cutover gap, which no fold may format
+      "SELECT concat(d, ''), CAST(d AS STRING), d FROM r WHERE d = '1582-10-10'",
+      "SELECT CAST(date_add(DATE '1582-10-01', 5) AS STRING), date_add(DATE '1582-10-01', 5) FROM r WHERE 1 = 1",
+      "SELECT CAST(DATE '1582-10-15' AS STRING), CAST(DATE '1000-02-03' AS STRING), DATE '1582-10-04' FROM r "
+      "WHERE 1 = 1",
+      "SELECT CAST(d AS STRING), concat(d, s), TIMESTAMP '1000-01-01 00:00:00.5' FROM r WHERE d > DATE '1000-01-01' "
+      "OR 1 = 0",
+      # the formatter is Spark's on both sides: pattern functions are opaque to sparkfold
+      "SELECT from_unixtime(id * 100000000), to_date(s, 'yyyy-MM-dd') FROM r WHERE 1 = 1",
+      "SELECT to_date(s, 'yyyy-MM-dd'), date_format(d, 'yyyy-MM-dd E') FROM r WHERE 1 = 1 AND s IS NOT NULL",
+      "SELECT to_timestamp(s, 'yyyy-MM-dd') IS NULL, to_char(d, 'yyyy') FROM r WHERE 2 > 1"],
+     ["SELECT CAST(DATE '1582-10-05' AS STRING), CAST(d AS STRING) FROM r WHERE 1 = 1",
+      "SELECT DATE '1582-10-14', d FROM r WHERE 1 = 1", "SELECT TIMESTAMP '1582-10-10 01:02:03' FROM r WHERE 1 = 1"]),
+    # the name TIMESTAMP and to_timestamp's type follow the setting (modelled: rewrites
+    # around them, typed NULLs and literals of either type written back, nested types);
+    # JSON/CSV/XML schema inference does not
     ("spark.sql.timestampType",
-     ["SELECT id, d FROM r WHERE 1 = 1", "SELECT CAST(d AS STRING) FROM r WHERE 1 = 1"],
-     ["SELECT CAST(s AS TIMESTAMP), TIMESTAMP '2020-01-01 00:00:00' FROM r WHERE 1 = 1",
+     ["SELECT id, d FROM r WHERE 1 = 1", "SELECT CAST(d AS STRING) FROM r WHERE 1 = 1",
+      "SELECT CAST(s AS TIMESTAMP), TIMESTAMP '2020-01-01 00:00:00' FROM r WHERE 1 = 1",
       "SELECT to_timestamp(s), make_timestamp(2020, 1, 1, 0, 0, 0) IS NULL FROM r WHERE 1 = 1",
-      "SELECT typeof(CAST(d AS TIMESTAMP)) FROM r WHERE 1 = 1"]),
+      "SELECT typeof(CAST(d AS TIMESTAMP)) FROM r WHERE 1 = 1",
+      "SELECT CAST(NULL AS TIMESTAMP), CAST(NULL AS TIMESTAMP_LTZ), CAST(NULL AS TIMESTAMP_NTZ) FROM r WHERE 1 = 1",
+      "SELECT coalesce(NULL, CAST(d AS TIMESTAMP_LTZ), TIMESTAMP_LTZ '2020-01-01 10:00:00'), "
+      "coalesce(NULL, CAST(d AS TIMESTAMP), TIMESTAMP '2020-01-01 10:00:00') FROM r WHERE 1 = 1",
+      "SELECT TIMESTAMP '2020-01-01 00:00:00+01:00', typeof(TIMESTAMP '2020-01-01 00:00:00Z'), "
+      "TIMESTAMP 'epoch' IS NULL FROM r WHERE 1 = 1",
+      "SELECT typeof(to_timestamp(s)), to_timestamp(s) = CAST(s AS TIMESTAMP), typeof(to_timestamp(s, 'yyyy')) "
+      "FROM r WHERE s IS NOT NULL OR 1 = 0",
+      "SELECT CAST(array(d) AS ARRAY<TIMESTAMP>), CAST(named_struct('a', d) AS STRUCT<a: TIMESTAMP>) FROM r "
+      "WHERE 1 = 1",
+      "SELECT id FROM r WHERE CAST(d AS TIMESTAMP) < TIMESTAMP '2000-01-01 00:00:00' AND 1 = 1",
+      "SELECT if(id > 1, CAST(NULL AS TIMESTAMP), TIMESTAMP_LTZ '2020-01-01 00:00:00') FROM r WHERE 1 = 1",
+      "SELECT * FROM r WHERE CAST(d AS TIMESTAMP) IS NULL AND d IS NOT NULL",
+      "SELECT to_timestamp(s) AS t, CAST(s AS TIMESTAMP) AS c FROM r WHERE 1 = 0",
+      "SELECT s FROM r WHERE 1 = 0 UNION ALL SELECT to_timestamp(s) FROM r",
+      "SELECT CAST(to_timestamp(s) AS TIMESTAMP_LTZ), CAST(to_timestamp(s) AS TIMESTAMP_NTZ) FROM r WHERE 1 = 1"],
+     ["SELECT from_json('{\"a\": \"2020-01-01 10:00:00\"}', 'a TIMESTAMP') FROM r WHERE 1 = 1",
+      "SELECT schema_of_json('{\"a\": \"2020-01-01 10:00:00\"}') FROM r WHERE 1 = 1"]),
 ]
 
 _LEGACY_VALUES = {"spark.sql.legacy.timeParserPolicy": ("LEGACY", "EXCEPTION", "CORRECTED"),
@@ -602,7 +632,8 @@ def alias_field_files() -> list[TestFile]:
 
 
 _PARAMETERIZED = ["DECIMAL(5,2)", "DECIMAL(38,0)", "VARCHAR(3)", "CHAR(3)", "TIME(3)", "TIME(6)", "TIMESTAMP_NTZ(9)",
-                  "ARRAY<DECIMAL(4,1)>", "STRUCT<a: DECIMAL(4,1)>"]
+                  "TIMESTAMP_LTZ(7)", "TIMESTAMP(8)", "ARRAY<DECIMAL(4,1)>", "STRUCT<a: DECIMAL(4,1)>",
+                  "ARRAY<TIMESTAMP_NTZ(9)>"]
 _CAST_FORMS = ["CAST({x} AS {t})", "TRY_CAST({x} AS {t})", "{x} :: {t}"]
 _CAST_OPERANDS = ["'12:34:56.789'", "s", "1.25", "array(1.25)", "named_struct('a', 1.25)"]
 
@@ -619,6 +650,31 @@ def parameterized_type_files() -> list[TestFile]:
     return [_file("parameterized-types.sql", view + queries)]
 
 
+def nanos_files() -> list[TestFile]:
+    """Spark 4.3's nanosecond timestamps: casts to TIMESTAMP_NTZ(p) / TIMESTAMP_LTZ(p) /
+    TIMESTAMP(p) (nested too) and literals with 7 to 9 (and 10) digits of a second, with
+    spark.sql.timestampNanosTypes.enabled off (FEATURE_NOT_ENABLED, which no rewrite around
+    them may drop) and on, under rewrites around them: each is opaque, of a type sparkfold
+    does not know, and kept as written; the rest of the query is optimized."""
+    view = ["CREATE TEMPORARY VIEW ns AS SELECT * FROM VALUES ('2020-01-01 00:00:00.123456789', 1), "
+            "('1960-01-01 13:24:35.999999999', NULL), (NULL, 3) AS ns(s, k)"]
+    queries = ["SELECT CAST(s AS TIMESTAMP_NTZ(9)) AS c, k FROM ns WHERE 1 = 1",
+               "SELECT s :: TIMESTAMP_LTZ(7), hour(s :: TIMESTAMP_NTZ(8)) FROM ns WHERE k > 0 OR 1 = 0",
+               "SELECT CAST(s AS TIMESTAMP(9)) IS NULL OR TRUE, k FROM ns WHERE k IS NULL OR k IS NOT NULL",
+               "SELECT coalesce(NULL, CAST(s AS TIMESTAMP_NTZ(9))), CAST(array(s) AS ARRAY<TIMESTAMP_NTZ(9)>) FROM ns "
+               "WHERE 2 > 1",
+               "SELECT * FROM (SELECT s, CAST(s AS TIMESTAMP_NTZ(9)) AS x FROM ns) WHERE 1 = 0",
+               "SELECT k FROM ns WHERE CAST(s AS TIMESTAMP_NTZ(9)) IS NULL AND FALSE",
+               "SELECT TIMESTAMP_NTZ '2020-01-01 13:24:35.123456789', TIMESTAMP '2020-01-01 00:00:00.1234567', k "
+               "FROM ns WHERE 1 = 1",
+               "SELECT second(TIMESTAMP_NTZ '1960-01-01 13:24:35.123456789') + k FROM ns WHERE k > 1 AND 1 = 1",
+               "SELECT TIMESTAMP_LTZ '2020-01-01 00:00:00.1234567891', k FROM ns WHERE 1 = 1",
+               "SELECT max(CAST(s AS TIMESTAMP_NTZ(9))), count(k) FROM ns WHERE 1 = 1 GROUP BY k IS NULL",
+               "SELECT CAST(s AS TIMESTAMP_NTZ(9)) = CAST(s AS TIMESTAMP_NTZ(7)) FROM ns WHERE s IS NOT NULL OR 1 = 0"]
+    return [_file("nanos-types.sql", view + queries + ["SET spark.sql.timestampNanosTypes.enabled=true"] + queries
+                  + ["SET spark.sql.timestampNanosTypes.enabled=false"] + queries[:2])]
+
+
 def in_subquery_type_files() -> list[TestFile]:
     """Each pair of column types on the two sides of an IN subquery, over an empty
     subquery (which a rule folds to FALSE: an error Spark raises for the pair must not be
@@ -630,7 +686,7 @@ def in_subquery_type_files() -> list[TestFile]:
 SPACES = [literal_files, cte_files, setop_files, grouping_files, settings_files, settings_scope_files, syntax_files,
           setop_type_files, trailing_comma_files, alias_field_files, grouping_set_name_files,
           parameterless_files, wrapped_call_files, in_subquery_type_files,
-          parameterized_type_files]
+          parameterized_type_files, nanos_files]
 
 
 def all_files() -> list[TestFile]:
