@@ -130,6 +130,10 @@ class OpaqueRelation(Plan):
     # DataFrame API's lateralJoin), over `inputs[0]` as analyzed (the left of its innermost
     # LateralJoin); the rules never see it, and its output is `output_` by position
     model: "Plan | None" = None
+    # the ids of output columns Spark names with names sparkfold does not know (an
+    # unaliased call of a persistent function): a writer leaves their naming to Spark
+    # (`naming.unnamed_output`)
+    unnamed: frozenset = frozenset()
     _not_compared = ("model",)
 
     def _output(self):

@@ -280,6 +280,8 @@ def unnamed_output(plan) -> set[int]:
             for e in p.expressions:
                 if isinstance(e, E.Alias) and e.auto and e.expr_id in out and not name_known(e.child):
                     found.add(e.expr_id)
+        elif isinstance(p, L.OpaqueRelation):
+            found |= p.unnamed & out
     return found
 
 

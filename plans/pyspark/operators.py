@@ -71,7 +71,8 @@ def lower_opaque_relation(low, p, outer) -> Frame:
         return low.frame(f"{low.spark}.range({args}){rename}", p.output, names, "id_range")
     if p.model is not None or relation_reason(p) == LATERAL_REASON:
         return lower_lateral(low, p, outer)
-    for structured in (lower_grouping_analytics, lower_pivot, lower_generator):
+    # (a column Spark names as sparkfold does not know: its SQL text, for Spark to name)
+    for structured in (lower_grouping_analytics, lower_pivot, lower_generator) if not p.unnamed else ():
         frame = structured(low, p, outer)
         if frame is not None:
             return frame

@@ -162,6 +162,8 @@ class Lowering:
             # only Spark knows, such as a persistent function's `catalog.db.f(x)`, is not
             # replaced with sparkfold's guess)
             return self.frame(f"{self.spark}.sql({py_str(text)})", p.output, [a.name for a in p.output])
+        if any(a.expr_id in self.unnamed for a in p.output):
+            raise UnknownName(", ".join(a.name for a in p.output if a.expr_id in self.unnamed))
         names = self.column_names(p.output)
         code = f"{self.spark}.sql({py_str(text)}).toDF({', '.join(py_str(n) for n in names)})"
         return self.frame(code, p.output, names)

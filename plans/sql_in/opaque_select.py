@@ -21,7 +21,7 @@ from ..ir import logical as L
 from ..ir import types as T
 from ..ir.dialect import ARG_PREFIX, node_span
 from ..ir.errors import AnalysisError
-from ..ir.naming import spark_name
+from ..ir.naming import name_known, spark_name
 from .expr_context import Ctx, NotModelled, require_boolean
 from .generator_select import generator_item_columns, is_generator_item
 from .lateral_join import first_lateral, lateral_ids, lateral_items
@@ -157,14 +157,16 @@ def opaque_select(analyzer: SelectAnalyzer, sel: exp.Select, outer: "Scope | Non
         args.append(found)
         col.replace(exp.column(f"{ARG_PREFIX}{len(args) - 1}"))
 
-    output = _output(analyzer, sel, scope, bool(pivots or sel.args.get("laterals")), is_root)
+    unnamed: set[int] = set()
+    output = _output(analyzer, sel, scope, bool(pivots or sel.args.get("laterals")), is_root, unnamed)
     if later or reason == GENERATOR_REASON:
         _refuse_shadowed_names(analyzer, sel, input_scope, scope)
     model = lateral_model(analyzer, sel, plan, scope, items.steps, output) if later else None
     if model is not None:  # the block's columns as nullable as its operators make them
         output = [o.with_nullability(o.nullable and m.nullable) if o.data_type == m.data_type else o
                   for o, m in zip(output, model.output)]
-    return L.OpaqueRelation(template, tuple(output), (plan,), tuple(args), _shown(analyzer, sel), model)
+    return L.OpaqueRelation(template, tuple(output), (plan,), tuple(args), _shown(analyzer, sel), model,
+                            frozenset(output[i].expr_id for i in unnamed))
 
 
 def _grouping_analytics(sel: exp.Select) -> bool:
@@ -238,9 +240,13 @@ def _shown(analyzer, sel: exp.Select) -> str:
     return sel.sql(dialect="spark")[:SHOWN]
 
 
-def _output(analyzer, sel, scope, generated_columns: bool, is_root: bool) -> list[E.Attribute]:
+def _output(analyzer, sel, scope, generated_columns: bool, is_root: bool,
+            unnamed: set[int]) -> list[E.Attribute]:
     """The block's output columns: names from aliases (or Spark's generated names) and
-    types where the select item can be analyzed; nullable throughout."""
+    types where the select item can be analyzed; nullable throughout.  The ids of those
+    whose generated name sparkfold does not know (`naming.name_known`: a call of a
+    persistent function is `spark_catalog.default.f(x)`) go into `unnamed`: at the root,
+    Spark names them; inside a query, nothing could refer to them (not modelled)."""
     out: list[E.Attribute] = []
     for item in sel.expressions:
         if isinstance(item, exp.Star) or (isinstance(item, exp.Column) and isinstance(item.this, exp.Star)):
@@ -271,6 +277,8 @@ def _output(analyzer, sel, scope, generated_columns: bool, is_root: bool) -> lis
             dt = e.data_type
             if name is None:
                 name = e.name if isinstance(e, E.Attribute) else spark_name(e)
+                if not name_known(e):
+                    unnamed.add(len(out))
         except (AnalysisError, NotModelled):
             if name is None and isinstance(body, exp.Column):
                 # a column the scope does not know (a LATERAL VIEW's): Spark names it as
@@ -280,8 +288,12 @@ def _output(analyzer, sel, scope, generated_columns: bool, is_root: bool) -> lis
                 if not is_root:
                     raise NotModelled("an unaliased select item we cannot name")
                 name = body.sql(dialect="spark")
+                unnamed.add(len(out))
             dt = T.UNKNOWN
         out.append(E.Attribute(name, dt, True, E.new_id()))
+    if unnamed and not is_root:
+        raise NotModelled(f"an unaliased select item Spark names as sparkfold does not know "
+                          f"({', '.join(out[i].name for i in sorted(unnamed))})")
     return out
 
 

@@ -549,9 +549,10 @@ def _type_pair_files(name: str, template: str, variants: tuple[str, ...]) -> lis
 _GROUPINGS = ["GROUPING SETS ((t1.a, t2.b), ())", "ROLLUP (t1.a, t2.b)", "CUBE (t1.a, t2.b)"]
 _GROUPED_ITEMS = ["max(t2.a)", "sum(t1.v) FILTER (WHERE string(t2.a) LIKE '1%')", "grouping(t1.a)", "count(int(t2.b))",
                   "max(t2.a) + 1", "string(t1.a)", "min(t1.a + t2.a)",
-                  # a name only Spark knows (`typeof(grouping_id())`), which the DataFrame
-                  # program must not replace with sparkfold's guess
-                  "typeof(grouping__id)"]
+                  # names only Spark knows (`typeof(grouping_id())`; a persistent SQL
+                  # function's `spark_catalog.default.sf_gs_plus(a)`), which the
+                  # DataFrame program must not replace with sparkfold's guess
+                  "typeof(grouping__id)", "sf_gs_plus(t1.a)"]
 
 
 def grouping_set_name_files() -> list[TestFile]:
@@ -561,11 +562,15 @@ def grouping_set_name_files() -> list[TestFile]:
     (`string(x)`), written unaliased, and items named as only Spark knows: Spark's names
     must stay the original's."""
     view = ["CREATE TEMPORARY VIEW gj1 AS SELECT * FROM VALUES (1, 10), (2, 20), (NULL, 30) AS gj1(a, v)",
-            "CREATE TEMPORARY VIEW gj2 AS SELECT * FROM VALUES (1, 5), (2, 6), (3, NULL) AS gj2(a, b)"]
+            "CREATE TEMPORARY VIEW gj2 AS SELECT * FROM VALUES (1, 5), (2, 6), (3, NULL) AS gj2(a, b)",
+            "CREATE OR REPLACE FUNCTION sf_gs_plus(x INT) RETURNS INT RETURN x + 1"]
     queries = [f"SELECT t1.a, t2.b, {item} FROM gj1 t1 {join} GROUP BY {kind}"
                for kind, item, join in itertools.product(_GROUPINGS, _GROUPED_ITEMS,
                                                          ["JOIN gj2 t2 ON t1.a = t2.a", ", gj2 t2 WHERE 1 = 1"])]
-    return [_file("grouping-set-names.sql", view + queries)]
+    # the block under a sort, and inside a query (where nothing may name its column)
+    queries += ["SELECT t1.a, sf_gs_plus(t1.a) FROM gj1 t1 WHERE 1 = 1 GROUP BY ROLLUP (t1.a) ORDER BY 1",
+                "SELECT * FROM (SELECT t1.a, sf_gs_plus(t1.a) FROM gj1 t1 GROUP BY CUBE (t1.a)) WHERE 1 = 1"]
+    return [_file("grouping-set-names.sql", view + queries + ["DROP FUNCTION IF EXISTS sf_gs_plus"])]
 
 
 _PARAMETERLESS = ["current_user", "user", "session_user", "current_date", "current_timestamp"]
