@@ -2,7 +2,8 @@
 
 Each run of a file (one per combination of its settings, see `source`) gets a session of
 its own (`spark.newSession()`: the SparkContext, and the catalog of persistent tables, are
-shared) set up as Spark's suite sets it up.  Commands (CREATE, INSERT, SET...) run on it
+shared) set up as Spark's suite sets it up, and the active one while the file runs (as a
+user's session is in their program: the DataFrame API reads some settings from it).  Commands (CREATE, INSERT, SET...) run on it
 as written and build the state the queries read.  For every query:
 - Spark's analysis of the original says whether Spark accepts it;
 - sparkfold optimizes it over the session's catalog (`Catalog.from_spark`, as the hooks
