@@ -70,6 +70,7 @@ from sqlglot import exp
 
 from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
+from ..plans.ir import types as T
 from ..plans.ir.dialect import deep_stack, is_aggregate_call, to_sql
 from ..plans.ir.errors import SparkfoldError, UnsupportedError
 from ..plans.ir.printer import expr_str, node_line, plan_str
@@ -105,7 +106,8 @@ def explain(result, format: str = "text", rule=None, batch=None, color: bool = F
         return render_html({"format_version": FORMAT_VERSION, "statements": [
             {"source": w.name, "statement": 0, "offset": 0, "line": w.line, "column": w.column,
              "explain": explain_dict(result, rule=rule, batch=batch)}]})
-    return deep_stack(_text, result, _names(rule), _names(batch), _Style(color), where)
+    with T.writing_for(result.catalog.timestamp_ntz):  # (the SQL it shows reads as written)
+        return deep_stack(_text, result, _names(rule), _names(batch), _Style(color), where)
 
 
 @record(frozen=True)
@@ -122,7 +124,8 @@ class Where:
 
 
 def explain_dict(result, rule=None, batch=None) -> dict:
-    return deep_stack(_dict, result, _names(rule), _names(batch))
+    with T.writing_for(result.catalog.timestamp_ntz):
+        return deep_stack(_dict, result, _names(rule), _names(batch))
 
 
 def _names(value) -> tuple[str, ...] | None:
