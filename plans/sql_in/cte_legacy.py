@@ -25,6 +25,7 @@ sparkfold passes a non-deterministic CTE read twice through in any case.
 from __future__ import annotations
 
 import copy
+from typing import Any
 from dataclasses import field
 
 from sqlglot import exp
@@ -59,7 +60,7 @@ class _Op:
 @record(eq=False)
 class _With:
     defs: list  # (lower-case name, definition's index, plan)
-    child: object
+    child: Any  # (not `object`: the compiled record class fails on import with it)
 
 
 _QUERY = (exp.Select, exp.SetOperation, exp.Subquery, exp.Values)
@@ -228,8 +229,10 @@ def lexical_bindings(tables: list[exp.Table], ctes: list[exp.CTE]) -> dict[int, 
             parent = n.parent
             if isinstance(parent, exp.CTE) and n.arg_key == "this" and parent.parent is not None:
                 with_ = parent.parent
-                defs = with_.expressions[:with_.expressions.index(parent)]
-                out[i] = next((index[id(c)] for c in reversed(defs) if c.alias.lower() == name), None)
+                defs: list[exp.Expression] = with_.expressions[:with_.expressions.index(parent)]
+                # (a typed list, not `reversed` of sqlglot's untyped one: mypyc's compiler
+                # stopped on that with an internal error)
+                out[i] = next((index[id(c)] for c in defs[::-1] if c.alias.lower() == name), None)
                 n = with_.parent  # (past this WITH: its query's own scope)
                 continue
             own = parent.args.get("with_") if n.arg_key != "with_" else None
