@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import re
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Context, Decimal, localcontext
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -687,6 +687,20 @@ def _cast_overflow(v: int, dst: T.DataType, ansi: bool) -> int:
     raise CannotEvaluate("legacy narrowing cast")
 
 
+# The days between Julian 1582-10-04 and Gregorian 1582-10-15, which the hybrid calendar
+# of Spark's legacy formatter lacks: under spark.sql.legacy.timeParserPolicy=LEGACY Spark
+# shows them as 1582-10-15, in a cast to a string and in a literal's column name
+# (`DATE '1582-10-15'` for `DATE '1582-10-10'`).  Every other date and timestamp reads the
+# same under every policy.
+_CUTOVER_GAP = (date(1582, 10, 5), date(1582, 10, 14))
+
+
+def in_cutover_gap(value: object) -> bool:
+    """Is the value a date, or a timestamp, on a day of the 1582 cutover gap?"""
+    day = value.date() if isinstance(value, datetime) else value
+    return isinstance(day, date) and _CUTOVER_GAP[0] <= day <= _CUTOVER_GAP[1]
+
+
 def _to_string(v, src: T.DataType, plain_decimal: bool = True) -> str:
     if src == T.BOOLEAN:
         return "true" if v else "false"
@@ -699,9 +713,8 @@ def _to_string(v, src: T.DataType, plain_decimal: bool = True) -> str:
             v = v.quantize(Decimal(1).scaleb(-src.scale))  # a literal may carry fewer digits
         v = abs(v) if v == 0 else v
         return format(v, "f") if plain_decimal else _java_decimal_text(v)
-    # (not the days of the 1582 cutover, which Spark's legacy formatter shows as
-    # 1582-10-15: settings._CUTOVER_GAP)
-    if src == T.DATE and 1 <= v.year <= 9999 and not date(1582, 10, 5) <= v <= date(1582, 10, 14):
+    # (not the days of the 1582 cutover, which Spark's legacy formatter shows as 1582-10-15)
+    if src == T.DATE and 1 <= v.year <= 9999 and not in_cutover_gap(v):
         return v.isoformat()
     raise CannotEvaluate(f"CAST of {src.simple_string()} to string")
 

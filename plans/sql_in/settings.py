@@ -18,13 +18,13 @@ the analyzer is given them directly.
 from __future__ import annotations
 
 import re
-from datetime import date, datetime
 from typing import Callable, Mapping
 
 from sqlglot import exp
 
 from ..ir import expressions as E
 from ..ir import logical as L
+from ..ir.evaluate import in_cutover_gap
 
 Affects = Callable[[exp.Expression, str], bool]
 
@@ -172,7 +172,7 @@ UNMODELLED: dict[str, tuple[str, Affects]] = {
     # the formatter that parses and formats datetimes (a cast to a string, to_date with a
     # pattern, date_format, from_json...): it changes only what Spark computes, never
     # what sparkfold folds (no datetime function is evaluated, a cast of a date to a
-    # string only off the cutover gap: `evaluate._to_string`), but for the name of a
+    # string only off the cutover gap: `evaluate.in_cutover_gap`), but for the name of a
     # literal on a day the legacy calendar lacks (`PLAN_CHECKS`)
     "spark.sql.legacy.timeParserPolicy": ("CORRECTED", _never),
     # (correlated subqueries only: see CORRELATION)
@@ -213,20 +213,6 @@ OUTPUT_CHECKS: dict[str, Affects] = {
 }
 
 
-# The days between Julian 1582-10-04 and Gregorian 1582-10-15, which the hybrid calendar
-# of the legacy formatter lacks: under spark.sql.legacy.timeParserPolicy=LEGACY Spark
-# shows them as 1582-10-15, in a cast to a string and in a literal's column name
-# (`DATE '1582-10-15'` for `DATE '1582-10-10'`).  Every other date and timestamp reads the
-# same under every policy, and the evaluator formats none of these days
-# (`evaluate._to_string`).
-_CUTOVER_GAP = (date(1582, 10, 5), date(1582, 10, 14))
-
-
-def _in_cutover_gap(value: object) -> bool:
-    day = value.date() if isinstance(value, datetime) else value
-    return isinstance(day, date) and _CUTOVER_GAP[0] <= day <= _CUTOVER_GAP[1]
-
-
 def _cutover_gap_literals(plan: L.Plan) -> bool:
     """Does the analyzed plan hold a literal date or timestamp on a day of the 1582 cutover
     gap (in a subquery too)?  Its column name is the legacy formatter's."""
@@ -235,7 +221,7 @@ def _cutover_gap_literals(plan: L.Plan) -> bool:
         for node in stack.pop().walk():
             for e in node.expressions:
                 for x in e.walk():
-                    if isinstance(x, E.Literal) and _in_cutover_gap(x.value):
+                    if isinstance(x, E.Literal) and in_cutover_gap(x.value):
                         return True
                 stack.extend(s.plan for s in L.subquery_plans(e))
     return False
