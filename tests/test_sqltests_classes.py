@@ -202,6 +202,19 @@ def test_nanosecond_timestamps_are_opaque_where_they_stand(spark):
     assert sum(o.status == "rewritten" for o in outcomes) >= 20
 
 
+def test_time_windows_are_opaque_blocks_with_the_query_around_them_optimized(spark):
+    """window / session_window in GROUP BY, the select list, ROLLUP, HAVING, ORDER BY and
+    under an outer query, over TIMESTAMP and TIMESTAMP_NTZ, and the forms Spark rejects:
+    the block kept as written, never the whole query passed through but for a window
+    outside the select list and GROUP BY."""
+    outcomes, failures = _check(spark, classes.time_window_files(), every=1)
+    assert failures == []
+    assert {o.spark == "accepts" for o in outcomes} == {True, False}
+    passed = [o.sql for o in outcomes if o.status == "passthrough"]
+    assert len(passed) <= 2 and all("WHERE window(" in q or "window, " in q for q in passed), passed
+    assert sum(o.status == "rewritten" for o in outcomes) >= 30
+
+
 def test_timestamp_type_and_time_parser_settings_on_spark(spark):
     """spark.sql.timestampType=TIMESTAMP_NTZ (modelled: the name TIMESTAMP, to_timestamp,
     TIMESTAMP_LTZ written back as such) and spark.sql.legacy.timeParserPolicy (only a

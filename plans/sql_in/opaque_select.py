@@ -48,6 +48,8 @@ INPUT_TABLE = "__sf_input_0"
 SHOWN = 200  # characters of an opaque block's text kept for display
 
 GENERATOR_REASON = "a generator in the select list"
+TIME_WINDOW_REASON = "a time window (window / session_window)"
+_TIME_WINDOWS = frozenset({"window", "session_window"})
 
 # clauses that make a SELECT block opaque
 OPAQUE_CLAUSES = ("laterals", "qualify", "windows", "distribute", "sort", "cluster")
@@ -76,6 +78,28 @@ def opaque_reason(sel: exp.Select) -> str | None:
             raise NotModelled("two generators in a select list")
         return GENERATOR_REASON
     return None
+
+
+def is_time_window(node: exp.Expression) -> bool:
+    """Is the node a call of Spark's time window functions (`window(ts, '5 minutes')`,
+    `session_window(ts, '10 minutes')`)?"""
+    return isinstance(node, exp.Anonymous) and str(node.this).lower() in _TIME_WINDOWS
+
+
+def time_windowed(sel: exp.Select) -> bool:
+    """Does the block call a time window function, in its select list or GROUP BY (where
+    Spark's TimeWindowing rule places the window column)?  One in another of its clauses
+    is not modelled; the blocks of its subqueries are their own."""
+    found = False
+    for key, value in sel.args.items():
+        for part in value if isinstance(value, list) else [value]:
+            if not isinstance(part, exp.Expression) or key in ("from_", "joins", "with_"):
+                continue
+            if any(is_time_window(n) for n in part.walk(prune=lambda n: isinstance(n, exp.Query))):
+                if key not in ("expressions", "group"):
+                    raise NotModelled(f"{TIME_WINDOW_REASON} in {key.rstrip('_').upper()}")
+                found = True
+    return found
 
 
 def opaque_select(analyzer: SelectAnalyzer, sel: exp.Select, outer: "Scope | None", ctes: dict,
@@ -111,6 +135,10 @@ def opaque_select(analyzer: SelectAnalyzer, sel: exp.Select, outer: "Scope | Non
         plan, scope = L.OneRowRelation(), Scope()
         template.set("from_", exp.From(this=exp.Table(this=exp.to_identifier(INPUT_TABLE))))
     scope = scope.with_parent(outer, ctes)
+    if reason == TIME_WINDOW_REASON and any(isinstance(c, (E.Attribute, E.Alias)) and c.name.lower() in _TIME_WINDOWS
+                                            for c in scope.star):
+        # (the block's `window.start` would read the FROM column, or Spark's new one)
+        raise NotModelled(f"{TIME_WINDOW_REASON} over a column named window or session_window")
     template.set("with_", None)
     args: list[E.Expr] = []
     inside: set[int] = set()
@@ -277,8 +305,8 @@ def _output(analyzer, sel, scope, generated_columns: bool, is_root: bool,
             dt = e.data_type
             if name is None:
                 name = e.name if isinstance(e, E.Attribute) else spark_name(e)
-                if not name_known(e):
-                    unnamed.add(len(out))
+                if not name_known(e) or any(is_time_window(n) for n in body.walk()):
+                    unnamed.add(len(out))  # (Spark names a time window's column `window`)
         except (AnalysisError, NotModelled):
             if name is None and isinstance(body, exp.Column):
                 # a column the scope does not know (a LATERAL VIEW's): Spark names it as

@@ -123,6 +123,12 @@ def _fix_tokens(tokens: list[Token], sql: str, bitwise_levels: set[int] | None =
                                   t.comments)
             i += 1
             continue
+        if t.token_type == TokenType.WINDOW and i + 1 < n and tokens[i + 1].token_type == TokenType.L_PAREN:
+            # `window(ts, '5 minutes')`: Spark's time window function (a WINDOW clause
+            # names its window first), where sqlglot's parser reads the keyword and fails
+            out.append(Token(TokenType.VAR, t.text, t.line, t.col, t.start, t.end, t.comments))
+            i += 1
+            continue
         if t.token_type == TokenType.ANY and i + 1 < n and tokens[i + 1].token_type == TokenType.L_PAREN \
                 and not _ends_operand(out) and not (out and out[-1].token_type in _COMPARISON_TOKENS):
             # `any(v)` not after a comparison is Spark's aggregate (bool_or), not `= ANY (...)`
@@ -428,7 +434,7 @@ def _restored(trees: list, fixes: _Fixes) -> None:
 
 
 # the tokens `_fix_tokens` may change (each case below starts at one of these)
-_FIXED = frozenset({TokenType.DOT, TokenType.ANY, TokenType.TABLE, TokenType.NUMBER, TokenType.BETWEEN, TokenType.STRING, TokenType.EXCEPT,
+_FIXED = frozenset({TokenType.DOT, TokenType.ANY, TokenType.WINDOW, TokenType.TABLE, TokenType.NUMBER, TokenType.BETWEEN, TokenType.STRING, TokenType.EXCEPT,
                     TokenType.PIVOT, TokenType.ALL,
                     TokenType.VAR, TokenType.LT, TokenType.INTERVAL, TokenType.PLUS, TokenType.UNKNOWN, TokenType.NOT,
                     *_CAST_OPERAND_STARTS, *bitwise.TOKENS})
@@ -520,7 +526,7 @@ def _unmodelled_syntax(tokens: list) -> str | None:
     statement passes through for: SQL pipe syntax (`FROM t |> WHERE ...`, which sqlglot
     reads into another query or fails on), a TIME literal before `::` (`TIME '00:01' :: INT`, a cast of the string), and clauses sqlglot does not parse: a
     variant path (`v:price::string`), a nearest-neighbour join, `BIN BY`, a recursion
-    limit, `window(...)` in GROUP BY, IDENTIFIER(...)."""
+    limit, IDENTIFIER(...)."""
     for i, t in enumerate(tokens):
         if t.token_type == TokenType.PIPE_GT or t.token_type == TokenType.PIPE and i + 1 < len(tokens) \
                 and tokens[i + 1].text.upper() in _PIPE_OPERATORS:
@@ -537,9 +543,8 @@ def _unmodelled_syntax(tokens: list) -> str | None:
         if t.token_type == TokenType.COLON and 0 < i and nxt in (TokenType.VAR, TokenType.L_BRACKET, TokenType.IDENTIFIER) \
                 and tokens[i - 1].token_type in (TokenType.VAR, TokenType.R_BRACKET, TokenType.R_PAREN):
             return "a variant path (`v:a.b`)"
-        if nxt == TokenType.L_PAREN and (t.token_type == TokenType.WINDOW or t.text.upper() == "IDENTIFIER"):
-            return "a time window (window / session_window)" if t.token_type == TokenType.WINDOW \
-                else "the IDENTIFIER clause"
+        if nxt == TokenType.L_PAREN and t.text.upper() == "IDENTIFIER":
+            return "the IDENTIFIER clause"
         if t.token_type == TokenType.HINT and not _HINT_BODY.fullmatch(t.text[3:-2] if t.text.startswith("/*+") else t.text):
             return "a hint not of the form NAME or NAME(arguments) (Spark's parser may reject it)"
         if t.token_type == TokenType.TIME and nxt == TokenType.STRING and i + 2 < len(tokens) \

@@ -24,13 +24,10 @@ from .expr_context import Ctx, NotModelled, calls_nondeterministic, refuse_unnam
 from . import regex_columns
 from .from_clause import from_items
 from .generator_select import generator_select
-from .opaque_select import opaque_reason, opaque_select
+from .opaque_select import TIME_WINDOW_REASON, opaque_reason, opaque_select, time_windowed
 from .scope import Scope
 from .stars import has_star, star_columns, star_of
 from .subquery_places import check_sort, pass_correlated_scalar
-
-
-_TIME_WINDOWS = frozenset({"window", "session_window"})
 
 
 def select_block(an, sel: exp.Select, outer: Scope | None, ctes: dict) -> L.Plan:
@@ -41,10 +38,11 @@ def select_block(an, sel: exp.Select, outer: Scope | None, ctes: dict) -> L.Plan
         # the outermost SELECT's hints go back on the rewritten query (optimizer.api);
         # a hint inside stays where it is written only in the kept-layout output
         an.inner_hints = True
-    if any(isinstance(n, exp.Anonymous) and str(n.this).lower() in _TIME_WINDOWS
-           for part in (sel.args.get("group"), *sel.expressions) if part is not None for n in part.walk()):
-        # Spark adds a struct column `window` (`session_window`) its select list reads
-        raise NotModelled("a time window (window / session_window)")
+    if time_windowed(sel):
+        # Spark adds a struct column `window` (`session_window`) the select list reads, and
+        # a sliding window repeats each row in every window holding it: the block is kept
+        # as written, its FROM clause (and WHERE) optimized
+        return opaque_select(an, sel, outer, ctes, TIME_WINDOW_REASON, is_root=sel is an.root)
     generated = generator_select(an, sel)
     if generated is not None:
         return generated

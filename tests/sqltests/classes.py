@@ -680,6 +680,45 @@ def nanos_files() -> list[TestFile]:
                   + ["SET spark.sql.timestampNanosTypes.enabled=false"] + queries[:2])]
 
 
+def time_window_files() -> list[TestFile]:
+    """Spark's time windows (`window(ts, d[, slide])`, `session_window(ts, gap)`) over a
+    timestamp and a TIMESTAMP_NTZ column, in each place a block holds them (GROUP BY with
+    and without other keys, ROLLUP / GROUPING SETS, the select list alone, aliased and
+    not, a field of the struct, HAVING and ORDER BY over its column, a block read by an
+    outer query), each under rewrites around it (foldable WHERE conjuncts inside and
+    out); and the ones Spark rejects (a gap that is not an interval, a string column, two
+    windows, one in WHERE) and a FROM column named `window`.  The block is kept as
+    written, its input and the query around it optimized."""
+    view = ["CREATE TEMPORARY VIEW tw AS SELECT * FROM VALUES "
+            "(TIMESTAMP'2021-01-01 00:00:30', TIMESTAMP_NTZ'2021-01-01 00:00:30', 1, 'a'), "
+            "(TIMESTAMP'2021-01-01 00:04:59', TIMESTAMP_NTZ'2021-01-01 00:04:59', 2, NULL), "
+            "(TIMESTAMP'2021-01-01 00:11:00', NULL, NULL, 'b'), (NULL, TIMESTAMP_NTZ'2021-01-01 00:30:00', 4, 'a') "
+            "AS tw(ts, ntz, k, s)",
+            "CREATE TEMPORARY VIEW tw2 AS SELECT ts AS window, k FROM tw"]
+    windows = ["window({c}, '5 minutes')", "window({c}, '10 minutes', '5 minutes')", "session_window({c}, '5 minutes')"]
+    shapes = ["SELECT {n}.start, {n}.end, count(*) AS cnt FROM tw WHERE 1 = 1 AND k IS NOT NULL OR k IS NULL "
+              "GROUP BY {w} ORDER BY start",
+              "SELECT s, {n}.start AS b, sum(k) AS total FROM tw WHERE k > 0 OR NULL GROUP BY s, {w} ORDER BY s, b",
+              "SELECT s, {n}.start, count(*) AS cnt FROM tw GROUP BY s, {w} WITH ROLLUP ORDER BY s, start",
+              "SELECT {w}.start AS b, k FROM tw WHERE 1 = 1 ORDER BY b, k",
+              "SELECT {w} AS bucket, k FROM tw WHERE k IS NULL OR k > 1 ORDER BY bucket.start, k",
+              "SELECT {w}, count(*) FROM tw GROUP BY 1 ORDER BY 1",
+              "SELECT {n}.start, count(*) AS cnt FROM tw GROUP BY {w} HAVING count(*) > 1 OR 1 = 0 ORDER BY {n}.start",
+              "SELECT * FROM (SELECT {n}.start AS b, max(k) AS m FROM tw GROUP BY {w}) WHERE b IS NOT NULL AND 1 = 1 "
+              "ORDER BY b",
+              "SELECT b FROM (SELECT {w}.start AS b, k FROM tw) WHERE k = NULL OR b IS NULL ORDER BY b"]
+    queries = [shape.format(w=w.format(c=c), n=w.split("(")[0]) for c in ("ts", "ntz") for w in windows
+               for shape in shapes]
+    rejected = ["SELECT count(*) FROM tw GROUP BY window(s, '5 minutes')",
+                "SELECT count(*) FROM tw GROUP BY session_window(ts, k)",
+                "SELECT count(*) FROM tw WHERE 1 = 1 GROUP BY window(ts, '5 minutes'), window(ts, '10 minutes')",
+                "SELECT count(*) FROM tw GROUP BY window(ts, 'five minutes')",
+                "SELECT k FROM tw WHERE window(ts, '5 minutes').start IS NOT NULL AND 1 = 1",
+                "SELECT count(*) FROM tw GROUP BY session_window(ts, '-5 minutes')",
+                "SELECT window.start, count(*) FROM tw2 WHERE 1 = 1 GROUP BY window(window, '5 minutes')"]
+    return [_file("time-windows.sql", view + queries + rejected)]
+
+
 def in_subquery_type_files() -> list[TestFile]:
     """Each pair of column types on the two sides of an IN subquery, over an empty
     subquery (which a rule folds to FALSE: an error Spark raises for the pair must not be
@@ -691,7 +730,7 @@ def in_subquery_type_files() -> list[TestFile]:
 SPACES = [literal_files, cte_files, setop_files, grouping_files, settings_files, settings_scope_files, syntax_files,
           setop_type_files, trailing_comma_files, alias_field_files, grouping_set_name_files,
           parameterless_files, wrapped_call_files, in_subquery_type_files,
-          parameterized_type_files, nanos_files]
+          parameterized_type_files, nanos_files, time_window_files]
 
 
 def all_files() -> list[TestFile]:
