@@ -215,6 +215,17 @@ def test_time_windows_are_opaque_blocks_with_the_query_around_them_optimized(spa
     assert sum(o.status == "rewritten" for o in outcomes) >= 30
 
 
+def test_generators_as_lateral_table_functions_keep_their_call_as_written(spark):
+    """explode, posexplode, inline (and their _outer forms), stack and json_tuple after
+    `, LATERAL`, CROSS JOIN LATERAL, JOIN LATERAL ... ON and LEFT JOIN LATERAL ... ON,
+    with and without an alias and column names: the query is optimized around the call
+    (every one is rewritten), and the forms Spark rejects keep their error."""
+    outcomes, failures = _check(spark, classes.lateral_generator_files(), every=2)
+    assert failures == []
+    assert {o.spark == "accepts" for o in outcomes} == {True, False}
+    assert [o.sql for o in outcomes if o.spark == "accepts" and o.status != "rewritten"] == []
+
+
 def test_timestamp_type_and_time_parser_settings_on_spark(spark):
     """spark.sql.timestampType=TIMESTAMP_NTZ (modelled: the name TIMESTAMP, to_timestamp,
     TIMESTAMP_LTZ written back as such) and spark.sql.legacy.timeParserPolicy (only a

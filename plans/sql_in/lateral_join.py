@@ -13,8 +13,10 @@ its alias (`outer_names`).  The block's WHERE goes below the join where Catalyst
 (`filter_input`), and the block as operators (`lateral_model`, an `L.LateralJoin` per
 LATERAL subquery) is what the DataFrame writer lowers to `lateralJoin`.  After the first
 LATERAL item, the FROM clause may hold more LATERAL subqueries and tables (no CTE: the
-text would read it by name, which the writer does not keep); NATURAL / USING joins and a
-LATERAL table function are not modelled.
+text would read it by name, which the writer does not keep); NATURAL / USING joins are not
+modelled.  A generator as a LATERAL table function (`LATERAL explode(t.xs) g(v)`) is kept as
+written, its columns those the generator makes (`_generator_item`); other table functions
+are not modelled.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from ..ir.dialect import ARG_PREFIX
 from ..ir.errors import AnalysisError
 from ..ir.records import record
 from .expr_context import NotModelled
+from .generator_select import generator_item_columns, is_generator_item
 from .lateral_model import inner_join, input_values, join_step
 from .lateral_names import expand_outer_stars, outer_names, outer_stars
 from .scope import Scope
@@ -81,6 +84,11 @@ def lateral_items(analyzer, joins: list[exp.Join], input_scope: Scope, outer, ct
             steps = None
             continue
         sub = item.this
+        if isinstance(sub, exp.Func) and not item.args.get("view") and is_generator_item(sub):
+            visible = _generator_item(analyzer, item, visible, input_ids, args, inside)
+            aliases = aliases | {item.alias}
+            steps = None  # (its join is not modelled: the DataFrame program runs the block as SQL)
+            continue
         if not isinstance(sub, exp.Subquery) or item.args.get("view"):
             raise NotModelled("a LATERAL table function" if isinstance(sub, exp.Func) else "LATERAL VIEW in a join")
         expand_outer_stars(outer_stars(sub, ctes, visible), visible)
@@ -131,6 +139,37 @@ def lateral_items(analyzer, joins: list[exp.Join], input_scope: Scope, outer, ct
         if steps is not None:
             steps = join_step(analyzer, j, plan, output, visible.with_parent(outer, ctes), steps)
     return LateralItems(visible, inside, equal, steps)
+
+
+def _generator_item(analyzer, item: exp.Lateral, visible: Scope, input_ids: set[int], args: list[E.Expr],
+                    inside: set[int]) -> Scope:
+    """`LATERAL explode(t.xs) [AS] g(v)`, a generator as a LATERAL table function: its
+    columns as the same generator in a select list makes them (`col`, `pos`, `key` and
+    `value`, a struct's fields...), renamed by the alias's columns, all nullable; its
+    arguments' references to the input become placeholders, the call stays as written.
+    Returns the scope with its columns added."""
+    call = item.this
+    alias = item.args.get("alias")
+    columns = generator_item_columns(analyzer, call, visible)
+    names = [c.name for c in alias.columns] if alias is not None and alias.columns else [n for n, _ in columns]
+    if len(names) != len(columns):
+        raise NotModelled("a LATERAL generator whose alias does not name each of its columns")  # Spark's error
+    for col in list(call.find_all(exp.Column)):
+        if isinstance(col.this, exp.Star):
+            raise NotModelled("a LATERAL generator over a star")
+        parts = tuple(p.name for p in col.parts)
+        try:
+            found, rest, _ = visible.resolve(parts, ".".join(parts))
+        except AnalysisError:
+            raise NotModelled("a LATERAL generator with a reference sparkfold cannot place") from None
+        if rest or not isinstance(found, E.Attribute) or found.expr_id not in input_ids:
+            raise NotModelled("a LATERAL generator reading a field, an earlier LATERAL item or an outer query")
+        args.append(found)
+        col.replace(exp.column(f"{ARG_PREFIX}{len(args) - 1}"))
+    inside.update(id(n) for n in call.walk())
+    name = alias.name if alias is not None else ""
+    output = [E.Attribute(n, t, True, E.new_id()) for n, (_, t) in zip(names, columns)]
+    return visible.combine(Scope.of((name.lower(),) if name else (), output, name))
 
 
 def lateral_ids(scope: Scope) -> set[int]:

@@ -719,6 +719,40 @@ def time_window_files() -> list[TestFile]:
     return [_file("time-windows.sql", view + queries + rejected)]
 
 
+def lateral_generator_files() -> list[TestFile]:
+    """Generators as LATERAL table functions (`FROM t, LATERAL explode(t.xs) g(v)`): each
+    generator over arrays with NULLs and empty ones, maps, arrays of structs and JSON text,
+    in each join form (`,`, CROSS JOIN, [INNER] JOIN ... ON, LEFT JOIN ... ON), unaliased,
+    aliased and with its columns named, under rewrites of the WHERE clause and of the
+    query around it; and the forms Spark rejects (too few or too many column names, a
+    generator over a number).  The FROM items before it are optimized, the call is kept as
+    written."""
+    view = ["CREATE TEMPORARY VIEW lg AS SELECT * FROM VALUES "
+            "(1, array(1, 2), map('a', 1), array(named_struct('p', 1, 'q', 'x')), '{\"f\": 1, \"g\": \"y\"}'), "
+            "(2, array(), map(), array(), '{}'), (3, NULL, NULL, NULL, NULL), "
+            "(NULL, array(3, NULL), map('b', NULL), array(named_struct('p', NULL, 'q', NULL)), 'x') "
+            "AS lg(k, xs, m, st, j)"]
+    calls = [("explode(xs)", "(v)"), ("explode_outer(xs)", "(v)"), ("posexplode(xs)", "(i, v)"),
+             ("posexplode_outer(xs)", "(i, v)"), ("explode(m)", "(mk, v)"), ("inline(st)", "(p2, v)"),
+             ("inline_outer(st)", "(p2, v)"), ("stack(2, k, k + 1)", "(v)"), ("json_tuple(j, 'f', 'g')", "(f, v)")]
+    joins = [", LATERAL {g}", " CROSS JOIN LATERAL {g}", " JOIN LATERAL {g} ON lg.k IS NOT NULL",
+             " LEFT JOIN LATERAL {g} ON lg.k > 1"]
+    queries = []
+    for n, (call, cols) in enumerate(calls):
+        for m, join in enumerate(joins):
+            alias = ["", " g", f" g{cols}", f" AS g{cols}"][(n + m) % 4]
+            item = join.format(g=f"{call}{alias}")
+            read = "g.v" if cols in alias else "*"
+            queries.append(f"SELECT lg.k, {read} FROM lg{item} WHERE 1 = 1 AND (lg.k > 1 OR lg.k IS NULL OR NULL)")
+        queries.append(f"SELECT * FROM (SELECT * FROM lg, LATERAL {call} g{cols}) WHERE v IS NULL OR TRUE")
+        queries.append(f"SELECT count(*), max(k) FROM lg LEFT JOIN LATERAL {call} ON k = NULL WHERE 2 > 1")
+    rejected = ["SELECT * FROM lg, LATERAL explode(xs) g(a, b) WHERE 1 = 1",
+                "SELECT * FROM lg, LATERAL posexplode(xs) g(a) WHERE 1 = 1",
+                "SELECT * FROM lg, LATERAL explode(k) WHERE 1 = 1",
+                "SELECT * FROM lg, LATERAL inline(xs) WHERE 1 = 1"]
+    return [_file("lateral-generators.sql", view + queries + rejected)]
+
+
 def in_subquery_type_files() -> list[TestFile]:
     """Each pair of column types on the two sides of an IN subquery, over an empty
     subquery (which a rule folds to FALSE: an error Spark raises for the pair must not be
@@ -730,7 +764,7 @@ def in_subquery_type_files() -> list[TestFile]:
 SPACES = [literal_files, cte_files, setop_files, grouping_files, settings_files, settings_scope_files, syntax_files,
           setop_type_files, trailing_comma_files, alias_field_files, grouping_set_name_files,
           parameterless_files, wrapped_call_files, in_subquery_type_files,
-          parameterized_type_files, nanos_files, time_window_files]
+          parameterized_type_files, nanos_files, time_window_files, lateral_generator_files]
 
 
 def all_files() -> list[TestFile]:
