@@ -21,6 +21,8 @@ are not modelled.
 
 from __future__ import annotations
 
+from typing import cast
+
 from sqlglot import exp
 
 from ..ir import expressions as E
@@ -84,7 +86,7 @@ def lateral_items(analyzer, joins: list[exp.Join], input_scope: Scope, outer, ct
             steps = None
             continue
         sub = item.this
-        if isinstance(sub, exp.Func) and not item.args.get("view") and is_generator_item(sub):
+        if isinstance(sub, exp.Func) and not item.args.get("view") and is_generator_item(cast(exp.Expression, sub)):
             visible = _generator_item(analyzer, item, visible, input_ids, args, inside)
             aliases = aliases | {item.alias}
             steps = None  # (its join is not modelled: the DataFrame program runs the block as SQL)
@@ -168,7 +170,7 @@ def _generator_item(analyzer, item: exp.Lateral, visible: Scope, input_ids: set[
         col.replace(exp.column(f"{ARG_PREFIX}{len(args) - 1}"))
     inside.update(id(n) for n in call.walk())
     name = alias.name if alias is not None else ""
-    output = [E.Attribute(n, t, True, E.new_id()) for n, (_, t) in zip(names, columns)]
+    output: list[E.Expr] = [E.Attribute(n, t, True, E.new_id()) for n, (_, t) in zip(names, columns)]
     return visible.combine(Scope.of((name.lower(),) if name else (), output, name))
 
 

@@ -80,7 +80,7 @@ def opaque_reason(sel: exp.Select) -> str | None:
     return None
 
 
-def is_time_window(node: exp.Expression) -> bool:
+def is_time_window(node) -> bool:
     """Is the node a call of Spark's time window functions (`window(ts, '5 minutes')`,
     `session_window(ts, '10 minutes')`)?"""
     return isinstance(node, exp.Anonymous) and str(node.this).lower() in _TIME_WINDOWS
