@@ -192,8 +192,10 @@ def test_group_by_aliases_off_rejects_an_alias_as_spark_does(spark, reach_tables
 
 @pytest.mark.parametrize("sql, reason", [
     # (stars over earlier FROM items, and Spark's `(outer(x.a) + 1)` names, are modelled now:
-    # tests/test_lateral_joins.py)
-    ("SELECT * FROM rt, LATERAL explode(array(a, c)) AS e(x)", "LATERAL table function"),
+    # tests/test_lateral_joins.py; a generator as a LATERAL table function too:
+    # tests/sqltests/classes.py lateral_generator_files)
+    ("SELECT * FROM rt, LATERAL range(a)", "LATERAL table function"),
+    ("SELECT * FROM rt, LATERAL explode(array(a, c)) AS e(x, y)", "alias does not name each of its columns"),
 ])
 def test_a_lateral_form_not_modelled_passes_through_named_never_rejected(sql, reason):
     result = optimize(sql, TABLES)
