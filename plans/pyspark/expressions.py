@@ -213,8 +213,10 @@ def _unaliased_call(low, e: E.Expr, scope: Scope) -> str | None:
     DataFrame calls left unaliased: `F.call_function` builds the node Spark's parser builds
     for the text, and Spark names both from the resolved expression, so alike (the columns
     keep their names: `_names_kept`).  None when a part would go as SQL text."""
-    if not isinstance(e, E.Opaque) or e.kind == "window" or \
+    if not isinstance(e, E.Opaque) or e.kind == "window" or not isinstance(e.template, exp.Func) or \
             not all(isinstance(x, (E.Attribute, E.Literal)) for x in e.args):
+        # (a field of a parenthesized column, `(st).z`, is `z` to Spark's SQL and
+        # `st.z` as getField: it goes as SQL text)
         return None
     lines, reasons = len(low.lines), len(low.expr_reasons)
     code = lower_expr(low, e, scope)

@@ -32,6 +32,7 @@ from .expr_leaves import (
     analyze_bare_call,
     analyze_boolean,
     analyze_column,
+    analyze_dot,
     analyze_hex_string,
     analyze_interval,
     analyze_literal,
@@ -186,6 +187,7 @@ def _a_value(node: exp.Tuple) -> bool:
 _ANALYZERS: dict[type, Callable[..., E.Expr | None]] = {
     exp.Paren: analyze_paren,
     exp.Column: analyze_column,
+    exp.Dot: analyze_dot,
     exp.Null: analyze_null,
     exp.Boolean: analyze_boolean,
     exp.Literal: analyze_literal,

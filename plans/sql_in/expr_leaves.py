@@ -15,6 +15,7 @@ from ..ir import intervals
 from ..ir import types as T
 from ..ir.dialect import ARG_PREFIX, TYPED_LITERAL_PREFIX, function_name, written_bare
 from ..ir.errors import AnalysisError
+from ..ir.naming import field_of_column
 from .data_types import TypeParseError, from_sqlglot
 from .expr_context import STAR_ARG, Ctx, NotModelled, _expr_name, _position, refuse_unnamed
 
@@ -169,6 +170,29 @@ def field_access(ea, base: E.Expr, fields: list[str], node) -> E.Expr:
         template = exp.Dot(this=template, expression=exp.to_identifier(f))
     name = ".".join([_expr_name(base)] + fields)
     return E.Opaque(template, (base,), t, "scalar", name)
+
+
+def analyze_dot(ea, node: exp.Dot, ctx):
+    """`(s).a`, `((s).b).c`: a field of a parenthesized struct value, the same field
+    access as `s.a` (typed, matched with a GROUP BY `s.a`, named `a`); None (an opaque
+    expression) for anything else."""
+    base_node = node.this
+    if not isinstance(node.expression, exp.Identifier) or not isinstance(base_node, (exp.Paren, exp.Dot)):
+        return None
+    base = ea.analyze(base_node, ctx)
+    t = base.data_type
+    if not (isinstance(t, T.StructType) and any(f.name.lower() == node.expression.name.lower() for f in t.fields)):
+        return None
+    fields = [node.expression.name]
+    if isinstance(base, E.Opaque) and base.args and isinstance(base.args[0], E.Attribute) and not base.variable \
+            and field_of_column(base.template):
+        # (`((s).b).c` is `s.b.c`, named `c`)
+        inner = base.template
+        while isinstance(inner, exp.Dot):
+            fields.insert(0, inner.name)
+            inner = inner.this
+        base = base.args[0]
+    return field_access(ea, base, fields, node)
 
 
 def analyze_null(ea, node, ctx):

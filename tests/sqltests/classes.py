@@ -633,6 +633,15 @@ def alias_field_files() -> list[TestFile]:
                     f"SELECT {alias} FROM {source} GROUP BY {group} HAVING {access} IS NOT NULL"]
     queries += ["SELECT named_struct('a', k) AS s, s.a + 1 AS b FROM VALUES (1), (2) AS t(k) WHERE 1 = 1",
                 "SELECT named_struct('a', named_struct('b', k)) AS s FROM VALUES (1), (2) AS t(k) ORDER BY s.a.b DESC"]
+    # a field of a parenthesized column (`(s).a`, named `a` by Spark's SQL, `s.a` by getField)
+    queries += [f"SELECT {item} FROM (SELECT named_struct('a', k, 'b', named_struct('c', k)) AS s, k "
+                f"FROM VALUES (1), (NULL) AS t(k)) WHERE 1 = 1{group}"
+                for item in ("(s).a", "(s).b.c, s.a", "((s).b).c", "(s).a + 1")
+                for group in ("", " GROUP BY s, k")]
+    queries += [f"SELECT {item}, count(*) FROM (SELECT named_struct('a', k, 'b', named_struct('c', k)) AS s "
+                f"FROM VALUES (1), (NULL), (1) AS t(k)) WHERE 1 = 1 GROUP BY {key}"
+                for item, key in (("(s).a", "s.a"), ("s.a", "(s).a"), ("((s).b).c", "s.b.c"), ("(s).b.c + 1", "s.b.c"),
+                                  ("(s).a", "(s).b"), ("(s).z", "(s).a"))]
     return [_file("alias-fields.sql", queries)]
 
 
