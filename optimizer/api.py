@@ -28,7 +28,7 @@ from ..plans.ir.errors import InternalError, SparkfoldError
 from ..plans.ir.naming import UnknownName
 from ..plans.ir.expressions import id_scope
 from ..plans.ir.records import record, replace
-from ..plans.sql_in import cte_legacy, double_quoted, identifier_clause, regex_columns
+from ..plans.sql_in import cte_legacy, double_quoted, identifier_clause, pipe_syntax, regex_columns
 from ..plans.sql_in.analyzer import Analyzer
 from ..plans.sql_in.catalog import Catalog
 from ..plans.sql_in.expr_context import NotModelled
@@ -353,6 +353,11 @@ def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regener
         out = sql if inner.passthrough is not None or inner.sql == text \
             else identifier_clause.restored(inner.sql, text, clauses)
         return replace(inner, original_sql=sql, sql=out)
+    if pipe_syntax.has_pipe(sql):
+        piped = _optimize_piped(sql, cat, (batches, rules, exclude, pretty, always_regenerate, keep_layout,
+                                           in_statement))
+        if piped is not None:
+            return piped
     try:
         tree = parse_query(sql)
     except UnmodelledSyntax as e:  # (Spark SQL that sqlglot's parser does not read)
@@ -376,6 +381,58 @@ def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regener
             UNNAMED_OPAQUE_ARGUMENTS.reset(token)
     finally:
         forget_spans(tree)  # the analyzer, the splice and the findings, which place nodes, are done
+
+
+def _optimize_piped(sql: str, cat: Catalog, options: tuple) -> OptimizeResult | None:
+    """A query in SQL pipe syntax, optimized as the standard SQL Spark's parser reads it
+    as (`pipe_syntax`); the original text where nothing changed, the findings placed in
+    it.  A text that sparkfold cannot read or analyze passes the statement through (where
+    it reads otherwise than Spark's plan, by a qualifier, Spark has the last word)."""
+    def through(reason: str) -> OptimizeResult:
+        return OptimizeResult(sql, sql, None, None, Trace(), cat, passthrough=reason)
+
+    try:
+        standard = pipe_syntax.as_standard(sql)
+    except NotModelled as e:
+        return through(str(e))
+    if standard is None:
+        return None
+    if any(key == pipe_syntax.KEY for key, _ in cat.unmodelled):
+        return through(f"{pipe_syntax.REASON} under {pipe_syntax.KEY}=false")
+    try:
+        inner = _optimize(standard.text, cat, *options)
+    except InternalError:
+        raise
+    except SparkfoldError as e:
+        return through(f"{pipe_syntax.REASON}, which sparkfold reads as a query it cannot analyze: {e}")
+    if inner.passthrough is not None:
+        return through(f"{pipe_syntax.REASON}: {inner.passthrough}")
+    out = sql if inner.sql == standard.text else inner.sql
+    findings = [f for f in (_placed_back(f, standard, sql) for f in inner.findings) if f is not None]
+    return replace(inner, original_sql=sql, sql=out, findings=findings)
+
+
+def _placed_back(finding, standard: "pipe_syntax.Standard", sql: str):
+    """A finding on the standard text placed on the user's pipe text, or None where it
+    points at text written for it."""
+    def offset(text: str, line: int, col: int) -> int:
+        lines = text.split("\n")
+        return sum(len(x) + 1 for x in lines[:line - 1]) + col - 1
+
+    def line_col(text: str, at: int) -> tuple[int, int]:
+        before = text[:at]
+        return before.count("\n") + 1, at - (before.rfind("\n") + 1) + 1
+
+    start = standard.placed(offset(standard.text, finding.line, finding.column))
+    if start is None:
+        return None
+    changes: dict = dict(zip(("line", "column"), line_col(sql, start)))
+    if finding.end_line is not None and finding.end_column is not None:
+        end = standard.placed(offset(standard.text, finding.end_line, finding.end_column))
+        if end is None or end < start:
+            return None
+        changes.update(zip(("end_line", "end_column"), line_col(sql, end)))
+    return replace(finding, **changes)
 
 
 def _read_as(sql, tree: exp.Expression, cat: Catalog, key: str, as_read: Callable[[str, exp.Expression], str],

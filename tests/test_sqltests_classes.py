@@ -226,6 +226,17 @@ def test_generators_as_lateral_table_functions_keep_their_call_as_written(spark)
     assert [o.sql for o in outcomes if o.spark == "accepts" and o.status != "rewritten"] == []
 
 
+def test_pipe_syntax_means_on_every_path_what_spark_reads(spark):
+    """Chains of pipe operators after each kind of first query, read as standard SQL and
+    optimized: the same rows, names, types and errors as Spark's pipe query on every path;
+    the pipe forms Spark rejects (where the standard SQL would not) pass through."""
+    outcomes, failures = _check(spark, classes.pipe_syntax_files(), every=2)
+    assert failures == []
+    assert {o.spark == "accepts" for o in outcomes} == {True, False}
+    assert all(o.status == "passthrough" for o in outcomes if o.spark != "accepts")
+    assert sum(o.status == "rewritten" for o in outcomes) >= 30
+
+
 def test_timestamp_type_and_time_parser_settings_on_spark(spark):
     """spark.sql.timestampType=TIMESTAMP_NTZ (modelled: the name TIMESTAMP, to_timestamp,
     TIMESTAMP_LTZ written back as such) and spark.sql.legacy.timeParserPolicy (only a

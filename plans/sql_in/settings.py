@@ -146,6 +146,9 @@ UNMODELLED: dict[str, tuple[str, Affects]] = {
     "spark.sql.legacy.exponentLiteralAsDecimal.enabled": ("false", _text(r"\d[eE][-+]?\d")),
     "spark.sql.legacy.interval.enabled": ("false", _text(r"(?i)interval")),
     "spark.sql.legacy.ignoreParenthesesAroundStar": ("false", _parenthesized_star),
+    # SQL pipe syntax (`|>`), which Spark refuses without it: a query written in it is
+    # optimized as the standard SQL it stands for, which reads alike without it
+    "spark.sql.operatorPipeSyntaxEnabled": ("true", _text(r"\|>")),
     # resolution
     "spark.sql.caseSensitive": ("false", _always),
     "spark.sql.legacy.ctePrecedencePolicy": ("CORRECTED", _cte_precedence),

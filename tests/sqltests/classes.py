@@ -762,6 +762,48 @@ def lateral_generator_files() -> list[TestFile]:
     return [_file("lateral-generators.sql", view + queries + rejected)]
 
 
+def pipe_syntax_files() -> list[TestFile]:
+    """SQL pipe syntax (`FROM t |> WHERE ... |> SELECT ...`): chains of each operator sparkfold
+    reads (WHERE, SELECT, EXTEND, DROP, AS, ORDER BY / LIMIT / OFFSET, AGGREGATE, the joins,
+    the set operations, window functions) after each kind of first query (TABLE, FROM, a
+    SELECT block, a query in parentheses, VALUES), under rewrites (foldable and NULL
+    conditions, outer joins a filter makes inner); and the pipe forms Spark rejects where
+    the same standard SQL would not (an aggregate in EXTEND or WHERE, an AGGREGATE item
+    without one, GROUP BY ALL in AGGREGATE, a star in EXTEND, a window function in WHERE)
+    and the ones that pass through (SET, an ordinal in AGGREGATE, a qualifier a projection
+    dropped, an aggregate in SELECT)."""
+    views = ["CREATE TEMPORARY VIEW pv AS SELECT * FROM VALUES (1, 'a'), (2, NULL), (NULL, 'b'), (3, 'a') AS pv(k, s)",
+             "CREATE TEMPORARY VIEW pw AS SELECT * FROM VALUES (1, 'x'), (NULL, 'y'), (3, NULL) AS pw(j, t)"]
+    sources = ["TABLE pv", "FROM pv", "SELECT k, s FROM pv WHERE 1 = 1", "(SELECT * FROM pv)",
+               "VALUES (1, 'a'), (2, NULL), (NULL, 'b') AS vv(k, s)"]
+    chains = [["WHERE k > 1 OR NULL", "SELECT k, s"],
+              ["WHERE k = NULL"],
+              ["EXTEND k * 2 AS k2", "WHERE k2 IS NULL OR k2 > 2 AND 1 = 1"],
+              ["SELECT k + 1 AS k1, s", "WHERE k1 > 0 OR k1 IS NULL AND TRUE", "ORDER BY k1 NULLS FIRST"],
+              ["AGGREGATE count(*) AS c, max(k) AS m GROUP BY s", "WHERE c > 0 AND NULL IS NULL", "ORDER BY s"],
+              ["AGGREGATE sum(k) AS t, count(s)"],
+              ["AGGREGATE GROUP BY k, s IS NULL AS nos", "WHERE k IS NOT NULL OR FALSE"],
+              ["AS q", "WHERE q.k > 1 OR q.k IS NULL", "SELECT q.s"],
+              ["LEFT JOIN pw ON j = k", "WHERE t IS NOT NULL"],
+              ["JOIN pw ON j = k AND 1 = 1", "SELECT k, t"],
+              ["FULL OUTER JOIN pw ON j = k", "WHERE j > 0 AND k > 0"],
+              ["SELECT k, s", "UNION ALL SELECT j, t FROM pw", "WHERE k > 1 OR NULL"],
+              ["SELECT s", "EXCEPT SELECT t FROM pw WHERE 1 = 0"],
+              ["ORDER BY k DESC NULLS LAST", "LIMIT 2 OFFSET 1"],
+              ["DROP s", "EXTEND k IS NULL AS missing", "WHERE NOT missing OR missing IS NULL"],
+              ["WHERE s IN ('a', NULL)", "SELECT DISTINCT s"],
+              ["SELECT k, s, sum(k) OVER (PARTITION BY s) AS w", "WHERE w IS NULL OR w > 0 OR NULL"],
+              ["SELECT * EXCEPT (s)", "WHERE k + 0 = k"]]
+    queries = [" |> ".join([source, *chain]) for chain in chains for source in sources]
+    refused = ["TABLE pv |> EXTEND sum(k) AS t", "TABLE pv |> WHERE sum(k) > 0", "TABLE pv |> AGGREGATE k GROUP BY s",
+               "TABLE pv |> AGGREGATE sum(k) GROUP BY ALL", "TABLE pv |> EXTEND *",
+               "TABLE pv |> WHERE sum(k) OVER () > 0", "FROM pv |> SELECT k |> WHERE pv.k > 1",
+               "TABLE pv |> AGGREGATE sum(k) GROUP BY 2", "TABLE pv |> SET k = k + 1 |> WHERE 1 = 1",
+               "TABLE pv |> SELECT sum(k) AS t", "TABLE pv |> JOIN pw ON j = k JOIN pw ON j = k",
+               "TABLE pv |> WHERE k > 1 ORDER BY k |> SELECT s"]
+    return [_file("pipe-syntax.sql", views + queries + refused)]
+
+
 def in_subquery_type_files() -> list[TestFile]:
     """Each pair of column types on the two sides of an IN subquery, over an empty
     subquery (which a rule folds to FALSE: an error Spark raises for the pair must not be
@@ -773,7 +815,8 @@ def in_subquery_type_files() -> list[TestFile]:
 SPACES = [literal_files, cte_files, setop_files, grouping_files, settings_files, settings_scope_files, syntax_files,
           setop_type_files, trailing_comma_files, alias_field_files, grouping_set_name_files,
           parameterless_files, wrapped_call_files, in_subquery_type_files,
-          parameterized_type_files, nanos_files, time_window_files, lateral_generator_files]
+          parameterized_type_files, nanos_files, time_window_files, lateral_generator_files,
+          pipe_syntax_files]
 
 
 def all_files() -> list[TestFile]:

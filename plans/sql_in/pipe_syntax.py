@@ -1,0 +1,375 @@
+"""SQL pipe syntax (`FROM t |> WHERE c |> SELECT a`) read as the query Spark's parser
+builds of it, written in standard SQL for the optimizer to read.
+
+Spark's AstBuilder (`visitOperatorPipeRightSide`) makes each operator a plan over the
+plan before it; each is written here as a SELECT over the text before it, in a derived
+table (`(prev)`), with the operator's own text copied as written:
+
+| operator | Spark's plan | written as |
+|---|---|---|
+| `SELECT items [WINDOW ...]` | Project | `SELECT items FROM (prev) [WINDOW ...]` |
+| `EXTEND items` | Project(* ++ items) | `SELECT *, items FROM (prev)` |
+| `DROP a, b` | Project(* EXCEPT a, b) | `SELECT * EXCEPT (a, b) FROM (prev)` |
+| `AS x` | SubqueryAlias | `(prev) AS x`, a FROM item |
+| `WHERE c` | Filter | `SELECT * FROM (prev) WHERE c` |
+| `ORDER BY ...`, `LIMIT n [OFFSET m]`, `OFFSET m`, `SORT BY`... | Sort, Limit, Offset... | `SELECT * FROM (prev) ORDER BY ...` |
+| `PIVOT (...)`, `UNPIVOT (...)` | the same over the relation | `SELECT * FROM (prev) PIVOT (...)` |
+| `[kind] JOIN r ...` | Join | `(prev) [kind] JOIN r ...`, a FROM item |
+| `UNION / INTERSECT / EXCEPT / MINUS [ALL / DISTINCT] q` | the set operation | `prev UNION q` |
+| `AGGREGATE aggs [GROUP BY keys]` | Aggregate(keys, keys ++ aggs) | `SELECT keys, aggs FROM (prev) GROUP BY keys` |
+
+The first operator reads a FROM clause or `TABLE t` directly (`SELECT * FROM t WHERE c`),
+so its references keep the table's qualifier, as Spark's do.  A derived table drops the
+qualifiers its query's columns had, which Spark's Project keeps: a later reference by
+such a qualifier (`FROM t |> SELECT a |> WHERE t.a > 1`) does not resolve in the text
+written here, and the statement passes through (the caller's part), never rejected.
+Spark's errors of pipe syntax that the text written here would not raise are kept by
+passing the statement through: an aggregate function in SELECT, EXTEND or WHERE, an
+AGGREGATE item without one, GROUP BY ALL / ROLLUP / CUBE / GROUPING SETS / an ordinal /
+GROUPING() / a window function in AGGREGATE, two result clauses in one operator.  (Spark
+4.3 takes an aggregate function in SELECT, and SELECT with GROUP BY, where earlier
+releases refuse them: they pass through.)  SET (which replaces a column where it
+stands), TABLESAMPLE, a CTE before the chain, a pipe inside a subquery and the `|`
+spelling pass through too.
+
+`as_standard` returns the text and where each copied piece came from, so that a finding
+placed in the text written here can be placed in the user's (`Standard.placed`).
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+from sqlglot.errors import TokenError
+from sqlglot.tokens import TokenType
+
+from ..ir.dialect import DIALECT, function_name, is_aggregate_call
+from ..ir.errors import SparkfoldError
+from ..ir.records import record
+from .expr_context import NotModelled
+
+KEY = "spark.sql.operatorPipeSyntaxEnabled"
+REASON = "SQL pipe syntax (`|>`)"
+
+_OPENS = frozenset({TokenType.L_PAREN, TokenType.L_BRACKET})
+_CLOSES = frozenset({TokenType.R_PAREN, TokenType.R_BRACKET})
+# clauses of a SELECT block or a query's result clauses, which no operator below holds
+# but where this says
+_CLAUSES = frozenset({TokenType.FROM, TokenType.WHERE, TokenType.GROUP_BY, TokenType.HAVING, TokenType.QUALIFY,
+                      TokenType.WINDOW, TokenType.ORDER_BY, TokenType.SORT_BY, TokenType.CLUSTER_BY,
+                      TokenType.DISTRIBUTE_BY, TokenType.LIMIT, TokenType.OFFSET, TokenType.UNION,
+                      TokenType.INTERSECT, TokenType.EXCEPT, TokenType.PIPE_GT, TokenType.LATERAL,
+                      TokenType.SELECT, TokenType.WITH})
+_RESULT_CLAUSES = frozenset({TokenType.ORDER_BY, TokenType.SORT_BY, TokenType.CLUSTER_BY, TokenType.DISTRIBUTE_BY,
+                             TokenType.LIMIT, TokenType.OFFSET, TokenType.WINDOW, TokenType.QUALIFY})
+_ORGANIZING = frozenset({TokenType.ORDER_BY, TokenType.LIMIT, TokenType.OFFSET, TokenType.SORT_BY,
+                         TokenType.CLUSTER_BY, TokenType.DISTRIBUTE_BY})
+_JOINS = frozenset({TokenType.JOIN, TokenType.INNER, TokenType.LEFT, TokenType.RIGHT, TokenType.FULL,
+                    TokenType.CROSS, TokenType.NATURAL, TokenType.SEMI, TokenType.ANTI, TokenType.OUTER})
+_SET_OPERATIONS = frozenset({TokenType.UNION, TokenType.INTERSECT, TokenType.EXCEPT})
+_NAMES = frozenset({TokenType.VAR, TokenType.IDENTIFIER})
+
+
+@record
+class Standard:
+    """The standard SQL for a pipe statement (`text`), and its pieces copied from the
+    user's text: (offset here, offset in the user's text, length)."""
+
+    text: str
+    copied: tuple[tuple[int, int, int], ...]
+
+    def placed(self, offset: int) -> int | None:
+        """The user's offset of the character at `offset` here, or None (generated text)."""
+        for at, source, length in self.copied:
+            if at <= offset < at + length:
+                return source + offset - at
+        return None
+
+
+@record
+class _State:
+    """The text so far: a FROM item (`item`) or a query; `compound` for a query that is a
+    set operation or ends with ORDER BY / LIMIT / OFFSET (a set operation after it must
+    read it as a derived table); `comma` for a FROM item of comma-separated relations (a
+    JOIN after it would bind to the last one)."""
+
+    pieces: tuple
+    item: bool
+    compound: bool = False
+    comma: bool = False
+    # the one name that qualifies every column (a FROM item: `t`, `t AS a`, `(...) AS q`;
+    # a query: its FROM item's, kept through WHERE and the result clauses), which a derived
+    # table of it is aliased with, as Spark's Filter and Sort keep their input's qualifier
+    qualifier: str | None = None
+
+
+def has_pipe(sql: str) -> bool:
+    return "|>" in sql
+
+
+def as_standard(sql: str) -> Standard | None:
+    """The statement written without pipe syntax, or None when it has no pipe operator
+    at its top level (or its text cannot be read into tokens: the parser says why).
+    Raises NotModelled for what is not read so."""
+    try:
+        tokens = DIALECT.tokenize(sql)
+    except TokenError:
+        return None
+    depth = 0
+    pipes: list[int] = []
+    for i, t in enumerate(tokens):
+        if t.token_type in _OPENS:
+            depth += 1
+        elif t.token_type in _CLOSES:
+            depth -= 1
+        elif t.token_type == TokenType.PIPE_GT:
+            if depth:
+                raise NotModelled(f"{REASON} inside a subquery")
+            pipes.append(i)
+        elif t.token_type == TokenType.PIPE and depth == 0 and i + 1 < len(tokens) \
+                and tokens[i + 1].token_type != TokenType.NUMBER:
+            raise NotModelled(f"{REASON}: `|` as the pipe operator")
+    if not pipes:
+        return None
+    ends = [*pipes, len(tokens)]
+    state = _source(sql, tokens, 0, pipes[0])
+    for k, at in enumerate(pipes):
+        state = _operator(sql, tokens, at + 1, ends[k + 1], state)
+    return _written(sql, _query(state))
+
+
+def _source(sql: str, tokens: list, i: int, j: int) -> _State:
+    """The query before the first `|>`: `FROM items`, `TABLE t`, a SELECT block, or a
+    query in parentheses."""
+    if i == j:
+        raise NotModelled(f"{REASON} after nothing")
+    first = tokens[i].token_type
+    if first == TokenType.TABLE:
+        if j - i < 2 or any(t.token_type not in _NAMES | {TokenType.DOT} for t in tokens[i + 1:j]):
+            raise NotModelled(f"{REASON} after TABLE of something other than a name")
+        return _State((_span(tokens, i + 1, j),), item=True, qualifier=tokens[j - 1].text)
+    if first == TokenType.FROM:
+        top = _top(tokens, i + 1, j)
+        if any(tokens[k].token_type in _CLAUSES or tokens[k].text.upper() in ("TRANSFORM", "MAP", "REDUCE")
+               for k in top):
+            raise NotModelled(f"{REASON} after a FROM clause with more than its relations")
+        tree = _parses(f"SELECT * FROM {sql[tokens[i + 1].start:tokens[j - 1].end + 1]}", "the FROM clause")
+        source = tree.args["from_"].this if isinstance(tree, exp.Select) and tree.args.get("from_") else None
+        single = isinstance(source, exp.Table) and isinstance(source.this, exp.Identifier) \
+            and not tree.args.get("joins") and not source.args.get("pivots")
+        return _State((_span(tokens, i + 1, j),), item=True,
+                      comma=any(tokens[k].token_type == TokenType.COMMA for k in top),
+                      qualifier=source.alias_or_name if single and source is not None else None)
+    if first == TokenType.SELECT:
+        if any(tokens[k].token_type in _CLAUSES - {TokenType.FROM, TokenType.WHERE, TokenType.GROUP_BY,
+                                                   TokenType.HAVING, TokenType.SELECT, TokenType.LATERAL}
+               for k in _top(tokens, i + 1, j)):
+            raise NotModelled(f"{REASON} after a SELECT block with a result clause or a set operation")
+        return _State((_span(tokens, i, j),), item=False)
+    if first == TokenType.VALUES:  # an inline table, a FROM item (`VALUES (1), (2) AS t(a)`)
+        if any(tokens[k].token_type in _CLAUSES for k in _top(tokens, i + 1, j)):
+            raise NotModelled(f"{REASON} after VALUES with a clause")
+        _parses(f"SELECT * FROM {sql[tokens[i].start:tokens[j - 1].end + 1]}", "the VALUES")
+        return _State((_span(tokens, i, j),), item=True)
+    if first == TokenType.L_PAREN and _closing(tokens, i) == j - 1:
+        return _State((_span(tokens, i, j),), item=True)
+    raise NotModelled(f"{REASON} after {tokens[i].text.upper()}")
+
+
+def _operator(sql: str, tokens: list, i: int, j: int, state: _State) -> _State:
+    if i == j:
+        raise NotModelled(f"{REASON}: an operator is missing")
+    t = tokens[i]
+    word = t.text.upper()
+    top = _top(tokens, i + 1, j)
+    clauses = {tokens[k].token_type for k in top if tokens[k].token_type in _CLAUSES}
+    if t.token_type == TokenType.SELECT:
+        # (`* EXCEPT (y)` is a star's, not a set operation)
+        clauses -= {TokenType.EXCEPT} if all(tokens[k - 1].token_type == TokenType.STAR for k in top
+                                              if tokens[k].token_type == TokenType.EXCEPT) else set()
+        windows = [k for k in top if tokens[k].token_type == TokenType.WINDOW]
+        if clauses - {TokenType.WINDOW} or len(windows) > 1:
+            raise NotModelled(f"{REASON}: |> SELECT with another clause")
+        stop = windows[0] if windows else j
+        _no_aggregates(sql, tokens, i + 1, stop, "SELECT")
+        after: tuple = (" ", _span(tokens, stop, j)) if windows else ()
+        return _State(("SELECT ", _span(tokens, i + 1, stop), " FROM ", *_item(state), *after), item=False)
+    if word == "EXTEND" and t.token_type == TokenType.VAR:
+        if clauses:
+            raise NotModelled(f"{REASON}: |> EXTEND with a clause")
+        items = _no_aggregates(sql, tokens, i + 1, j, "EXTEND").expressions
+        if any(isinstance(n, exp.Star) or isinstance(n, exp.Column) and isinstance(n.this, exp.Star) for n in items):
+            raise NotModelled(f"{REASON}: a star in |> EXTEND")  # (Spark's INVALID_USAGE_OF_STAR_OR_REGEX)
+        return _State(("SELECT *, ", _span(tokens, i + 1, j), " FROM ", *_item(state)), item=False)
+    if t.token_type == TokenType.DROP:
+        if j == i + 1 or any(u.token_type not in _NAMES | {TokenType.COMMA, TokenType.DOT} for u in tokens[i + 1:j]):
+            raise NotModelled(f"{REASON}: |> DROP of something other than columns by name")
+        return _State(("SELECT * EXCEPT (", _span(tokens, i + 1, j), ") FROM ", *_item(state)), item=False)
+    if t.token_type == TokenType.ALIAS:
+        if j != i + 2 or tokens[i + 1].token_type not in _NAMES:
+            raise NotModelled(f"{REASON}: |> AS with something other than a name")
+        return _State(("(", *_query(state), ") AS ", _span(tokens, i + 1, j)), item=True,
+                      qualifier=tokens[i + 1].text)
+    if t.token_type == TokenType.WHERE:
+        if clauses:
+            raise NotModelled(f"{REASON}: |> WHERE with another clause")
+        _no_aggregates(sql, tokens, i + 1, j, "WHERE", windows=True)
+        return _State(("SELECT * FROM ", *_item(state), " WHERE ", _span(tokens, i + 1, j)), item=False,
+                      qualifier=state.qualifier)
+    if t.token_type in _ORGANIZING:
+        allowed = {TokenType.ORDER_BY: set(), TokenType.LIMIT: {TokenType.OFFSET}, TokenType.OFFSET: set(),
+                   TokenType.SORT_BY: set(), TokenType.CLUSTER_BY: set(), TokenType.DISTRIBUTE_BY: {TokenType.SORT_BY}}
+        if not clauses <= allowed[t.token_type]:
+            raise NotModelled(f"{REASON}: |> {word} with another clause")
+        return _State(("SELECT * FROM ", *_item(state), " ", _span(tokens, i, j)), item=False, compound=True,
+                      qualifier=state.qualifier)
+    if t.token_type in _JOINS:
+        if clauses - {TokenType.LATERAL} or sum(tokens[k].token_type == TokenType.JOIN for k in [i, *top]) != 1:
+            raise NotModelled(f"{REASON}: |> JOIN with a clause, or of more than one relation")
+        left = _item(state) if not state.comma else ("(", *_query(state), ")")
+        return _State((*left, " ", _span(tokens, i, j)), item=True)
+    if t.token_type in _SET_OPERATIONS:
+        # (the right side is one query block: `SELECT ...`, `TABLE t`, `VALUES`, `(query)`)
+        if clauses & (_RESULT_CLAUSES | _SET_OPERATIONS | {TokenType.WITH, TokenType.PIPE_GT}):
+            raise NotModelled(f"{REASON}: |> {word} of a query with a result clause or a set operation")
+        left = _query(state) if not state.compound else ("SELECT * FROM (", *_query(state), ")")
+        return _State((*left, " ", _span(tokens, i, j)), item=False, compound=True)
+    if t.token_type in (TokenType.PIVOT, TokenType.UNPIVOT):
+        if clauses or any(tokens[k].token_type in (TokenType.PIVOT, TokenType.UNPIVOT) for k in top):
+            raise NotModelled(f"{REASON}: |> {word} with a clause or with another PIVOT / UNPIVOT")
+        left = _item(state) if not state.comma else ("(", *_query(state), ")")
+        return _State(("SELECT * FROM ", *left, " ", _span(tokens, i, j)), item=False)
+    if word == "AGGREGATE" and t.token_type == TokenType.VAR:
+        return _aggregate(sql, tokens, i + 1, j, top, state)
+    raise NotModelled(f"{REASON}: |> {word}")
+
+
+def _aggregate(sql: str, tokens: list, i: int, j: int, top: list[int], state: _State) -> _State:
+    """`AGGREGATE aggs [GROUP BY keys]`: the keys (with their aliases) then the aggregates,
+    grouped by the keys."""
+    groups = [k for k in top if tokens[k].token_type == TokenType.GROUP_BY]
+    if any(tokens[k].token_type in _CLAUSES for k in top if k not in groups) or len(groups) > 1:
+        raise NotModelled(f"{REASON}: |> AGGREGATE with another clause")
+    stop = groups[0] if groups else j
+    keys: list[tuple[int, int, int | None]] = []  # (from, to, the AS token or None)
+    if groups:
+        start = stop + 1
+        for k in [*[k for k in top if k > stop and tokens[k].token_type == TokenType.COMMA], j]:
+            if k == start:
+                raise NotModelled(f"{REASON}: |> AGGREGATE with an empty grouping key")
+            named = [a for a in _top(tokens, start, k) if tokens[a].token_type == TokenType.ALIAS]
+            if len(named) > 1 or named and (named[0] != k - 2 or tokens[k - 1].token_type not in _NAMES):
+                raise NotModelled(f"{REASON}: |> AGGREGATE with a grouping key named otherwise than `AS name`")
+            keys.append((start, k, named[0] if named else None))
+            start = k + 1
+        for a, b, alias in keys:
+            end = alias if alias is not None else b
+            key = _parses(f"SELECT {sql[tokens[a].start:tokens[end - 1].end + 1]}", "a grouping key").expressions[0]
+            if isinstance(key, exp.Literal) and not key.is_string or key.find(exp.Window) is not None \
+                    or isinstance(key, (exp.Rollup, exp.Cube, exp.GroupingSets)) \
+                    or isinstance(key, exp.Column) and key.name.upper() == "ALL" and not key.table \
+                    or any(isinstance(n, exp.Func) and function_name(n) in ("grouping", "grouping_id")
+                           for n in key.walk()) \
+                    or any(is_aggregate_call(n) for n in key.walk()):
+                raise NotModelled(f"{REASON}: |> AGGREGATE grouping by an ordinal, ALL, ROLLUP, CUBE, GROUPING SETS, "
+                                  "GROUPING(), an aggregate or a window function")
+    pieces: list = []
+    for a, b, alias in keys:
+        pieces += [", "] if pieces else []
+        pieces.append(_span(tokens, a, b))
+    if stop > i:
+        items = _parses(f"SELECT {sql[tokens[i].start:tokens[stop - 1].end + 1]}", "the aggregates").expressions
+        if any(n.find(exp.Window) is not None or not any(is_aggregate_call(m) for m in n.walk()) for n in items):
+            raise NotModelled(f"{REASON}: |> AGGREGATE with an item that is not an aggregate")
+        pieces += [", "] if pieces else []
+        pieces.append(_span(tokens, i, stop))
+    if not pieces:
+        raise NotModelled(f"{REASON}: |> AGGREGATE of nothing")
+    group: list = []
+    for a, b, alias in keys:
+        group += [", "] if group else [" GROUP BY "]
+        group.append(_span(tokens, a, alias if alias is not None else b))
+    return _State(("SELECT ", *pieces, " FROM ", *_item(state), *group), item=False)
+
+
+def _item(state: _State) -> tuple:
+    """The text so far as a FROM item."""
+    if state.item:
+        return state.pieces
+    if state.qualifier is None:
+        return ("(", *state.pieces, ")")
+    return ("(", *state.pieces, ") AS `", state.qualifier.replace("`", "``"), "`")
+
+
+def _query(state: _State) -> tuple:
+    """The text so far as a query."""
+    return ("SELECT * FROM ", *state.pieces) if state.item else state.pieces
+
+
+def _no_aggregates(sql: str, tokens: list, i: int, j: int, where: str, windows: bool = False) -> exp.Expression:
+    """Spark's pipe operators refuse an aggregate function (and WHERE a window function)
+    where a SELECT block would take one."""
+    if i == j:
+        raise NotModelled(f"{REASON}: |> {where} of nothing")
+    text = sql[tokens[i].start:tokens[j - 1].end + 1]
+    tree = _parses(f"SELECT * FROM __sf_pipe WHERE {text}" if where == "WHERE" else f"SELECT {text}", where)
+    for n in tree.walk():
+        if windows and isinstance(n, exp.Window):
+            raise NotModelled(f"{REASON}: a window function in |> {where}")
+        if is_aggregate_call(n) and n.find_ancestor(exp.Window) is None:
+            raise NotModelled(f"{REASON}: an aggregate function in |> {where}")
+    return tree
+
+
+def _parses(text: str, what: str) -> exp.Expression:
+    from .parse import parse_query
+
+    try:
+        return parse_query(text, placed=False)
+    except SparkfoldError:
+        raise NotModelled(f"{REASON}: {what}, which sparkfold does not read") from None
+
+
+def _top(tokens: list, i: int, j: int) -> list[int]:
+    """The positions of the tokens from..to outside any parentheses or brackets."""
+    out = []
+    depth = 0
+    for k in range(i, j):
+        tt = tokens[k].token_type
+        if tt in _OPENS:
+            if depth == 0:
+                out.append(k)
+            depth += 1
+        elif tt in _CLOSES:
+            depth -= 1
+        elif depth == 0:
+            out.append(k)
+    return out
+
+
+def _closing(tokens: list, i: int) -> int | None:
+    depth = 0
+    for k in range(i, len(tokens)):
+        if tokens[k].token_type in _OPENS:
+            depth += 1
+        elif tokens[k].token_type in _CLOSES:
+            depth -= 1
+            if depth == 0:
+                return k
+    return None
+
+
+def _span(tokens: list, i: int, j: int) -> tuple[int, int]:
+    return tokens[i].start, tokens[j - 1].end + 1
+
+
+def _written(sql: str, pieces: tuple) -> Standard:
+    parts: list[str] = []
+    copied: list[tuple[int, int, int]] = []
+    at = 0
+    for p in pieces:
+        text = p if isinstance(p, str) else sql[p[0]:p[1]]
+        if not isinstance(p, str):
+            copied.append((at, p[0], len(text)))
+        parts.append(text)
+        at += len(text)
+    return Standard("".join(parts), tuple(copied))
