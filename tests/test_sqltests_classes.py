@@ -237,6 +237,18 @@ def test_pipe_syntax_means_on_every_path_what_spark_reads(spark):
     assert sum(o.status == "rewritten" for o in outcomes) >= 30
 
 
+def test_subqueries_in_blocks_kept_as_written_on_every_path(spark):
+    """Uncorrelated scalar subqueries in the select list, HAVING and ORDER BY of ROLLUP,
+    CUBE, GROUPING SETS, QUALIFY, WINDOW and generator blocks, and IN / EXISTS / correlated
+    subqueries in their WHERE: optimized with the block, equal on every path; only a
+    correlated one in the select list passes through."""
+    outcomes, failures = _check(spark, classes.opaque_block_subquery_files(), every=2)
+    assert failures == []
+    passed = [o.sql for o in outcomes if o.status == "passthrough"]
+    assert all("sr.y = sq.g) AS c" in q for q in passed), passed
+    assert sum(o.status == "rewritten" for o in outcomes) >= 10
+
+
 def test_timestamp_type_and_time_parser_settings_on_spark(spark):
     """spark.sql.timestampType=TIMESTAMP_NTZ (modelled: the name TIMESTAMP, to_timestamp,
     TIMESTAMP_LTZ written back as such) and spark.sql.legacy.timeParserPolicy (only a

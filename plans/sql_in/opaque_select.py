@@ -153,21 +153,24 @@ def opaque_select(analyzer: SelectAnalyzer, sel: exp.Select, outer: "Scope | Non
         plan = filter_input(analyzer, template, plan, scope, template.args["joins"], items.equal)
         later_scope = Scope(scope.entries[len(input_scope.entries):])
         place_input_stars(template, inside, input_scope, later_scope, template.args["joins"], bool(joins), args)
-    # subqueries in the FROM clause are part of the input; anywhere else they would have
-    # to be analyzed inside the text, which we do not do
+    # WHERE runs before all these clauses except LATERAL VIEW, a LATERAL subquery and
+    # PIVOT, whose columns it may use: then it stays in the template.  (Its
+    # subqueries are analyzed as any WHERE's.)
+    where = sel.args.get("where")
+    if where is not None and not sel.args.get("laterals") and not pivots and not later:
+        cond = analyzer.exprs.analyze(where.this, Ctx(scope, clause="WHERE"))
+        plan = L.Filter(require_boolean(cond, "WHERE"), plan)
+        template.set("where", None)
+    # subqueries in the FROM clause are part of the input; an uncorrelated scalar one
+    # in the select list, HAVING or ORDER BY is a value, a placeholder bound to its
+    # analysis; any other would have to be analyzed inside the text, which we do not do
+    _uncorrelated_scalars(analyzer, template, scope, inside, args, ctes)
     if any(id(n) not in inside and (isinstance(n, (exp.Subquery, exp.Exists)) or
                                     (isinstance(n, exp.In) and n.args.get("query")))
            for n in template.find_all(exp.Subquery, exp.Exists, exp.In)):
         raise NotModelled(f"{reason} with a subquery")
     if any(id(n) not in inside for n in template.find_all(exp.Lambda)):
         raise NotModelled(f"{reason} with a lambda function")
-    # WHERE runs before all these clauses except LATERAL VIEW, a LATERAL subquery and
-    # PIVOT, whose columns it may use: then it stays in the template.
-    where = sel.args.get("where")
-    if where is not None and not sel.args.get("laterals") and not pivots and not later:
-        cond = analyzer.exprs.analyze(where.this, Ctx(scope, clause="WHERE"))
-        plan = L.Filter(require_boolean(cond, "WHERE"), plan)
-        template.set("where", None)
 
     later_ids = lateral_ids(scope) - lateral_ids(input_scope) if later else set()
     for col in list(template.find_all(exp.Column)):
@@ -195,6 +198,35 @@ def opaque_select(analyzer: SelectAnalyzer, sel: exp.Select, outer: "Scope | Non
                   for o, m in zip(output, model.output)]
     return L.OpaqueRelation(template, tuple(output), (plan,), tuple(args), _shown(analyzer, sel), model,
                             frozenset(output[i].expr_id for i in unnamed))
+
+
+def _uncorrelated_scalars(analyzer, template: exp.Expression, scope: "Scope", inside: set[int],
+                          args: list[E.Expr], ctes: dict) -> None:
+    """Each scalar subquery of the block's select list, HAVING and ORDER BY that reads
+    nothing of the block (`(SELECT count(*) FROM u) AS n` beside a ROLLUP) replaced by a
+    placeholder bound to its analysis, appended to `args`: Spark computes it once, as a
+    value, wherever it stands.  One that reads the block's columns stays (not modelled)."""
+    from .scope import Scope as _Scope
+
+    for key in ("expressions", "having", "order"):
+        value = template.args.get(key)
+        for part in value if isinstance(value, list) else [value]:
+            if not isinstance(part, exp.Expression):
+                continue
+            for node in list(part.find_all(exp.Subquery)):
+                if id(node) in inside or not isinstance(node.parent, (exp.Alias, exp.Binary, exp.Func, exp.Paren,
+                                                                       exp.Ordered, exp.Select, exp.Having,
+                                                                       exp.Order, exp.Unary, exp.Case, exp.If)) \
+                        or node.find_ancestor(exp.Subquery) is not None:
+                    continue
+                try:
+                    e = analyzer.exprs.analyze(node, Ctx(_Scope().with_parent(None, ctes), clause="SELECT"))
+                except (AnalysisError, NotModelled):
+                    continue  # (a correlated one: it reads the block's columns)
+                if not isinstance(e, E.SubqueryExpr) or e.outer_references:
+                    continue
+                args.append(e)
+                node.replace(exp.column(f"{ARG_PREFIX}{len(args) - 1}"))
 
 
 def _grouping_analytics(sel: exp.Select) -> bool:

@@ -804,6 +804,42 @@ def pipe_syntax_files() -> list[TestFile]:
     return [_file("pipe-syntax.sql", views + queries + refused)]
 
 
+def opaque_block_subquery_files() -> list[TestFile]:
+    """Subqueries in a SELECT block kept as written (ROLLUP, CUBE, GROUPING SETS, QUALIFY,
+    a named WINDOW, a generator in the select list): an uncorrelated scalar subquery in the
+    select list (aliased or not), in HAVING and in ORDER BY, foldable inside (`WHERE y =
+    NULL`, an aggregate over no row); IN, NOT IN, EXISTS and correlated scalar subqueries
+    in the block's WHERE; and a correlated one in its select list (passed through)."""
+    views = ["CREATE TEMPORARY VIEW sq AS SELECT * FROM VALUES (1, 10), (1, NULL), (2, 5), (NULL, 7) AS sq(g, v)",
+             "CREATE TEMPORARY VIEW sr AS SELECT * FROM VALUES (1), (NULL), (3) AS sr(y)"]
+    blocks = ["SELECT g, sum(v) AS s{items} FROM sq {where} GROUP BY ROLLUP(g) {having} ORDER BY g NULLS LAST{order}",
+              "SELECT g, sum(v) AS s{items} FROM sq {where} GROUP BY CUBE(g) {having} ORDER BY g NULLS LAST{order}",
+              "SELECT g, sum(v) AS s{items} FROM sq {where} GROUP BY GROUPING SETS ((g), ()) {having} "
+              "ORDER BY g NULLS LAST{order}",
+              "SELECT g, v{items} FROM sq {where} QUALIFY row_number() OVER (PARTITION BY g ORDER BY v) = 1 "
+              "ORDER BY g NULLS LAST{order}",
+              "SELECT g, v, sum(v) OVER w AS t{items} FROM sq {where} WINDOW w AS (PARTITION BY g) "
+              "ORDER BY g NULLS LAST, v{order}",
+              "SELECT g, explode(array(v, 0)) AS e{items} FROM sq {where} ORDER BY g NULLS LAST, e{order}"]
+    grouped = 3
+    forms = [dict(items=", (SELECT count(*) FROM sr) AS n", where="WHERE 1 = 1", having="", order=""),
+             dict(items=", (SELECT max(y) FROM sr WHERE y = NULL)", where="", having="", order=""),
+             dict(items="", where="WHERE g IN (SELECT y FROM sr) OR NULL", having="", order=""),
+             dict(items="", where="WHERE NOT EXISTS (SELECT 1 FROM sr WHERE sr.y = sq.g) AND 1 = 1", having="",
+                  order=""),
+             dict(items="", where="WHERE v > (SELECT min(y) FROM sr WHERE sr.y <= sq.g)", having="", order=""),
+             dict(items="", where="WHERE g NOT IN (SELECT y FROM sr WHERE y > 1)", having="HAVING sum(v) > "
+                  "(SELECT min(y) FROM sr) OR 1 = 0", order=", (SELECT count(*) FROM sr WHERE 1 = 0)"),
+             dict(items=", (SELECT max(y) FROM sr WHERE sr.y = sq.g) AS c", where="", having="", order="")]
+    queries = []
+    for k, block in enumerate(blocks):
+        for form in forms:
+            if form["having"] and k >= grouped:
+                continue
+            queries.append(" ".join(block.format(**form).split()))
+    return [_file("opaque-block-subqueries.sql", views + queries)]
+
+
 def in_subquery_type_files() -> list[TestFile]:
     """Each pair of column types on the two sides of an IN subquery, over an empty
     subquery (which a rule folds to FALSE: an error Spark raises for the pair must not be
@@ -816,7 +852,7 @@ SPACES = [literal_files, cte_files, setop_files, grouping_files, settings_files,
           setop_type_files, trailing_comma_files, alias_field_files, grouping_set_name_files,
           parameterless_files, wrapped_call_files, in_subquery_type_files,
           parameterized_type_files, nanos_files, time_window_files, lateral_generator_files,
-          pipe_syntax_files]
+          pipe_syntax_files, opaque_block_subquery_files]
 
 
 def all_files() -> list[TestFile]:
