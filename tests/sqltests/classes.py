@@ -370,8 +370,9 @@ def identifier_clause_files() -> list[TestFile]:
 
 def syntax_files() -> list[TestFile]:
     """Syntax found in Spark's newer test files (the held-out set from Spark's master) that
-    sqlglot's parser read as something else: SQL pipe syntax (passed through), timestamp
-    types with a precision (passed through; Spark rejects or reads them), two comparison
+    sqlglot's parser read as something else: SQL pipe syntax (read as the standard SQL
+    Spark builds of it: `pipe_syntax_files`), timestamp types with a precision (opaque
+    where they stand: `nanos_files`), two comparison
     operators in a row and a cast after `IS [NOT] NULL` (Spark's syntax errors), a
     NATURAL JOIN whose left side has a name twice, collated strings (a view's DEFAULT
     COLLATION, a column's COLLATE), a TIME literal before `::`, nanosecond timestamps, an
