@@ -250,6 +250,18 @@ def test_subqueries_in_blocks_kept_as_written_on_every_path(spark):
     assert sum(o.status == "rewritten" for o in outcomes) >= 10
 
 
+def test_grouping_keys_read_with_their_operands_swapped(spark):
+    """`GROUP BY i + 1 ... ORDER BY 1 + i` (and HAVING, the select list; +, *, AND, OR, =,
+    <=>, chains of three) is the grouping key to Spark: modelled, equal on every path; over
+    decimals (whose sums Spark does not always reorder) passed through, and Spark indeed
+    rejects the three-term decimal chain."""
+    outcomes, failures = _check(spark, classes.commuted_grouping_files(), every=1)
+    assert failures == []
+    assert all(" m" in o.sql or "(m" in o.sql or "n + m" in o.sql for o in outcomes if o.status == "passthrough")
+    assert {o.spark for o in outcomes if "m + n + i" in o.sql} - {"accepts"}
+    assert sum(o.status == "rewritten" for o in outcomes) >= 15
+
+
 def test_timestamp_type_and_time_parser_settings_on_spark(spark):
     """spark.sql.timestampType=TIMESTAMP_NTZ (modelled: the name TIMESTAMP, to_timestamp,
     TIMESTAMP_LTZ written back as such) and spark.sql.legacy.timeParserPolicy (only a

@@ -365,6 +365,7 @@ def aggregate_query(an, sel, plan, scope, items, group, having) -> L.Plan:
         # runs (held-out window-with-aggregates.sql).  Spark decides on the original text.
         raise NotModelled("ORDER BY with aggregate functions in a grouped SELECT with window functions")
     if order is not None:
+        rewrite.over_having = having is not None
         ctx = Ctx(scope, preferred=preferred, allow_aggregates=True, clause="ORDER BY")
         outputs = [E.to_attribute(e) for e in named]
         with _alias_in_subquery(preferred, "ORDER BY"):
@@ -622,6 +623,23 @@ def _canonical(x: E.Expr) -> E.Expr:
     return x.with_children(kids)
 
 
+def _swappable(x: E.Expr) -> bool:
+    """May x be matched with a grouping expression up to its commutative operands' order?
+    Not over decimals: Spark does not reorder a decimal sum whose type the order changes
+    (SPARK-40903), where this would."""
+    return x.mask & E.Opaque.bit == 0 and not any(
+        isinstance(n, _COMMUTATIVE) and any(isinstance(c.data_type, T.DecimalType) for c in (n, *n.children))
+        for n in x.walk())
+
+
+def grouping_by_canonical(grouping: list[E.Expr]) -> dict[E.Expr, E.Expr]:
+    """The grouping expressions with a commutative operator, by their canonical form
+    (`_canonical`): `1 + a` in ORDER BY, HAVING or the select list is the grouping
+    expression `a + 1` to Spark, which compares canonicalized expressions."""
+    return {_canonical(g): g for g in grouping
+            if any(isinstance(n, _COMMUTATIVE) for n in g.walk()) and _swappable(g)}
+
+
 def _refuse_ungrouped(column: E.Attribute, e: E.Expr, grouping: list[E.Expr]) -> None:
     """Spark's MISSING_AGGREGATION for `column`, outside every grouping expression in `e`;
     unless a part of `e` is a grouping expression as Spark compares them (canonically:
@@ -639,10 +657,11 @@ def check_grouped(an, e: E.Expr, grouping: list[E.Expr], scope: Scope) -> None:
     """Spark's MISSING_AGGREGATION check: a column outside aggregate functions must be
     (part of) a grouping expression."""
     group_set = set(grouping)
+    canonical = grouping_by_canonical(grouping)
     stack = [e.child if isinstance(e, E.Alias) else e]
     while stack:
         x = stack.pop()
-        if x in group_set:
+        if x in group_set or canonical and _swappable(x) and _canonical(x) in canonical:
             continue
         if isinstance(x, E.Agg) or (isinstance(x, E.Opaque) and x.kind == "aggregate"):
             continue
@@ -732,6 +751,9 @@ class _AggRewriter:
         self.agg_list = agg_list
         self.hidden = hidden
         self.scope = scope
+        # ORDER BY over a HAVING: Spark matches only a grouping expression as written
+        # there (`ORDER BY 1 + a` after `GROUP BY a + 1 HAVING ...` is UNRESOLVED_COLUMN)
+        self.over_having = False
 
     def _output_for(self, e: E.Expr) -> E.Attribute | None:
         for item in self.agg_list + self.hidden:
@@ -760,6 +782,7 @@ class _AggRewriter:
     def __call__(self, e: E.Expr, clause: str) -> E.Expr:
         out_ids = {E.to_attribute(x).expr_id for x in self.agg_list + self.hidden}
         group_set = set(self.grouping)
+        canonical = grouping_by_canonical(self.grouping) if not (clause == "ORDER BY" and self.over_having) else {}
 
         def fn(x: E.Expr) -> E.Expr:
             if isinstance(x, E.Attribute) and x.expr_id in out_ids:
@@ -768,6 +791,8 @@ class _AggRewriter:
                 return self._add_hidden(x)
             if x in group_set:
                 return self._add_hidden(x)
+            if canonical and _swappable(x) and (g := canonical.get(_canonical(x))) is not None:
+                return self._add_hidden(g)  # (`ORDER BY 1 + a` after `GROUP BY a + 1`: its value)
             if isinstance(x, E.Attribute):
                 if _local(x, self.scope):
                     _refuse_ungrouped(x, e, self.grouping)

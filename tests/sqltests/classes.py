@@ -841,6 +841,32 @@ def opaque_block_subquery_files() -> list[TestFile]:
     return [_file("opaque-block-subqueries.sql", views + queries)]
 
 
+def commuted_grouping_files() -> list[TestFile]:
+    """A GROUP BY expression with a commutative operator (+, *, AND, OR, =, <=>) read
+    again in ORDER BY, HAVING or the select list with its operands in the other order
+    (`GROUP BY a + 1 ... ORDER BY 1 + a`), over int, double, decimal and string columns and
+    chains of three: Spark compares them canonicalized (and a decimal sum whose type the
+    order changes not: SPARK-40903; nor ORDER BY over a HAVING that reads the key so,
+    UNRESOLVED_COLUMN); each is the grouping key's value or Spark's error."""
+    view = ["CREATE TEMPORARY VIEW cg AS SELECT * FROM VALUES (1, 2.5D, 1.25BD, 'x', 10.5BD), "
+            "(2, NULL, NULL, NULL, 3.0BD), (NULL, -0.0D, 2.50BD, 'y', NULL), (1, 2.5D, 1.25BD, 'x', 10.5BD) "
+            "AS cg(i, d, m, s, n)"]
+    pairs = [("i + 1", "1 + i"), ("i * 2", "2 * i"), ("d + i", "i + d"), ("i = 1", "1 = i"),
+             ("i <=> 1", "1 <=> i"), ("i > 0 AND s = 'x'", "s = 'x' AND i > 0"),
+             ("i IS NULL OR d > 0", "d > 0 OR i IS NULL"), ("i + d + 1", "1 + (d + i)"), ("m + 1", "1 + m"),
+             ("m + n", "n + m"), ("m + n + i", "i + (n + m)"), ("s = 'x'", "'x' = s")]
+    queries = []
+    for key, swapped in pairs:
+        queries += [f"SELECT count(*) AS c FROM cg WHERE 1 = 1 GROUP BY {key} ORDER BY {swapped} NULLS FIRST",
+                    f"SELECT {swapped} AS k, count(*) AS c FROM cg GROUP BY {key} ORDER BY k NULLS FIRST",
+                    f"SELECT count(*) AS c FROM cg GROUP BY {key} HAVING ({swapped}) IS NOT NULL OR NULL ORDER BY c",
+                    f"SELECT {swapped}, count(*) AS c FROM cg GROUP BY {key} ORDER BY c, 1",
+                    # (over a HAVING, Spark resolves only the key as written: UNRESOLVED_COLUMN)
+                    f"SELECT count(*) AS c FROM cg GROUP BY {key} HAVING count(*) > 0 ORDER BY {swapped}",
+                    f"SELECT count(*) AS c FROM cg GROUP BY {key} HAVING ({swapped}) IS NOT NULL ORDER BY {swapped}"]
+    return [_file("commuted-grouping.sql", view + queries)]
+
+
 def in_subquery_type_files() -> list[TestFile]:
     """Each pair of column types on the two sides of an IN subquery, over an empty
     subquery (which a rule folds to FALSE: an error Spark raises for the pair must not be
@@ -853,7 +879,7 @@ SPACES = [literal_files, cte_files, setop_files, grouping_files, settings_files,
           setop_type_files, trailing_comma_files, alias_field_files, grouping_set_name_files,
           parameterless_files, wrapped_call_files, in_subquery_type_files,
           parameterized_type_files, nanos_files, time_window_files, lateral_generator_files,
-          pipe_syntax_files, opaque_block_subquery_files]
+          pipe_syntax_files, opaque_block_subquery_files, commuted_grouping_files]
 
 
 def all_files() -> list[TestFile]:
