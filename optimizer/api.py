@@ -37,7 +37,7 @@ from ..plans.sql_in.settings import OUTPUT_CHECKS, output_read_otherwise
 from ..plans.sql_out.to_sql import SqlGenerator
 from ..rules.base import UNNAMED_OPAQUE_ARGUMENTS, Rule, RuleContext
 from .engine import Batch, Trace, execute
-from .findings import SourceMap, find_all
+from .findings import SourceMap, Text, find_all
 from .output_nullability import NAME as KEEP_NULLABILITY
 from .output_nullability import keep_output_nullability
 from .statements import wrapped_query
@@ -415,23 +415,16 @@ def _optimize_piped(sql: str, cat: Catalog, options: tuple) -> OptimizeResult | 
 def _placed_back(finding, standard: "pipe_syntax.Standard", sql: str):
     """A finding on the standard text placed on the user's pipe text, or None where it
     points at text written for it."""
-    def offset(text: str, line: int, col: int) -> int:
-        lines = text.split("\n")
-        return sum(len(x) + 1 for x in lines[:line - 1]) + col - 1
-
-    def line_col(text: str, at: int) -> tuple[int, int]:
-        before = text[:at]
-        return before.count("\n") + 1, at - (before.rfind("\n") + 1) + 1
-
-    start = standard.placed(offset(standard.text, finding.line, finding.column))
+    written, original = Text(standard.text), Text(sql)
+    start = standard.placed(written.offset(finding.line, finding.column))
     if start is None:
         return None
-    changes: dict = dict(zip(("line", "column"), line_col(sql, start)))
+    changes: dict = dict(zip(("line", "column"), original.line_col(start)))
     if finding.end_line is not None and finding.end_column is not None:
-        end = standard.placed(offset(standard.text, finding.end_line, finding.end_column))
+        end = standard.placed(written.offset(finding.end_line, finding.end_column))
         if end is None or end < start:
             return None
-        changes.update(zip(("end_line", "end_column"), line_col(sql, end)))
+        changes.update(zip(("end_line", "end_column"), original.line_col(end)))
     return replace(finding, **changes)
 
 

@@ -117,14 +117,14 @@ class SourceMap:
 # ---------------------------------------------------------------------------
 
 
-class _Text:
+class Text:
+    """A text's positions: an offset as (line, column), both from 1, and back."""
+
     def __init__(self, sql: str):
         self.sql = sql
         self._line_starts: list[int] | None = None  # (found at the first finding: most queries have none)
 
-    def line_col(self, offset: int) -> tuple[int, int]:
-        import bisect
-
+    def _starts(self) -> list[int]:
         starts = self._line_starts
         if starts is None:
             starts = self._line_starts = [0]
@@ -132,8 +132,17 @@ class _Text:
             while i >= 0:
                 starts.append(i + 1)
                 i = self.sql.find("\n", i + 1)
+        return starts
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        import bisect
+
+        starts = self._starts()
         i = bisect.bisect_right(starts, offset) - 1
         return i + 1, offset - starts[i] + 1
+
+    def offset(self, line: int, column: int) -> int:
+        return self._starts()[line - 1] + column - 1
 
     def of(self, node: exp.Expression) -> str:
         span = node_span(node)
@@ -155,7 +164,7 @@ def _code(text: str) -> str:
 
 class _Collector:
     def __init__(self, sql: str):
-        self.text = _Text(sql)
+        self.text = Text(sql)
         self.findings: list[Finding] = []
         self._seen: set[tuple[str, int]] = set()
 

@@ -164,7 +164,7 @@ def opaque_select(analyzer: SelectAnalyzer, sel: exp.Select, outer: "Scope | Non
     # subqueries in the FROM clause are part of the input; an uncorrelated scalar one
     # in the select list, HAVING or ORDER BY is a value, a placeholder bound to its
     # analysis; any other would have to be analyzed inside the text, which we do not do
-    _uncorrelated_scalars(analyzer, template, scope, inside, args, ctes)
+    _uncorrelated_scalars(analyzer, template, inside, args, ctes)
     if any(id(n) not in inside and (isinstance(n, (exp.Subquery, exp.Exists)) or
                                     (isinstance(n, exp.In) and n.args.get("query")))
            for n in template.find_all(exp.Subquery, exp.Exists, exp.In)):
@@ -200,8 +200,8 @@ def opaque_select(analyzer: SelectAnalyzer, sel: exp.Select, outer: "Scope | Non
                             frozenset(output[i].expr_id for i in unnamed))
 
 
-def _uncorrelated_scalars(analyzer, template: exp.Expression, scope: "Scope", inside: set[int],
-                          args: list[E.Expr], ctes: dict) -> None:
+def _uncorrelated_scalars(analyzer, template: exp.Expression, inside: set[int], args: list[E.Expr],
+                          ctes: dict) -> None:
     """Each scalar subquery of the block's select list, HAVING and ORDER BY that reads
     nothing of the block (`(SELECT count(*) FROM u) AS n` beside a ROLLUP) replaced by a
     placeholder bound to its analysis, appended to `args`: Spark computes it once, as a
@@ -223,7 +223,7 @@ def _uncorrelated_scalars(analyzer, template: exp.Expression, scope: "Scope", in
                     e = analyzer.exprs.analyze(node, Ctx(_Scope().with_parent(None, ctes), clause="SELECT"))
                 except (AnalysisError, NotModelled):
                     continue  # (a correlated one: it reads the block's columns)
-                if not isinstance(e, E.SubqueryExpr) or e.outer_references:
+                if not isinstance(e, E.ScalarSubquery) or e.outer_references:
                     continue
                 args.append(e)
                 node.replace(exp.column(f"{ARG_PREFIX}{len(args) - 1}"))

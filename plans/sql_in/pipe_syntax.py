@@ -263,7 +263,10 @@ def _aggregate(sql: str, tokens: list, i: int, j: int, top: list[int], state: _S
             start = k + 1
         for a, b, alias in keys:
             end = alias if alias is not None else b
-            key = _parses(f"SELECT {sql[tokens[a].start:tokens[end - 1].end + 1]}", "a grouping key").expressions[0]
+            keyed = _parses(f"SELECT {sql[tokens[a].start:tokens[end - 1].end + 1]}", "a grouping key").expressions
+            if len(keyed) != 1:
+                raise NotModelled(f"{REASON}: |> AGGREGATE with a grouping key sparkfold does not read")
+            key = keyed[0]
             if isinstance(key, exp.Literal) and not key.is_string or key.find(exp.Window) is not None \
                     or isinstance(key, (exp.Rollup, exp.Cube, exp.GroupingSets)) \
                     or isinstance(key, exp.Column) and key.name.upper() == "ALL" and not key.table \

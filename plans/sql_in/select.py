@@ -324,7 +324,7 @@ def aggregate_query(an, sel, plan, scope, items, group, having) -> L.Plan:
     agg_list: list[E.Expr] = [e for i, e in enumerate(named) if i not in window_items]
     hidden: list[E.Expr] = []
 
-    rewrite = _AggRewriter(grouping, agg_list, hidden, scope)
+    rewrite = _AggRewriter(grouping, agg_list, hidden, scope, over_having=having is not None)
     final: list[E.Expr] = []
     for i, e in enumerate(named):
         if i in window_items:
@@ -365,7 +365,6 @@ def aggregate_query(an, sel, plan, scope, items, group, having) -> L.Plan:
         # runs (held-out window-with-aggregates.sql).  Spark decides on the original text.
         raise NotModelled("ORDER BY with aggregate functions in a grouped SELECT with window functions")
     if order is not None:
-        rewrite.over_having = having is not None
         ctx = Ctx(scope, preferred=preferred, allow_aggregates=True, clause="ORDER BY")
         outputs = [E.to_attribute(e) for e in named]
         with _alias_in_subquery(preferred, "ORDER BY"):
@@ -632,7 +631,7 @@ def _swappable(x: E.Expr) -> bool:
         for n in x.walk())
 
 
-def grouping_by_canonical(grouping: list[E.Expr]) -> dict[E.Expr, E.Expr]:
+def _grouping_by_canonical(grouping: list[E.Expr]) -> dict[E.Expr, E.Expr]:
     """The grouping expressions with a commutative operator, by their canonical form
     (`_canonical`): `1 + a` in ORDER BY, HAVING or the select list is the grouping
     expression `a + 1` to Spark, which compares canonicalized expressions."""
@@ -657,7 +656,7 @@ def check_grouped(an, e: E.Expr, grouping: list[E.Expr], scope: Scope) -> None:
     """Spark's MISSING_AGGREGATION check: a column outside aggregate functions must be
     (part of) a grouping expression."""
     group_set = set(grouping)
-    canonical = grouping_by_canonical(grouping)
+    canonical = _grouping_by_canonical(grouping)
     stack = [e.child if isinstance(e, E.Alias) else e]
     while stack:
         x = stack.pop()
@@ -746,14 +745,14 @@ class _AggRewriter:
     output, adding hidden aggregate outputs as needed (Spark's
     ResolveAggregateFunctions)."""
 
-    def __init__(self, grouping, agg_list, hidden, scope):
+    def __init__(self, grouping, agg_list, hidden, scope, over_having: bool = False):
         self.grouping = grouping
         self.agg_list = agg_list
         self.hidden = hidden
         self.scope = scope
         # ORDER BY over a HAVING: Spark matches only a grouping expression as written
         # there (`ORDER BY 1 + a` after `GROUP BY a + 1 HAVING ...` is UNRESOLVED_COLUMN)
-        self.over_having = False
+        self.over_having = over_having
 
     def _output_for(self, e: E.Expr) -> E.Attribute | None:
         for item in self.agg_list + self.hidden:
@@ -782,7 +781,7 @@ class _AggRewriter:
     def __call__(self, e: E.Expr, clause: str) -> E.Expr:
         out_ids = {E.to_attribute(x).expr_id for x in self.agg_list + self.hidden}
         group_set = set(self.grouping)
-        canonical = grouping_by_canonical(self.grouping) if not (clause == "ORDER BY" and self.over_having) else {}
+        canonical = _grouping_by_canonical(self.grouping) if not (clause == "ORDER BY" and self.over_having) else {}
 
         def fn(x: E.Expr) -> E.Expr:
             if isinstance(x, E.Attribute) and x.expr_id in out_ids:
