@@ -215,12 +215,17 @@ def _key(name: str) -> str:
 
 
 def _same_schema(plan: L.Plan, schema: TableSchema) -> bool:
-    """Does the definition's analysis give the view's columns, as many and of the same
-    types, as the session says?  (Spark casts the definition's output to the view's
-    types; a type sparkfold reads otherwise is a definition it does not read as Spark
-    does.)"""
-    return len(plan.output) == len(schema.columns) and \
-        all(a.data_type == c.data_type for a, c in zip(plan.output, schema.columns))
+    """Does the definition's analysis give the view's columns, as many, in the same places
+    and of the same types, as the session says?  Spark picks the view's columns from the
+    definition's output by name (`ViewDefinition.query_columns`; a view over `SELECT *`
+    keeps its order after the table under it is made again with its columns in another)
+    and casts them to the view's types; a definition whose output sparkfold reads in
+    other places or of other types is one it does not read as Spark does."""
+    assert schema.view is not None
+    names = schema.view.query_columns or tuple(c.name for c in schema.columns)
+    return len(plan.output) == len(schema.columns) == len(names) and \
+        all(a.name.lower() == n.lower() and a.data_type == c.data_type
+            for a, n, c in zip(plan.output, names, schema.columns))
 
 
 def _empty(plan: L.Plan) -> bool:

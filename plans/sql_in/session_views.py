@@ -28,6 +28,7 @@ _SEPARATOR = "\u0000"
 _CONFIG = "view.sqlConfig."
 _NAMESPACE = "view.catalogAndNamespace."
 _TEMP_VIEWS = "view.referredTempViewNames"
+_QUERY_COLUMNS = "view.query.out."
 
 
 @record(frozen=True)
@@ -37,6 +38,10 @@ class ViewDefinition:
     why_opaque: str = ""  # why it does, for explain
     # (temporary views) the names that were temporary views when it was created, lower case
     temp_references: frozenset[str] = frozenset()
+    # the names by which Spark picks the view's columns from its definition's output
+    # (`viewQueryColumnNames`: the k-th column named n is the definition's k-th column
+    # named n, whatever its position); None: the view's own column names
+    query_columns: tuple[str, ...] | None = None
 
 
 def read_view(df: Any, settings: dict[str, Any], namespace: Callable[[], tuple[str, ...]]) -> ViewDefinition | None:
@@ -80,6 +85,10 @@ def read_view(df: Any, settings: dict[str, Any], namespace: Callable[[], tuple[s
                              for name in json.loads(properties.get(_TEMP_VIEWS, "[]")))
     except (ValueError, TypeError, AttributeError):
         return ViewDefinition(temporary, why_opaque="its temporary views are not known")
+    if str(captured.get("spark.sql.legacy.parseQueryWithoutEof", "false")).strip().lower() == "true":
+        # Spark reads its text without EOF (`SELECT 1 UNION SELECT 2` as `SELECT 1 AS UNION`)
+        return ViewDefinition(temporary, why_opaque="it was created under spark.sql.legacy.parseQueryWithoutEof=true, "
+                                                     "which reads its text otherwise")
     differs = _settings_differ(captured, settings)
     if differs:
         return ViewDefinition(temporary, why_opaque=f"it was created under other settings ({differs})")
@@ -90,7 +99,12 @@ def read_view(df: Any, settings: dict[str, Any], namespace: Callable[[], tuple[s
     if created_in != now:
         return ViewDefinition(temporary, why_opaque=f"it was created in {'.'.join(created_in)}, "
                                                     f"not in the current {'.'.join(now)}")
-    return ViewDefinition(temporary, definition, temp_references=referred)
+    try:
+        count = int(properties.get(_QUERY_COLUMNS + "numCols", "0") or 0)
+        picked = tuple(properties[f"{_QUERY_COLUMNS}col.{i}"] for i in range(count)) if count else None
+    except (ValueError, KeyError):
+        return ViewDefinition(temporary, why_opaque="the names of its definition's columns are not known")
+    return ViewDefinition(temporary, definition, temp_references=referred, query_columns=picked)
 
 
 def _default_collation(desc: Any) -> bool:
