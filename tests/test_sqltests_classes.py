@@ -148,6 +148,27 @@ def test_session_settings_change_only_what_they_read_every_query(spark):
     assert sum(o.status == "unchanged" and "false AND EXISTS" in o.sql for o in decorrelation) == 2
 
 
+def test_settings_of_views_parsing_and_nested_ctes_change_only_what_they_read(spark):
+    """spark.sql.legacy.ctePrecedencePolicy=EXCEPTION (only nested WITHs whose names meet
+    pass through), parseQueryWithoutEof (views made under it are read as tables; every
+    query is optimized), viewSchemaBindingMode / viewSchemaCompensation (nothing passes
+    through) and the legacy IDENTIFIER clause (only IDENTIFIER(...) passes through)."""
+    names = ("cte-exception.sql", "view-text-without-eof.sql", "view-schema-binding.sql", "legacy-identifierClause.sql")
+    files = [t for t in classes.settings_scope_files() if t.name in names]
+    assert len(files) == len(names)
+    outcomes, failures = _check(spark, files, every=1)
+    assert failures == []
+    passed = {name: [o.sql for o in outcomes if o.file == name and o.status == "passthrough"] for name in names}
+    assert passed["view-text-without-eof.sql"] == passed["view-schema-binding.sql"] == []
+    # (the nested WITHs that define `t` twice, in either case; the others read as CORRECTED)
+    assert passed["cte-exception.sql"] and all(q.lower().count("with t as") == 2 for q in passed["cte-exception.sql"])
+    assert sum(o.file == "cte-exception.sql" and o.status != "passthrough" for o in outcomes) >= 4
+    assert passed["legacy-identifierClause.sql"] and all("IDENTIFIER(" in q for q in passed["legacy-identifierClause.sql"])
+    # the views made under parseQueryWithoutEof are Spark's, not their text read whole
+    without_eof = [o for o in outcomes if o.file == "view-text-without-eof.sql"]
+    assert any(o.status == "rewritten" for o in without_eof)
+
+
 def test_a_trailing_comma_in_any_list_stays_a_syntax_error(spark):
     outcomes, failures = _check(spark, classes.trailing_comma_files(), every=1)
     assert failures == []
@@ -263,6 +284,20 @@ def test_grouping_keys_read_with_their_operands_swapped(spark):
     assert passed and all(" m" in q or "(m" in q or "n + m" in q for q in passed), passed
     assert {o.spark for o in outcomes if "m + n + i" in o.sql} - {"accepts"}
     assert sum(o.status == "rewritten" for o in outcomes) >= 15
+
+
+def test_a_view_reads_its_definition_by_name_after_the_view_under_it_is_made_again(spark):
+    """Filters over views whose definitions read a view made again since (columns in
+    another order, renamed into each other's places, widened, one fewer, one more), as a
+    temporary view and persistent ones of each schema mode: Spark picks the view's
+    columns from the definition's output by name; sparkfold reads rows through such a
+    definition only where its columns stand where Spark picks them.  (Read by position,
+    25 of these queries were folded to empty relations that Spark's rows contradict.)"""
+    outcomes, failures = _check(spark, classes.view_redefinition_files(), every=EVERY)
+    assert failures == []
+    accepted = [o for o in outcomes if o.spark == "accepts"]
+    assert sum(o.status == "rewritten" for o in accepted) >= 8  # folded where the definition still proves it
+    assert {o.spark == "accepts" for o in outcomes} == {True, False}  # a column gone: Spark's error on every path
 
 
 def test_timestamp_type_and_time_parser_settings_on_spark(spark):

@@ -27,6 +27,15 @@ _PART = r"(?:[A-Za-z_][A-Za-z0-9_]*|`(?:[^`]|``)+`)"
 _NAME = re.compile(rf"{_PART}(?:\.{_PART})*")
 _PARTS = re.compile(_PART)
 CLAUSE = re.compile(r"(?i)\bidentifier\s*\(")
+# the legacy clause (Spark 4.0's: a constant expression, evaluated at analysis, in fewer
+# places), under which a clause is left to Spark: where it does not take one, a rewrite
+# that dropped the clause would drop Spark's error
+LEGACY = "spark.sql.legacy.identifierClause"
+
+
+def legacy(unmodelled: tuple[tuple[str, str], ...]) -> bool:
+    """Does the session read IDENTIFIER clauses as the legacy clause?"""
+    return any(key == LEGACY and value.strip().lower() != "false" for key, value in unmodelled)
 
 
 def _backquoted(name: str) -> str:

@@ -82,6 +82,20 @@ def _cte_precedence(tree, sql) -> bool:
     return any(n > 1 for n in reads.values())
 
 
+def _nested_cte_names(tree, sql) -> bool:
+    """Where spark.sql.legacy.ctePrecedencePolicy=EXCEPTION can read a query otherwise: a
+    WITH inside another (in a CTE's definition, the query or a subquery) that defines a
+    name the outer one defines, on which Spark may raise AMBIGUOUS_ALIAS_IN_NESTED_CTE.
+    Without such a pair the policy reads the query as CORRECTED does (CTESubstitution)."""
+    for outer in tree.find_all(exp.With):
+        names = {c.alias.lower() for c in outer.expressions}
+        scope = outer.parent if outer.parent is not None else outer
+        for inner in scope.find_all(exp.With):
+            if inner is not outer and names & {c.alias.lower() for c in inner.expressions}:
+                return True
+    return False
+
+
 def _parenthesized_star(tree, sql) -> bool:
     """`(*)`: Spark 4 reads it as `*` in a select list either way (checked on Spark 4.3,
     and so does sparkfold); elsewhere (`count((*))`, `struct((*))`) the setting may change
@@ -145,12 +159,20 @@ UNMODELLED: dict[str, tuple[str, Affects]] = {
     "spark.sql.ansi.doubleQuotedIdentifiers": ("false", _text(r'"')),
     "spark.sql.legacy.exponentLiteralAsDecimal.enabled": ("false", _text(r"\d[eE][-+]?\d")),
     "spark.sql.legacy.interval.enabled": ("false", _text(r"(?i)interval")),
+    # the legacy IDENTIFIER(constant expression) clause, read at analysis in fewer places
+    # (a clause is then left to Spark: plans.sql_in.identifier_clause)
+    "spark.sql.legacy.identifierClause": ("false", _text(r"(?i)\bidentifier\b")),
+    # the grammar a view's text is read with (Spark's parseQuery, for views only): without
+    # EOF, trailing text after a query is dropped.  sparkfold reads no view's text made
+    # under it (plans.sql_in.session_views); a query itself is read as before
+    "spark.sql.legacy.parseQueryWithoutEof": ("false", _never),
     "spark.sql.legacy.ignoreParenthesesAroundStar": ("false", _parenthesized_star),
     # SQL pipe syntax (`|>`), which Spark refuses without it: a query written in it is
     # optimized as the standard SQL it stands for, which reads alike without it
     "spark.sql.operatorPipeSyntaxEnabled": ("true", _text(r"\|>")),
     # resolution
     "spark.sql.caseSensitive": ("false", _always),
+    # (LEGACY: `_cte_precedence`; EXCEPTION: `_nested_cte_names`, in BY_VALUE)
     "spark.sql.legacy.ctePrecedencePolicy": ("CORRECTED", _cte_precedence),
     "spark.sql.legacy.allowParameterlessCount": ("false", _count_call(_no_arguments)),
     "spark.sql.legacy.allowStarWithSingleTableIdentifierInCount": ("false", _count_call(_qualified_star)),
@@ -167,6 +189,13 @@ UNMODELLED: dict[str, tuple[str, Affects]] = {
     # it).  sparkfold reads none of them (such a literal, cast or column is opaque, of a
     # type it does not know, and kept as written), so no query it optimizes reads otherwise
     "spark.sql.timestampNanosTypes.enabled": ("false", _never),
+    # a view's schema binding: whether CREATE VIEW takes WITH SCHEMA (Spark rejects it
+    # without, the text sparkfold writes keeps it), and how a view's columns are cast to
+    # its schema's types when read.  sparkfold reads a view's definition only where the
+    # definition's columns are of the view's types (optimizer.views), so no cast changes
+    # a value there
+    "spark.sql.legacy.viewSchemaBindingMode": ("true", _never),
+    "spark.sql.legacy.viewSchemaCompensation": ("true", _never),
     # evaluation
     "spark.sql.ansi.strictIndexOperator": ("true", _any(exp.Bracket)),
     "spark.sql.legacy.codingErrorAction": ("false", _CHARSET_CALLS),
@@ -258,6 +287,13 @@ def output_read_otherwise(settings: tuple[tuple[str, str], ...], tree: exp.Expre
     return None
 
 
+# Settings whose values do not all change the same queries, by (key, value in lower case):
+# which queries that value can change (else UNMODELLED's)
+BY_VALUE: dict[tuple[str, str], Affects] = {
+    ("spark.sql.legacy.ctePrecedencePolicy", "exception"): _nested_cte_names,
+}
+
+
 def unmodelled_settings(conf: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     """The (key, value) pairs of a session's settings that sparkfold does not model and
     that differ from Spark's default, in key order."""
@@ -283,7 +319,8 @@ def first_affecting(settings: tuple[tuple[str, str], ...], tree: exp.Expression,
     for key, value in settings:
         if key in CORRELATION and not correlated:
             continue
-        affects = UNMODELLED[key][1] if key in UNMODELLED else _always
+        affects = BY_VALUE.get((key, value.strip().lower())) or (UNMODELLED[key][1] if key in UNMODELLED
+                                                                   else _always)
         if affects(tree, sql):
             return f"{key}={value}"
     return None

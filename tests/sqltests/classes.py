@@ -170,6 +170,33 @@ def settings_scope_files() -> list[TestFile]:
                   "SELECT * FROM r WHERE 1 = 1 AND NOT EXISTS (SELECT count(*) FROM r r2 WHERE r2.id = r.id + 5 AND 2 = 2)",
                   "SELECT id, id IN (SELECT count(*) + 1 FROM r r2 WHERE r2.id = r.id) AS i FROM r WHERE id > 0 OR 1 = 0",
                   "SELECT * FROM r WHERE false AND EXISTS (SELECT count(*) FROM r r2 WHERE r2.id = r.id)"]
+    # nested WITHs whose names meet (Spark raises under EXCEPTION where the inner one starts
+    # a CTE's definition or a subquery) and whose names do not
+    nested_cte = ["WITH t AS (SELECT 1 AS c) SELECT (WITH t AS (SELECT 2 AS c) SELECT max(c) FROM t) AS m",
+                  "WITH T AS (SELECT 1 AS c), u AS (WITH t AS (SELECT 2 AS c) SELECT * FROM t) SELECT * FROM u",
+                  "WITH a AS (SELECT 1 AS c) SELECT * FROM a WHERE c IN (WITH b AS (SELECT 1 AS c) SELECT c FROM b)"]
+    # a view's text read without EOF (`SELECT 1 UNION SELECT 2` is `SELECT 1 AS UNION`):
+    # views made under it are read as tables, queries are optimized as before
+    eof_views = ["CREATE OR REPLACE TEMPORARY VIEW pq1 AS SELECT 1 UNION SELECT 2",
+                 "CREATE OR REPLACE TEMPORARY VIEW pq2 AS SELECT id AS c FROM r WHERE false UNION ALL SELECT 5",
+                 "CREATE OR REPLACE TEMPORARY VIEW pq3 AS SELECT * FROM r WHERE 1 = 0"]
+    eof_queries = ["SELECT * FROM pq1", "SELECT * FROM pq1 WHERE `1` = 2", "SELECT * FROM pq2 WHERE c = 5",
+                   "SELECT * FROM pq2 WHERE c IS NULL", "SELECT * FROM r JOIN pq3 ON r.id = pq3.id",
+                   "SELECT id FROM r WHERE 1 = 1", "SELECT 1 UNION SELECT 2"]
+    without_eof = (["SET spark.sql.legacy.parseQueryWithoutEof=true"] + eof_views + eof_queries
+                   + ["SET spark.sql.legacy.parseQueryWithoutEof=false"] + eof_queries + eof_views + eof_queries)
+    # views made without schema binding (no WITH SCHEMA clause; columns up-cast when read),
+    # read after the view under them is made again with its columns in another order
+    bound = ["CREATE OR REPLACE VIEW vb_base AS SELECT * FROM VALUES (1, 'a') AS t(k, s)",
+             "CREATE OR REPLACE VIEW vb_v AS SELECT * FROM vb_base",
+             "CREATE OR REPLACE VIEW vb_w WITH SCHEMA BINDING AS SELECT k FROM vb_base",
+             "CREATE OR REPLACE VIEW vb_base AS SELECT s, k FROM VALUES (1, 'a') AS t(k, s)",
+             "SELECT * FROM vb_v WHERE k = 1", "SELECT * FROM vb_v WHERE s = 'b'", "SELECT k FROM vb_w WHERE k > 1",
+             "SELECT id FROM r WHERE 1 = 1"]
+    binding = (["SET spark.sql.legacy.viewSchemaBindingMode=false"] + bound
+               + ["SET spark.sql.legacy.viewSchemaBindingMode=true", "SET spark.sql.legacy.viewSchemaCompensation=false"]
+               + bound + ["SET spark.sql.legacy.viewSchemaCompensation=true"] + bound
+               + ["DROP VIEW IF EXISTS vb_v", "DROP VIEW IF EXISTS vb_w", "DROP VIEW IF EXISTS vb_base"])
     return [
         _file("bang-not.sql", view + bang + ["SET spark.sql.legacy.bangEqualsNot=true"] + bang),
         _file("concat-binary.sql", view + concat + ["SET spark.sql.function.concatBinaryAsString=true"] + concat),
@@ -178,6 +205,9 @@ def settings_scope_files() -> list[TestFile]:
               + ["SET spark.sql.legacy.nullInEmptyListBehavior=false"] + in_empty),
         _file("cte-precedence.sql", view + ["SET spark.sql.legacy.ctePrecedencePolicy=legacy"] + cte
               + ["SET spark.sql.cte.recursion.level.limit=200"] + cte[:1]),
+        _file("cte-exception.sql", view + ["SET spark.sql.legacy.ctePrecedencePolicy=exception"] + cte + nested_cte),
+        _file("view-text-without-eof.sql", view + without_eof),
+        _file("view-schema-binding.sql", view + binding),
         _file("decorrelation.sql", view + ["SET spark.sql.optimizer.decorrelateInnerQuery.enabled=false"] + correlated
               + ["SET spark.sql.optimizer.decorrelateInnerQuery.enabled=true",
                  "SET spark.sql.optimizer.decorrelateExistsSubqueryLegacyIncorrectCountHandling.enabled=true"]
@@ -201,6 +231,10 @@ LEGACY_SCOPES = [
     ("spark.sql.legacy.javaCharsets",
      ["SELECT upper(s) FROM r WHERE 2 > 1"],
      ["SELECT encode(s, 'windows-1252'), decode(b, 'UTF-8') FROM r WHERE 1 = 1"]),
+    ("spark.sql.legacy.identifierClause",
+     ["SELECT id, s FROM r WHERE 1 = 1", "SELECT `id` FROM r WHERE id IS NOT NULL OR 1 = 0"],
+     ["SELECT IDENTIFIER('id') FROM r WHERE 1 = 1", "SELECT * FROM IDENTIFIER('r') WHERE 1 = 1",
+      "SELECT IDENTIFIER('ab' || 's')(id) FROM r WHERE 1 = 1"]),
     ("spark.sql.legacy.negativeIndexInArrayInsert",
      ["SELECT a, size(a) FROM r WHERE 1 = 1", "SELECT element_at(a, -1) FROM r WHERE id > 0 OR 1 = 0"],
      ["SELECT array_insert(a, -1, 9), array_insert(a, -3, id) FROM r WHERE 1 = 1"]),
@@ -867,6 +901,47 @@ def commuted_grouping_files() -> list[TestFile]:
     return [_file("commuted-grouping.sql", view + queries)]
 
 
+def view_redefinition_files() -> list[TestFile]:
+    """Views whose definitions read a view made again since they were made: its columns
+    in another order, renamed into each other's places, of a wider type, one fewer, one
+    more.  Spark picks a view's columns from its definition's output by name (the k-th
+    column named n is the definition's k-th column named n), so the rows sparkfold reads
+    through a definition (a Filter over a view that keeps none of them is empty) must be
+    picked by name too.  Each outer view (over `*`, some columns, its own column list,
+    aliases that swap names, duplicate names under a column list) is a temporary view and
+    a persistent one without a schema clause, WITH SCHEMA BINDING and WITH SCHEMA
+    EVOLUTION; each is filtered on each of its columns by the value it had."""
+    row = "FROM VALUES (1, 2, 3) AS t(a, b, c)"
+    remade = [f"SELECT b, a, c {row}", f"SELECT c, b, a {row}", f"SELECT a AS b, b AS a, c {row}",
+              f"SELECT CAST(a AS BIGINT) AS a, b, c {row}", f"SELECT b, a {row}", f"SELECT *, 4 AS d {row}"]
+    # (the view's text after the name, its columns and their first values)
+    outer = [("AS SELECT * FROM {b}", {"a": 1, "b": 2, "c": 3}),
+             ("AS SELECT a, b FROM {b}", {"a": 1, "b": 2}),
+             ("(x, y, z) AS SELECT * FROM {b}", {"x": 1, "y": 2, "z": 3}),
+             ("AS SELECT b AS a, a AS b, c FROM {b}", {"a": 2, "b": 1, "c": 3}),
+             ("(x, y) AS SELECT a AS k, b AS k FROM {b}", {"x": 1, "y": 2})]
+    kinds = [("TEMPORARY VIEW", "", "vd_tbase"), ("VIEW", "", "vd_pbase"),
+             ("VIEW", " WITH SCHEMA BINDING", "vd_pbase"), ("VIEW", " WITH SCHEMA EVOLUTION", "vd_pbase")]
+    statements = []
+    for again in remade:
+        statements += [f"CREATE OR REPLACE TEMPORARY VIEW vd_tbase AS SELECT * {row}",
+                       f"CREATE OR REPLACE VIEW vd_pbase AS SELECT * {row}"]
+        names = []
+        for k, (kind, mode, base) in enumerate(kinds):
+            for i, (text, columns) in enumerate(outer):
+                name = f"vd_{k}_{i}"
+                names.append((name, columns))
+                statements.append(f"CREATE OR REPLACE {kind} {name}{mode} " + text.format(b=base))
+        statements += [f"CREATE OR REPLACE TEMPORARY VIEW vd_tbase AS {again}",
+                       f"CREATE OR REPLACE VIEW vd_pbase AS {again}"]
+        for name, columns in names:
+            statements += [f"SELECT * FROM {name} WHERE {c} = {v}" for c, v in columns.items()]
+            first = next(iter(columns))
+            statements.append(f"SELECT * FROM {name} WHERE {first} <> {columns[first]}")
+    drops = [f"DROP VIEW IF EXISTS vd_{k}_{i}" for k in range(1, len(kinds)) for i in range(len(outer))]
+    return [_file("view-redefinitions.sql", statements + drops + ["DROP VIEW IF EXISTS vd_pbase"])]
+
+
 def in_subquery_type_files() -> list[TestFile]:
     """Each pair of column types on the two sides of an IN subquery, over an empty
     subquery (which a rule folds to FALSE: an error Spark raises for the pair must not be
@@ -879,7 +954,7 @@ SPACES = [literal_files, cte_files, setop_files, grouping_files, settings_files,
           setop_type_files, trailing_comma_files, alias_field_files, grouping_set_name_files,
           parameterless_files, wrapped_call_files, in_subquery_type_files,
           parameterized_type_files, nanos_files, time_window_files, lateral_generator_files,
-          pipe_syntax_files, opaque_block_subquery_files, commuted_grouping_files]
+          pipe_syntax_files, opaque_block_subquery_files, commuted_grouping_files, view_redefinition_files]
 
 
 def all_files() -> list[TestFile]:
