@@ -184,6 +184,8 @@ _CUSTOMIZED = [
     "FOR word IN ('a', 'b'))",                                                                        # expressions
     # a star among a call's arguments: the call parsed again around its columns (stars.py)
     "SELECT coalesce(*), count(DISTINCT t.*, 1), 1 IN (t.*) AS i FROM t WHERE num = NULL OR 1 = 1 GROUP BY ALL",
+    # variant paths: a marker call around the operand, written back as the path (variant_paths.py)
+    "SELECT parse_json(word):a.b, parse_json(word):['k'][0]::int AS n FROM tokens WHERE 1 = 1 OR id = NULL",
 ]
 
 _CLI = """

@@ -300,6 +300,17 @@ def test_a_view_reads_its_definition_by_name_after_the_view_under_it_is_made_aga
     assert {o.spark == "accepts" for o in outcomes} == {True, False}  # a column gone: Spark's error on every path
 
 
+def test_variant_paths_are_read_where_they_stand_and_named_as_spark_names_them(spark):
+    """`v:a.b` in every clause and form (tests/sqltests/classes.py `variant_path_files`):
+    optimized around, written back as written, named as Spark names it; a path Spark
+    rejects keeps Spark's error."""
+    outcomes, failures = _check(spark, classes.variant_path_files(), every=4)
+    assert failures == []
+    accepted = [o for o in outcomes if o.spark == "accepts"]
+    assert sum(o.status == "rewritten" for o in accepted) >= 0.7 * len(accepted)
+    assert all(o.status != "passthrough" or "`b`" in o.sql for o in accepted)
+
+
 def test_timestamp_type_and_time_parser_settings_on_spark(spark):
     """spark.sql.timestampType=TIMESTAMP_NTZ (modelled: the name TIMESTAMP, to_timestamp,
     TIMESTAMP_LTZ written back as such) and spark.sql.legacy.timeParserPolicy (only a

@@ -28,7 +28,7 @@ from sqlglot.dialects.spark import Spark
 from sqlglot.tokens import TokenType
 
 from . import types as T
-from .functions import AGGREGATE_FUNCTIONS, KNOWN_AGGREGATE_NAMES, SCALAR_FUNCTIONS
+from .functions import AGGREGATE_FUNCTIONS, KNOWN_AGGREGATE_NAMES, SCALAR_FUNCTIONS, VARIANT_PATH
 
 ARG_PREFIX = "__sf_arg_"
 
@@ -41,8 +41,17 @@ _KEYWORD_LITERALS = {"date": "DATE", "timestamp": "TIMESTAMP", "timestamp_ltz": 
                      "timestamp_ntz": "TIMESTAMP_NTZ"}
 
 
+
+
 def _typed_literal_sql(self, e: exp.Anonymous) -> str:
     name = e.name.lower()
+    if name == VARIANT_PATH and len(e.expressions) == 2:
+        # `v:a.b`, as Spark's syntax writes it (the operand parenthesized unless primary)
+        operand = e.expressions[0]
+        text = self.sql(operand)
+        if not isinstance(operand, (exp.Column, exp.Paren, exp.Func, exp.Dot, exp.Bracket)):
+            text = f"({text})"
+        return f"{text}:{e.expressions[1].this}"
     if name.startswith(TYPED_LITERAL_PREFIX) and len(e.expressions) == 1:
         kind = name[len(TYPED_LITERAL_PREFIX):]
         suffix = _TYPE_SUFFIX.get(kind)

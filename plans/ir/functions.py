@@ -15,6 +15,10 @@ from typing import Callable
 from . import types as T
 from .records import record
 
+# the marker call a variant path (`v:a.b`) is read as (plans.sql_in.variant_paths),
+# printed back as the path by plans.ir.dialect
+VARIANT_PATH = "__sf_variant_path"
+
 
 def _any_nullable(args) -> bool:
     return any(a.nullable for a in args)

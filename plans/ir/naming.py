@@ -16,6 +16,7 @@ from typing import cast
 
 from . import expressions as E
 from . import types as T
+from .functions import VARIANT_PATH
 from .tree import fold
 
 
@@ -290,7 +291,7 @@ def name_known(e: E.Expr) -> bool:
     holds an unmodelled call whose naming was never read off Spark (the name of
     `aes_encrypt(s, k)` is `aes_encrypt(s, k, GCM, DEFAULT, , )`): such a name must come
     from Spark itself, the expression written as the input wrote it and not aliased."""
-    if not e.deep_mask & E.Opaque.bit:
+    if not e.deep_mask & E.Opaque.bit or _variant_path_name(e) is not None:
         return True
     return all(n.name_known for n in e.walk() if isinstance(n, E.Opaque))
 
@@ -303,8 +304,28 @@ def argument_name(e: E.Expr) -> str:
     return fold(e, _name_node)
 
 
+def variant_path_alias(path: str) -> str | None:
+    """The name Spark's parser aliases a variant path (`v:a.b['c']`, plans.sql_in.variant_paths)
+    with: the path's last name or quoted key (`c`); None when it has none (`v:[0]`)."""
+    names = re.findall(r"(?:^|\.)([A-Za-z_][A-Za-z0-9_]*)|\['([^']*)'\]", path)
+    return (names[-1][0] or names[-1][1]) if names else None
+
+
+def _variant_path_name(e: E.Expr) -> str | None:
+    """The name of a select item that is a variant path, or one cast of it (`v:a.b::int`):
+    Spark's parser aliased the path (`b`), and a cast of an aliased value keeps the alias."""
+    if isinstance(e, E.Cast):
+        e = e.child
+    if isinstance(e, E.Opaque) and getattr(e.template, "name", "").lower() == VARIANT_PATH \
+            and len(e.template.expressions) == 2:
+        return variant_path_alias(str(e.template.expressions[1].this))
+    return None
+
+
 def spark_name(e: E.Expr) -> str:
     """The column name Spark gives `SELECT <e>` when e has no alias."""
+    if (path := _variant_path_name(e)) is not None:
+        return path
     # ResolveAliases: a cast of a named expression keeps the name (`CAST(a AS BIGINT)` is `a`)
     while isinstance(e, E.Cast) and isinstance(e.child, (E.Attribute, E.Alias)):
         e = e.child

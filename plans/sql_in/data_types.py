@@ -46,6 +46,8 @@ def parse_type(text: str) -> T.DataType:
     `struct<a:int,b:string>` or `map<string,int>` (case-insensitive)."""
     if text.strip().lower() in _VOID:
         return _VOID[text.strip().lower()]
+    if text.strip().lower() == "variant":
+        return T.UNKNOWN  # (a VARIANT column: of a type sparkfold does not model, as the session's)
     if text.count("<") != text.count(">") or text.count("(") != text.count(")"):
         raise TypeParseError(f"cannot read type {text!r}: unbalanced brackets")
     try:

@@ -12,7 +12,7 @@ from sqlglot import exp
 from ..ir import expressions as E
 from ..ir import functions as F
 from ..ir import types as T
-from ..ir.dialect import ARG_PREFIX, TYPED_LITERAL_PREFIX, UNSIGNED_SHIFT, function_name
+from ..ir.dialect import ARG_PREFIX, TYPED_LITERAL_PREFIX, UNSIGNED_SHIFT, VARIANT_PATH, function_name
 from ..ir.errors import AnalysisError
 from ..ir.records import replace
 from .constructors import constructor_type
@@ -20,6 +20,7 @@ from .expr_context import Ctx, NotModelled, calls_nondeterministic
 from .expr_leaves import typed_literal_call
 from .expr_operators import analyze_cast, concat_call
 from .stars import has_star_argument
+from . import variant_paths
 
 if TYPE_CHECKING:
     from .scope import Scope
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
 
 def analyze_anonymous(ea, node: exp.Anonymous, ctx):
     name = function_name(node)
+    if name == VARIANT_PATH and variant_paths.is_marker(node):
+        return variant_paths.analyze(ea, node, ctx)
     if name.startswith(TYPED_LITERAL_PREFIX):
         lit = typed_literal_call(ea, node)
         if lit is not None:

@@ -30,7 +30,7 @@ from sqlglot.tokens import Token, TokenType
 
 from ..ir.dialect import DIALECT, SUFFIX_TYPES, TYPED_LITERAL_PREFIX, compiled_sqlglot, spans_later, unplaced_parser
 from ..ir.errors import ParseError, UnsupportedError
-from . import bitwise, grammar, pivot_aggregates, precedence, spans
+from . import bitwise, grammar, pivot_aggregates, precedence, spans, variant_paths
 from .grammar import ends_operand as _ends_operand
 
 # ---------------------------------------------------------------------------
@@ -800,7 +800,7 @@ def parse_statements(sql: str, placed: bool = True) -> list[exp.Expression]:
     levels: set[int] = set()
     fixes = _Fixes()
     written = tokens  # (as the text has them, before sparkfold's fixes and the compiled build's)
-    tokens = _fix_tokens(tokens, sql, levels, fixes)
+    tokens = variant_paths.marked(_fix_tokens(tokens, sql, levels, fixes), sql)
     _refuse_operator_runs(tokens)
     _refuse_trailing_commas(tokens)
     unmodelled = _unmodelled_syntax(tokens)

@@ -901,6 +901,40 @@ def commuted_grouping_files() -> list[TestFile]:
     return [_file("commuted-grouping.sql", view + queries)]
 
 
+def variant_path_files() -> list[TestFile]:
+    """Spark's variant paths (`v:a.b`, `v:['k']`, `v:[0]`, `v:a.c[1]`, `v:a:b`, a qualified,
+    parenthesized or computed operand), alone in a select list (named after the path's
+    last name), aliased, cast (`::int`, named so too), inside other expressions (named by
+    Spark), in WHERE, ORDER BY, GROUP BY, a join condition, a CTE and a derived table read
+    by the name Spark gives; under rewrites around them.  And the ones Spark rejects (a
+    column that is no VARIANT, a subscript that is an expression, arithmetic on a
+    VARIANT) or sparkfold passes through (a backquoted name in the path)."""
+    view = ["CREATE OR REPLACE TEMPORARY VIEW vp AS SELECT k, parse_json(j) AS v, j FROM VALUES "
+            "(1, '{\"a\": {\"b\": 1, \"c\": [10, 20]}, \"f-n\": \"x\", \"arr\": [{\"id\": 7}]}'), "
+            "(2, '{\"a\": {\"b\": null}, \"f-n\": 3}'), (3, '[1, {\"a\": 2}]'), (4, 'null'), (5, NULL) AS t(k, j)"]
+    paths = ["v:a.b", "v:a", "v:['f-n']", "v:a.c[1]", "v:[1].a", "v:arr[0].id", "v:a:b", "vp.v:a.b", "(v):a.b",
+             "parse_json(j):a.b", "v : a . b", "v:A"]
+    shapes = ["SELECT k, {p} FROM vp WHERE 1 = 1 ORDER BY k",
+              "SELECT k, {p} AS x FROM vp WHERE k > 0 OR 1 = 0 ORDER BY k",
+              "SELECT k, {p}::int, {p}::string FROM vp WHERE true AND k IS NOT NULL ORDER BY k",
+              "SELECT k, -{p}::int AS n, concat({p}::string, '!') AS c, {p} IS NULL AS z FROM vp ORDER BY k",
+              "SELECT k FROM vp WHERE {p}::int > 0 AND 1 = 1 ORDER BY k",
+              "SELECT {p}::string AS g, count(*) AS n FROM vp GROUP BY {p}::string HAVING 1 = 1 ORDER BY g",
+              "SELECT * FROM (SELECT k, {p} FROM vp) WHERE k < 4 AND 2 > 1 ORDER BY k",
+              "WITH c AS (SELECT k, {p}::int AS x FROM vp) SELECT * FROM c WHERE x IS NOT NULL OR NULL ORDER BY k",
+              "SELECT x.k FROM vp x JOIN vp y ON x.k = y.k AND x.{p}::int = y.{p}::int WHERE 1 = 1 ORDER BY x.k"]
+    queries = [shape.format(p=p) for p in paths for shape in shapes
+               if not (shape.startswith("SELECT x.k") and not p.startswith("v:"))]
+    # a derived table's variant path read by the name Spark gives it
+    queries += ["SELECT b FROM (SELECT v:a.b FROM vp) WHERE 1 = 1", "SELECT c FROM (SELECT v:a.c[1] FROM vp) t",
+                "SELECT b + 1 FROM (SELECT v:a.b::int FROM vp) WHERE b > 0 OR 1 = 0",
+                "SELECT `f-n` FROM (SELECT v:['f-n'] FROM vp) WHERE true",
+                "SELECT CAST(NULL AS STRUCT<a: INT, b: ARRAY<INT>>) AS s, k FROM vp WHERE 1 = 1"]
+    rejected = ["SELECT j:a FROM vp", "SELECT v:a.c[1 + 0] FROM vp", "SELECT v:a.b + 1 FROM vp",
+                "SELECT k:a FROM vp WHERE 1 = 1", "SELECT v:a.`b` FROM vp WHERE 1 = 1", "SELECT v:a FROM vp GROUP BY v:a"]
+    return [_file("variant-paths.sql", view + queries + rejected)]
+
+
 def view_redefinition_files() -> list[TestFile]:
     """Views whose definitions read a view made again since they were made: its columns
     in another order, renamed into each other's places, of a wider type, one fewer, one
@@ -954,7 +988,8 @@ SPACES = [literal_files, cte_files, setop_files, grouping_files, settings_files,
           setop_type_files, trailing_comma_files, alias_field_files, grouping_set_name_files,
           parameterless_files, wrapped_call_files, in_subquery_type_files,
           parameterized_type_files, nanos_files, time_window_files, lateral_generator_files,
-          pipe_syntax_files, opaque_block_subquery_files, commuted_grouping_files, view_redefinition_files]
+          pipe_syntax_files, opaque_block_subquery_files, commuted_grouping_files, view_redefinition_files,
+          variant_path_files]
 
 
 def all_files() -> list[TestFile]:
