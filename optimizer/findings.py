@@ -44,7 +44,7 @@ from sqlglot import exp
 from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
 from ..plans.ir import types as T
-from ..plans.ir.dialect import is_aggregate_call, node_span
+from ..plans.ir.dialect import DIALECT, is_aggregate_call, node_span
 from ..plans.ir.records import as_dict, record
 from ..plans.ir.tree import transform_up
 from ..plans.sql_in.precedence import MEANING as PRECEDENCE
@@ -147,7 +147,7 @@ class Text:
     def of(self, node: exp.Expression) -> str:
         span = node_span(node)
         if span is None:
-            return node.sql(dialect="spark")
+            return node.sql(dialect=DIALECT)
         return self.sql[span[0]:span[1] + 1]
 
 

@@ -376,17 +376,23 @@ def _valid(x: E.Opaque) -> bool:
                                 and x.args[0].value is not None and T.is_integral(x.args[0].data_type))))
 
 
+def _text(template) -> str:
+    from ..plans.ir.dialect import DIALECT  # (sqlglot: loaded by then, not at start-up)
+
+    return template.sql(dialect=DIALECT)
+
+
 def _unmodelled_name(plan: L.Plan, template_ids: frozenset[int]) -> str:
     """The text of one of the unmodelled calls or relations (by template id) in plan."""
     stack: list[L.Plan] = [plan]
     while stack:
         p = stack.pop()
         if isinstance(p, L.OpaqueRelation) and id(p.template) in template_ids:
-            return p.sql_text or p.template.sql(dialect="spark")
+            return p.sql_text or _text(p.template)
         for e in p.expressions:
             for x in e.walk():
                 if isinstance(x, E.Opaque) and id(x.template) in template_ids:
-                    return x.sql_text or x.template.sql(dialect="spark")
+                    return x.sql_text or _text(x.template)
                 if isinstance(x, E.SubqueryExpr):
                     if id(x.plan) in template_ids:
                         return "a correlated subquery"

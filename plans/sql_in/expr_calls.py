@@ -12,7 +12,7 @@ from sqlglot import exp
 from ..ir import expressions as E
 from ..ir import functions as F
 from ..ir import types as T
-from ..ir.dialect import ARG_PREFIX, TYPED_LITERAL_PREFIX, UNSIGNED_SHIFT, VARIANT_PATH, function_name
+from ..ir.dialect import ARG_PREFIX, DIALECT, TYPED_LITERAL_PREFIX, UNSIGNED_SHIFT, VARIANT_PATH, function_name
 from ..ir.errors import AnalysisError
 from ..ir.records import replace
 from .constructors import constructor_type
@@ -111,7 +111,7 @@ def analyze_window(ea, node, ctx):
     known = spark_text is not None and wrapped_name_known(out.template, out.args)
     if spark_text is None:
         if isinstance(node.this, CALL_WRAPPERS) or _ignore_nulls_flag(fn):
-            raise NotModelled(f"Spark's column name for {node.sql(dialect='spark')[:60]}")
+            raise NotModelled(f"Spark's column name for {node.sql(dialect=DIALECT)[:60]}")
         spark_text = out.sql_text
     return out.copy(data_type_=window_type(ea, name, out, fn, ctx), sql_text=spark_text, function=name,
                     name_known=known)
@@ -367,7 +367,7 @@ def opaque_call(ea, node: exp.Expression, ctx: Ctx, kind: str = "scalar",
 
         name = wrapped_call_name(template, args)
         if name is None:
-            raise NotModelled(f"Spark's column name for {node.sql(dialect='spark')[:60]}")
+            raise NotModelled(f"Spark's column name for {node.sql(dialect=DIALECT)[:60]}")
         known = wrapped_name_known(template, args)
     if name is None:
         name, known = _opaque_name(node, args)
@@ -517,7 +517,6 @@ def _opaque_name(node: exp.Expression, args) -> tuple[str, bool]:
             names = [f"{argument_name(a)} AS {quote_if_needed(p.alias)}" if isinstance(p, exp.Alias) else argument_name(a)
                      for p, a in zip(positional, args)]
             return call_name(function_name(node), names), plain_call(key)
-    from ..ir.dialect import DIALECT
 
     # Spark's generated names show string literals without quotes: map('a', m)['a'] is
     # `map(a, m)[a]`

@@ -14,7 +14,7 @@ from sqlglot import exp
 from ..ir import expressions as E
 from ..ir import logical as L
 from ..ir import types as T
-from ..ir.dialect import function_name
+from ..ir.dialect import DIALECT, function_name
 from ..ir.errors import AnalysisError, UnknownTableError
 from ..ir.records import record
 from .expr_context import (
@@ -124,7 +124,7 @@ def table_function(an, node: exp.Table) -> tuple[L.Plan, Scope]:
         columns = _session_columns(an, fn)
     outputs = tuple(E.Attribute(n, t, nullable, E.new_id()) for n, t, nullable in columns)
     template = exp.select(*(exp.column(n, quoted=not n.isidentifier()) for n, _, _ in columns)).from_(exp.Table(this=fn.copy()))
-    plan: L.Plan = L.OpaqueRelation(template, outputs, (), (), template.sql(dialect="spark"))
+    plan: L.Plan = L.OpaqueRelation(template, outputs, (), (), template.sql(dialect=DIALECT))
     alias_node = node.args.get("alias")
     renamed = [c.name for c in alias_node.columns] if alias_node is not None and alias_node.columns else []
     plan = an._rename(plan, renamed, name)
@@ -144,7 +144,7 @@ def _session_columns(an, fn: exp.Expression) -> list[tuple[str, T.DataType, bool
         # (a table argument, `TABLE(t)`, may name a CTE of the query, which the session
         # does not see)
         raise NotModelled("table-valued function over columns, a table or a query")
-    columns = an.catalog.session_relation(exp.Table(this=fn.copy()).sql(dialect="spark"))
+    columns = an.catalog.session_relation(exp.Table(this=fn.copy()).sql(dialect=DIALECT))
     if columns is None or len({n.lower() for n, _, _ in columns}) < len(columns):
         raise NotModelled(f"table-valued function {function_name(fn) if isinstance(fn, exp.Func) else ''}".rstrip())
     return columns
@@ -248,7 +248,7 @@ def sampled_table(node: exp.Table, attrs: tuple[E.Attribute, ...]) -> L.Plan:
     table = node.copy()
     table.set("alias", None)
     template = exp.select(exp.Star()).from_(table)
-    return L.OpaqueRelation(template, attrs, (), (), template.sql(dialect="spark")[:200])
+    return L.OpaqueRelation(template, attrs, (), (), template.sql(dialect=DIALECT)[:200])
 
 
 def cte_reference(an, d: CTEDef) -> L.Plan:

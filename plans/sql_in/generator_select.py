@@ -24,7 +24,7 @@ from sqlglot import exp
 from ..ir import expressions as E
 from ..ir import logical as L
 from ..ir import types as T
-from ..ir.dialect import function_name, is_aggregate_call
+from ..ir.dialect import DIALECT, function_name, is_aggregate_call
 from ..ir.errors import AnalysisError
 from ..ir.naming import spark_name
 from .expr_context import Ctx, NotModelled
@@ -70,7 +70,7 @@ def generator_select(an, sel: exp.Select) -> L.Plan | None:
         if name not in _GENERATORS or not isinstance(body, exp.Anonymous):
             # any other generator of constants (`inline`, `json_tuple`, the `_outer`
             # ones): the block's schema as the live session gives it
-            session = an.catalog.session_relation(f"({sel.sql(dialect='spark')})")
+            session = an.catalog.session_relation(f"({sel.sql(dialect=DIALECT)})")
             if session is None:
                 raise NotModelled(f"generator {name}() in a select list")
             columns = session
@@ -91,7 +91,7 @@ def generator_select(an, sel: exp.Select) -> L.Plan | None:
         raise NotModelled("a generator's SELECT with twice a name")
     outputs = tuple(E.Attribute(n, t, nullable, E.new_id()) for n, t, nullable in columns)
     template = sel.copy()
-    return L.OpaqueRelation(template, outputs, (), (), template.sql(dialect="spark")[:200])
+    return L.OpaqueRelation(template, outputs, (), (), template.sql(dialect=DIALECT)[:200])
 
 
 def _one(args: list, name: str) -> exp.Expression:

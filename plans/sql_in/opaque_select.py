@@ -19,7 +19,7 @@ from sqlglot import exp
 from ..ir import expressions as E
 from ..ir import logical as L
 from ..ir import types as T
-from ..ir.dialect import ARG_PREFIX, node_span
+from ..ir.dialect import ARG_PREFIX, DIALECT, node_span
 from ..ir.errors import AnalysisError
 from ..ir.naming import name_known, spark_name
 from .expr_context import Ctx, NotModelled, require_boolean
@@ -297,7 +297,7 @@ def _shown(analyzer, sel: exp.Select) -> str:
             start = source.lower().find("select", ctes[1] + 1, span[1]) if ctes is not None else -1
         if start >= 0 and span[1] - start >= SHOWN:
             return source[start:start + SHOWN]
-    return sel.sql(dialect="spark")[:SHOWN]
+    return sel.sql(dialect=DIALECT)[:SHOWN]
 
 
 def _output(analyzer, sel, scope, generated_columns: bool, is_root: bool,
@@ -347,7 +347,7 @@ def _output(analyzer, sel, scope, generated_columns: bool, is_root: bool,
             if name is None:
                 if not is_root:
                     raise NotModelled("an unaliased select item we cannot name")
-                name = body.sql(dialect="spark")
+                name = body.sql(dialect=DIALECT)
                 unnamed.add(len(out))
             dt = T.UNKNOWN
         out.append(E.Attribute(name, dt, True, E.new_id()))

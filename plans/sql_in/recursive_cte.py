@@ -26,7 +26,7 @@ from sqlglot import exp
 from ..ir import expressions as E
 from ..ir import logical as L
 from ..ir import types as T
-from ..ir.dialect import function_name, is_aggregate_call, nested_with_kept
+from ..ir.dialect import DIALECT, is_aggregate_call, nested_with_kept
 from ..ir.errors import AnalysisError
 from .expr_context import NotModelled
 from .from_clause import CTEDef
@@ -96,7 +96,7 @@ def recursive_cte(an: QueryAnalyzer, with_: exp.With, index: int, ctes: dict, en
 
     def relation() -> L.Plan:
         outputs = tuple(E.Attribute(n, t, True, E.new_id()) for n, t in zip(names, types))
-        return L.OpaqueRelation(template, outputs, (), (), template.sql(dialect="spark")[:200])
+        return L.OpaqueRelation(template, outputs, (), (), template.sql(dialect=DIALECT)[:200])
 
     itself = CTEDef(name, body, [], None, {}, [], make=relation, repeatable=True)
     try:

@@ -27,6 +27,7 @@ import re
 from sqlglot import exp
 
 from ..ir import expressions as E
+from ..ir.dialect import DIALECT
 from .expr_context import NotModelled
 from .scope import Scope, column_name
 
@@ -54,7 +55,7 @@ def regex_items(tree: exp.Expression) -> set[int]:
                 and not col.args.get("catalog"):
             items.add(id(col))
             continue
-        raise NotModelled(f"a backquoted name ({col.sql(dialect='spark')}) inside a select item, read as a "
+        raise NotModelled(f"a backquoted name ({col.sql(dialect=DIALECT)}) inside a select item, read as a "
                           f"regular expression under {KEY}")
     return items
 

@@ -13,7 +13,7 @@ from sqlglot import exp
 from ..ir import expressions as E
 from ..ir import logical as L
 from ..ir import types as T
-from ..ir.dialect import is_aggregate_call
+from ..ir.dialect import DIALECT, is_aggregate_call
 from ..ir.errors import AnalysisError, UnknownColumnError
 from ..ir.evaluate import CannotEvaluate, EvaluationError, evaluate
 from ..ir.naming import name_known, spark_name
@@ -520,11 +520,11 @@ def grouping_expressions(an, group: exp.Group, items, scope) -> list[E.Expr]:
                                                    and not name_known(x) for x, alias in items):
                 # (it may be Spark's name of a select item that sparkfold cannot name:
                 # `` GROUP BY `concat_ws( , a, b)` ``)
-                raise NotModelled(f"GROUP BY {g.sql(dialect='spark')}, which may name a select item "
+                raise NotModelled(f"GROUP BY {g.sql(dialect=DIALECT)}, which may name a select item "
                                   f"Spark names with a name sparkfold does not know") from None
             raise
         if E.contains_aggregate(e) or _contains_window(e):
-            raise AnalysisError(f"GROUP BY {g.sql(dialect='spark')} refers to an aggregate or window function")
+            raise AnalysisError(f"GROUP BY {g.sql(dialect=DIALECT)} refers to an aggregate or window function")
         out.append(e)
     return _no_lateral_alias(out)
 
