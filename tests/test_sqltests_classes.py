@@ -311,6 +311,17 @@ def test_variant_paths_are_read_where_they_stand_and_named_as_spark_names_them(s
     assert all(o.status != "passthrough" or "`b`" in o.sql for o in accepted)
 
 
+def test_script_transformations_are_kept_as_written_and_optimized_around(spark):
+    """`SELECT TRANSFORM(...) USING 'cat' ...` blocks (tests/sqltests/classes.py
+    `transform_files`): the block as written, its input and the query around it optimized,
+    its columns named and typed as Spark's AS list makes them.  (Each runs a process per
+    task: every fifth statement by default.)"""
+    outcomes, failures = _check(spark, classes.transform_files(), every=EVERY)
+    assert failures == []
+    accepted = [o for o in outcomes if o.spark == "accepts"]
+    assert sum(o.status == "rewritten" for o in accepted) >= 0.7 * len(accepted)
+
+
 def test_timestamp_type_and_time_parser_settings_on_spark(spark):
     """spark.sql.timestampType=TIMESTAMP_NTZ (modelled: the name TIMESTAMP, to_timestamp,
     TIMESTAMP_LTZ written back as such) and spark.sql.legacy.timeParserPolicy (only a

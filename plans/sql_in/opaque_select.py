@@ -48,6 +48,7 @@ INPUT_TABLE = "__sf_input_0"
 SHOWN = 200  # characters of an opaque block's text kept for display
 
 GENERATOR_REASON = "a generator in the select list"
+TRANSFORM_REASON = "a script transformation (SELECT TRANSFORM(...) USING ...)"
 TIME_WINDOW_REASON = "a time window (window / session_window)"
 _TIME_WINDOWS = frozenset({"window", "session_window"})
 
@@ -78,6 +79,50 @@ def opaque_reason(sel: exp.Select) -> str | None:
             raise NotModelled("two generators in a select list")
         return GENERATOR_REASON
     return None
+
+
+def _transform(item: exp.Expression) -> exp.QueryTransform | None:
+    body = item.this if isinstance(item, exp.Alias) else item
+    return body if isinstance(body, exp.QueryTransform) else None
+
+
+def transforms(sel: exp.Select) -> bool:
+    """Is the block a script transformation (`SELECT TRANSFORM(a, b) USING 'cat' AS (x,
+    y) FROM t`)?  Spark runs the script over the rows of the block's input: the block is
+    kept as written, its input optimized."""
+    return any(_transform(item) is not None for item in sel.expressions)
+
+
+def _transform_columns(item: exp.Expression) -> list[E.Attribute]:
+    """The columns of a script transformation, as Spark types them: its AS list's (a
+    string where no type is given), a single alias's, else `key` and `value`; nullable."""
+    from .data_types import TypeParseError, from_sqlglot
+
+    node = _transform(item)
+    assert node is not None
+    if any(isinstance(s, exp.Star) or (isinstance(s, exp.Column) and isinstance(s.this, exp.Star))
+           for s in node.expressions):
+        raise NotModelled(f"{TRANSFORM_REASON} of `*`")
+    schema = node.args.get("schema")
+    if isinstance(item, exp.Alias):
+        if schema is not None:
+            raise NotModelled(f"{TRANSFORM_REASON} with an alias and an AS list")
+        return [E.Attribute(item.alias, T.STRING, True, E.new_id())]
+    if schema is None:
+        return [E.Attribute(n, T.STRING, True, E.new_id()) for n in ("key", "value")]
+    out = []
+    for col in schema.expressions:
+        if isinstance(col, exp.Identifier):
+            out.append(E.Attribute(col.name, T.STRING, True, E.new_id()))
+            continue
+        if not isinstance(col, exp.ColumnDef) or not isinstance(col.args.get("kind"), exp.DataType):
+            raise NotModelled(f"{TRANSFORM_REASON} with an AS list sparkfold does not read")
+        try:
+            dt = from_sqlglot(col.args["kind"])
+        except TypeParseError:
+            raise NotModelled(f"{TRANSFORM_REASON} with a column of a type sparkfold does not know") from None
+        out.append(E.Attribute(col.name, dt, True, E.new_id()))
+    return out
 
 
 def is_time_window(node) -> bool:
@@ -326,6 +371,9 @@ def _output(analyzer, sel, scope, generated_columns: bool, is_root: bool,
             continue
         if is_generator_item(item):
             out.extend(E.Attribute(n, t, True, E.new_id()) for n, t in generator_item_columns(analyzer, item, scope))
+            continue
+        if _transform(item) is not None:
+            out.extend(_transform_columns(item))
             continue
         name = item.alias if isinstance(item, exp.Alias) else None
         body = item.this if isinstance(item, exp.Alias) else item

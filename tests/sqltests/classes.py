@@ -935,6 +935,41 @@ def variant_path_files() -> list[TestFile]:
     return [_file("variant-paths.sql", view + queries + rejected)]
 
 
+def transform_files() -> list[TestFile]:
+    """Script transformations (`SELECT TRANSFORM(a, b) USING 'cat' AS (x, y) FROM t`), kept
+    as written, with their input optimized (WHERE conjuncts to fold) and the query around
+    them: each output form (none: `key` and `value`; one alias; an AS list untyped (strings)
+    and typed), input columns, expressions, literals and NULLs, aggregates under GROUP BY
+    and HAVING, ROW FORMAT DELIMITED on either side, read by name from a derived table, a
+    CTE and a join; and the ones Spark rejects or sparkfold passes through (`TRANSFORM(*)`)."""
+    view = ["CREATE OR REPLACE TEMPORARY VIEW st AS SELECT * FROM VALUES (1, 'x', 2.5D, DATE '2020-01-02'), "
+            "(2, NULL, NULL, NULL), (3, 'y', -0.0D, DATE '1999-12-31'), (NULL, 'x', 1E10, NULL) AS st(a, b, c, d)"]
+    outputs = ["", " AS x", " AS (x)", " AS (x, y)", " AS (x, y, z)", " AS (x INT, y STRING)",
+               " AS (x STRING, y DOUBLE, z DATE)", " AS (x BIGINT, y DECIMAL(10, 2))"]
+    inputs = ["a", "a, b", "b, c, d", "a + 1, upper(b), NULL", "CAST(a AS STRING), 'k'"]
+    wheres = ["WHERE 1 = 1", "WHERE a > 1 OR 1 = 0", "WHERE b IS NOT NULL AND 2 > 1", "WHERE a = NULL"]
+    queries = [f"SELECT TRANSFORM({i}) USING 'cat'{o} FROM st {w}"
+               for k, (i, o) in enumerate(itertools.product(inputs, outputs)) for w in [wheres[k % len(wheres)]]]
+    queries += [
+        "SELECT TRANSFORM(b, max(a), sum(c)) USING 'cat' AS (k, m, s) FROM st WHERE 1 = 1 GROUP BY b",
+        "SELECT TRANSFORM(b, count(*)) USING 'cat' AS (k, n INT) FROM st GROUP BY b HAVING count(*) > 0 OR 1 = 0",
+        "SELECT TRANSFORM(a, b, c, NULL) ROW FORMAT DELIMITED FIELDS TERMINATED BY '@' LINES TERMINATED BY '\\n' "
+        "NULL DEFINED AS 'NULL' USING 'cat' AS (p, q, r, s) ROW FORMAT DELIMITED FIELDS TERMINATED BY '@' "
+        "LINES TERMINATED BY '\\n' NULL DEFINED AS 'NULL' FROM st WHERE 1 = 1",
+        "SELECT TRANSFORM(a, b) ROW FORMAT DELIMITED FIELDS TERMINATED BY ',' USING 'cat' AS (p, q) FROM st WHERE true",
+        "SELECT x + 1 AS n FROM (SELECT TRANSFORM(a, b) USING 'cat' AS (x INT, y STRING) FROM st) WHERE 1 = 1",
+        "SELECT y FROM (SELECT TRANSFORM(a, b) USING 'cat' AS (x, y) FROM st) q WHERE x IS NOT NULL AND x = NULL",
+        "WITH c AS (SELECT TRANSFORM(b) USING 'cat' AS (w) FROM st WHERE a > 0) SELECT * FROM c WHERE 1 = 1",
+        "SELECT s.p, st.a FROM (SELECT TRANSFORM(b) USING 'cat' AS (p) FROM st) s JOIN st ON s.p = st.b WHERE 1 = 1",
+        "SELECT key, value FROM (SELECT TRANSFORM(a, b) USING 'cat' FROM st WHERE 1 = 1) ORDER BY key",
+        "SELECT TRANSFORM(a) USING 'cat' AS (x) FROM st WHERE 1 = 1 ORDER BY x LIMIT 2",
+    ]
+    refused = ["SELECT TRANSFORM(*) USING 'cat' AS (p, q, r, s) FROM st WHERE 1 = 1",
+               "SELECT TRANSFORM(DISTINCT a) USING 'cat' FROM st", "SELECT TRANSFORM(a) USING 'cat' AS (x), b FROM st",
+               "SELECT TRANSFORM(a, nope) USING 'cat' FROM st WHERE 1 = 1"]
+    return [_file("transform.sql", view + queries + refused)]
+
+
 def view_redefinition_files() -> list[TestFile]:
     """Views whose definitions read a view made again since they were made: its columns
     in another order, renamed into each other's places, of a wider type, one fewer, one
@@ -989,7 +1024,7 @@ SPACES = [literal_files, cte_files, setop_files, grouping_files, settings_files,
           parameterless_files, wrapped_call_files, in_subquery_type_files,
           parameterized_type_files, nanos_files, time_window_files, lateral_generator_files,
           pipe_syntax_files, opaque_block_subquery_files, commuted_grouping_files, view_redefinition_files,
-          variant_path_files]
+          variant_path_files, transform_files]
 
 
 def all_files() -> list[TestFile]:
