@@ -110,9 +110,7 @@ def analyze_window(ea, node, ctx):
     spark_text = window_name(out.template, out.args)
     known = spark_text is not None and wrapped_name_known(out.template, out.args)
     if spark_text is None:
-        if isinstance(node.this, CALL_WRAPPERS) or _ignore_nulls_flag(fn):
-            raise NotModelled(f"Spark's column name for {node.sql(dialect=DIALECT)[:60]}")
-        spark_text = out.sql_text
+        spark_text = out.sql_text  # (a guess, never trusted: `known` is False)
     return out.copy(data_type_=window_type(ea, name, out, fn, ctx), sql_text=spark_text, function=name,
                     name_known=known)
 
@@ -366,9 +364,10 @@ def opaque_call(ea, node: exp.Expression, ctx: Ctx, kind: str = "scalar",
         from ..ir.naming import wrapped_call_name, wrapped_name_known
 
         name = wrapped_call_name(template, args)
-        if name is None:
-            raise NotModelled(f"Spark's column name for {node.sql(dialect=DIALECT)[:60]}")
-        known = wrapped_name_known(template, args)
+        # (a form whose name sparkfold cannot write, `listagg(DISTINCT c, ',') WITHIN GROUP
+        # (...)`: a guess, never trusted, as any unknown name; aliased, it needs none)
+        known = name is not None and wrapped_name_known(template, args)
+        name = name if name is not None else node.sql(dialect=DIALECT)
     if name is None:
         name, known = _opaque_name(node, args)
     data_type: T.DataType = T.UNKNOWN

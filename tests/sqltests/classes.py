@@ -646,6 +646,15 @@ def wrapped_call_files() -> list[TestFile]:
                     f"SELECT {call}({arg}) AS v FROM wc WHERE 1 = 1"]
     queries += ["SELECT hex(first_value(s) IGNORE NULLS OVER (ORDER BY x)) AS v FROM wc WHERE 1 = 1",
                 "SELECT typeof(last_value(s) IGNORE NULLS OVER (PARTITION BY g ORDER BY x)) AS v FROM wc"]
+    # wrapped calls whose column name sparkfold cannot write (DISTINCT inside WITHIN GROUP):
+    # unaliased at the top, Spark names them; aliased, nothing needs the name; read by a
+    # name from a derived table only where aliased
+    for agg in ["listagg(DISTINCT s, ',') WITHIN GROUP (ORDER BY s)", "string_agg(DISTINCT s, '|') WITHIN GROUP "
+                "(ORDER BY s DESC)", "listagg(DISTINCT s) WITHIN GROUP (ORDER BY s)"]:
+        queries += [f"SELECT {agg} FROM wc WHERE 1 = 1", f"SELECT g, {agg} FROM wc WHERE x > 0 OR 1 = 0 GROUP BY g",
+                    f"SELECT g, {agg} AS v FROM wc WHERE 1 = 1 GROUP BY g HAVING count(*) > 0 AND 2 > 1",
+                    f"SELECT v FROM (SELECT {agg} AS v FROM wc) WHERE v IS NOT NULL AND 1 = 1",
+                    f"SELECT * FROM (SELECT g, {agg} FROM wc GROUP BY g) WHERE g > 0 OR 1 = 0"]
     return [_file("wrapped-calls.sql", view + queries)]
 
 
