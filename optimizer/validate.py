@@ -33,7 +33,7 @@ from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
 from ..plans.ir import types as T
 from ..plans.ir.evaluate import CannotEvaluate, EvaluationError, evaluate
-from ..plans.ir.opaque_values import spark_accepts
+from ..plans.ir.opaque_values import unmodelled_in as _unmodelled_in
 from ..plans.ir.tree import transform_up
 
 _SUBQUERY_MASK = E.ScalarSubquery.bit | E.Exists.bit | E.InSubquery.bit
@@ -116,6 +116,13 @@ def _raising_constants(e: E.Expr, ansi: bool) -> int:
             continue  # a constant is built from literals
         if x.foldable:
             count += _raises(x, ansi)
+            continue
+        if isinstance(x, E.Opaque) and x.kind == "scalar" and x.args and all(a.foldable for a in x.args):
+            # an unmodelled call of constants (`to_date('')`, `date - ''`): Spark's
+            # ConstantFolding evaluates it if the call is deterministic, and it may raise
+            # (an empty relation written over a row of constants under WHERE FALSE feeds
+            # the calls above it constants they never saw): counted as raising
+            count += 1
             continue
         stack.extend(x.children)
     return count
@@ -318,12 +325,6 @@ class Checks:
 
 _NONE: frozenset[int] = frozenset()
 
-# the ranking window functions, which take no argument
-_RANKING = frozenset({"row_number", "rank", "dense_rank", "percent_rank", "cume_dist"})
-# the random functions, of no argument or an integer seed
-_RANDOM = frozenset({"rand", "randn", "random"})
-
-
 def _modelled_block(p: L.OpaqueRelation) -> bool:
     """Is the opaque block one sparkfold analyzed whole into operators (a LATERAL join's
     `model`), with no unmodelled expression, relation or subquery in them?  Spark's
@@ -337,43 +338,6 @@ def _modelled_block(p: L.OpaqueRelation) -> bool:
             if e.deep_mask & _SUBQUERY_MASK or _unmodelled_in(e):
                 return False
     return True
-
-
-def _unmodelled_in(e: E.Expr) -> set[int]:
-    """The templates (by id) of the unmodelled expressions in `e` that Spark's analysis may
-    reject; one whose types Spark surely accepts (`plans.ir.opaque_values`) is not one."""
-    out: set[int] = set()
-    accepted: set[int] = set()
-    for x in e.walk():  # (a parent before its children)
-        if not isinstance(x, E.Opaque) or id(x) in accepted:
-            continue
-        with_it = spark_accepts(x)
-        if with_it is not None:  # `v LIKE ANY (strings)`, `(a, b) IN ((1, 2))`: Spark reads it
-            accepted.update(id(a) for a in with_it)
-            continue
-        if not _valid(x):
-            out.add(id(x.template))
-    return out
-
-
-def _valid(x: E.Opaque) -> bool:
-    """Does Spark's analysis surely accept this unmodelled expression?  A ranking function
-    of no argument over an ordered window with no frame (`row_number() OVER (PARTITION BY
-    num ORDER BY num)`: what it partitions and orders by are modelled expressions, which
-    sparkfold analyzed as Spark does; Catalyst itself drops the side of an outer join
-    that nothing reads such a window of), and `rand()` / `rand(7)` (a call never
-    evaluated may go: tests/test_nondeterminism.py)."""
-    from sqlglot import exp  # (not at import: `sparkfold rules` starts without sqlglot)
-
-    w = x.template
-    if x.kind == "window":
-        return (x.function in _RANKING and isinstance(w, exp.Window) and bool(w.args.get("order"))
-                and not w.args.get("spec")
-                and not any(v for k, v in w.this.args.items() if k != "this"))  # (kept as written: its name)
-    return (x.kind == "scalar" and isinstance(w, exp.Anonymous) and w.name.lower() in _RANDOM
-            and all(isinstance(a, exp.Column) for a in w.expressions)  # (the placeholders of x.args)
-            and (not x.args or (len(x.args) == 1 and isinstance(x.args[0], E.Literal)
-                                and x.args[0].value is not None and T.is_integral(x.args[0].data_type))))
 
 
 def _text(template) -> str:

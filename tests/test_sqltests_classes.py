@@ -327,6 +327,18 @@ def test_script_transformations_are_kept_as_written_and_optimized_around(spark):
     assert sum(o.status == "rewritten" for o in accepted) >= 0.7 * len(accepted)
 
 
+def test_unmodelled_operators_and_calls_stay_where_spark_analyzes_them(spark):
+    """Operators over type pairs sparkfold does not coerce and calls that raise on some
+    inputs (tests/sqltests/classes.py `opaque_operator_files`), in a select list, a WHERE,
+    over an empty relation and in a column nothing reads, in both modes: Spark's rows and
+    errors on every path.  (Before: the whole query passed through for the operators; a
+    pruned column lost Spark's analysis error, and an empty relation's row of constants
+    made Spark fold `to_date('')` into an error.)"""
+    outcomes, failures = _check(spark, classes.opaque_operator_files(), every=8)
+    assert failures == []
+    assert sum(o.status == "rewritten" for o in outcomes) >= 0.9 * len(outcomes)
+
+
 def test_timestamp_type_and_time_parser_settings_on_spark(spark):
     """spark.sql.timestampType=TIMESTAMP_NTZ (modelled: the name TIMESTAMP, to_timestamp,
     TIMESTAMP_LTZ written back as such) and spark.sql.legacy.timeParserPolicy (only a

@@ -19,7 +19,7 @@ from ..sql_out.expressions import _faithful, _names_kept
 from ..sql_out.to_sql import ExprWriter, SqlGenerator
 from .frames import _MAX_DEPTH, Scope, _lazy_safe, _nested_reach
 from .literals import literal_code
-from .opaque import opaque_code
+from .opaque import opaque_code, operator_code
 from .text_reasons import expression_reason
 from .values import _lit, _plain_literal, col, py_str
 
@@ -126,7 +126,7 @@ def expr_node_code(low, e: E.Expr, args: list[tuple[str, bool]], scope: Scope) -
         case E.Exists() | E.ScalarSubquery() | E.InSubquery():
             return subquery_expr_code(low, e, w, scope), True
         case E.Opaque() if (call := opaque_code(e, w, low.imports)) is not None:
-            return call, True
+            return call, not operator_code(e.template)
         case _:  # Opaque, DISTINCT / FILTER aggregates: through SQL text
             return sql_expr_code(low, e, scope), True
 

@@ -53,6 +53,14 @@ def opaque_code(e: E.Opaque, args: list[str], imports: set[str]) -> str | None:
     return template_code(e.template, args, e.args, imports)
 
 
+def operator_code(t: exp.Expression) -> bool:
+    """Is the template's code a Python operator expression (`a - b`, `-a`, `~a`), which a
+    method called on it (`.alias(...)`) needs parenthesized?"""
+    while isinstance(t, exp.Paren):
+        t = t.this
+    return type(t) in _OPERATORS or isinstance(t, (exp.Neg, exp.Not))
+
+
 def template_code(t: exp.Expression, args: list[str], analyzed: tuple[E.Expr, ...], imports: set[str],
                   grouping: bool = False, generator: bool = False) -> str | None:
     """Python code of a Column computing the template t, whose placeholders are the

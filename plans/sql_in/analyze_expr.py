@@ -130,19 +130,29 @@ class ExprAnalyzer:
     def checked(self, e: E.Expr, node, ctx) -> E.Expr:
         """Where Spark's type coercion for known input types is not modelled, Spark may
         reject the query; rules must not be able to drop such an expression and make
-        the query valid, so the whole query passes through.  Functions whose result
-        type we do not know become opaque instead."""
+        the query valid.  An operator over a pair of types whose coercion is not modelled
+        (`date - string`, `interval second / int`, a decimal compared with a boolean) and
+        a function whose result type we do not know become opaque: kept as written, of
+        a type and name sparkfold does not know, never removed by a rewrite (a rewrite
+        that would is not kept: optimizer.validate); others pass the query through."""
         if isinstance(e, (E.Literal, E.Attribute, E.Opaque, E.SubqueryExpr, E.Alias)):
             return e
         kids = e.children
         if any(k.data_type == T.UNKNOWN for k in kids):
             return e
-        if not self.ansi:
-            e = legacy_string_coercion(e)
-        e = coerce(e, self.ansi)
+        try:
+            if not self.ansi:
+                e = legacy_string_coercion(e)
+            e = coerce(e, self.ansi)
+        except NotModelled:
+            if isinstance(e, _OPAQUE_PAIRS) and isinstance(node, (exp.Binary, exp.Unary)):
+                return self.opaque(node, ctx)
+            raise
         if isinstance(e, E.Func) and e.data_type == T.UNKNOWN:
             return self.opaque(node, ctx)
         if isinstance(e, E.Comparison) and e.compare_type is None:
+            if isinstance(node, exp.Binary):
+                return self.opaque(node, ctx)
             raise NotModelled(f"comparison of {e.left.data_type} with {e.right.data_type}")
         if e.data_type == T.UNKNOWN:
             raise NotModelled(f"the type of {type(e).__name__} over "
@@ -165,6 +175,9 @@ class ExprAnalyzer:
 
 
 _STAR_HOSTS = (exp.Func, exp.In)
+# operators whose operands' types are a pair Spark's coercion of which is not modelled:
+# opaque (`ExprAnalyzer.checked`)
+_OPAQUE_PAIRS = (E.Arithmetic, E.Negate, E.Comparison)
 
 
 def _a_value(node: exp.Tuple) -> bool:

@@ -24,6 +24,10 @@ class Block:
     select: list[tuple[E.Attribute, exp.Expr]] | None = None
     provisional: bool = False  # the select list of an aggregate, which a Project may replace
     definitions: dict[int, E.Expr] = field(default_factory=dict)  # aggregate outputs' expressions
+    # the select items (by id) holding an expression Spark's analysis may reject (an
+    # unmodelled call: plans.ir.opaque_values.unmodelled_in), which no Project above may
+    # drop: Spark analyzes a column nothing reads all the same
+    unmodelled: set[int] = field(default_factory=set)
     distinct: bool = False
     order: list[exp.Expression] | None = None
     order_aliases: set[int] = field(default_factory=set)

@@ -12,6 +12,7 @@ from ..ir import expressions as E
 from ..ir import logical as L
 from ..ir import types as T
 from ..ir.naming import UnknownName, name_known, spark_name
+from ..ir.opaque_values import unmodelled_in
 from .blocks import Block
 from .expressions import ExprWriter, _faithful, _names_kept, _wrap
 from .literals import data_type_sql
@@ -33,14 +34,28 @@ def write_filter(gen, plan: L.Filter, outer) -> Block:
     return b
 
 
+def _unmodelled(items) -> set[int]:
+    """The ids of the select items holding an expression Spark's analysis may reject."""
+    return {E.to_attribute(p).expr_id for p in items if p.deep_mask & E.Opaque.bit and unmodelled_in(p)}
+
+
+def _drops_unmodelled(b: Block, kept: set[int]) -> bool:
+    """Would a select list of only `kept` (ids, read or referenced) drop one of b's items
+    that holds an expression Spark's analysis may reject?"""
+    return bool(b.unmodelled - kept)
+
+
 def write_project(gen, plan: L.Project, outer) -> Block:
     b = gen.block(plan.child, outer)
+    read = {i for p in plan.projections for i in p.references} | {E.to_attribute(p).expr_id for p in plan.projections}
     if b.setop is None and not b.distinct and not b.closed:
         if b.select is None:
             b.select = [(E.to_attribute(p), select_item(gen, p, b.refs)) for p in plan.projections]
+            b.unmodelled = _unmodelled(plan.projections)
             b.output = list(plan.output)
             return b
-        if b.provisional and all(substitutable(gen, p, b) for p in plan.projections):
+        if b.provisional and all(substitutable(gen, p, b) for p in plan.projections) \
+                and not _drops_unmodelled(b, read):
             refs = definition_refs(gen, b)
             existing = {a.expr_id: (a, item) for a, item in b.select}
             b.select = [existing[p.expr_id] if isinstance(p, E.Attribute) and p.expr_id in existing
@@ -52,6 +67,7 @@ def write_project(gen, plan: L.Project, outer) -> Block:
                 # `SELECT 1 FROM (SELECT count(*) FROM t)`: still one aggregated row
                 b.having.append(exp.true())
             b.provisional = False
+            b.unmodelled = (b.unmodelled & read) | _unmodelled(plan.projections)
             b.output = list(plan.output)
             return b
     if b.select is not None and b.setop is None and all(isinstance(p, E.Attribute) for p in plan.projections):
@@ -59,13 +75,15 @@ def write_project(gen, plan: L.Project, outer) -> Block:
         attrs = cast("tuple[E.Attribute, ...]", plan.projections)
         by_id = {a.expr_id: (a, item) for a, item in b.select}
         if all(p.expr_id in by_id and by_id[p.expr_id][0].name == p.name for p in attrs) \
-                and not (b.order_aliases - {p.expr_id for p in attrs}) and not b.distinct:
+                and not (b.order_aliases - {p.expr_id for p in attrs}) and not b.distinct \
+                and not _drops_unmodelled(b, read):
             b.select = [by_id[p.expr_id] for p in attrs]
             b.provisional = False
             b.output = list(plan.output)
             return b
     b = gen.wrap(b, outer)
     b.select = [(E.to_attribute(p), select_item(gen, p, b.refs)) for p in plan.projections]
+    b.unmodelled = _unmodelled(plan.projections)
     b.output = list(plan.output)
     return b
 
@@ -98,6 +116,7 @@ def write_aggregate(gen, plan: L.Aggregate, outer) -> Block:
         b = gen.wrap(b, outer)
     b.group = [_not_ordinal(gen.expr(g, b.refs), g) for g in plan.grouping]
     b.select = [(E.to_attribute(p), select_item(gen, p, b.refs)) for p in plan.aggregates]
+    b.unmodelled = _unmodelled(plan.aggregates)
     if not plan.grouping and not any(E.contains_aggregate(a) for a in plan.aggregates):
         # without GROUP BY and aggregate functions Spark would read a projection:
         # HAVING keeps it one aggregated row (also over an empty input)

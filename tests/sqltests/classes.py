@@ -979,6 +979,37 @@ def transform_files() -> list[TestFile]:
     return [_file("transform.sql", view + queries + refused)]
 
 
+def opaque_operator_files() -> list[TestFile]:
+    """Operators over pairs of types whose coercion sparkfold does not model (`date -
+    string`, `interval / int`, `interval * string`, a decimal compared with a boolean, `d
+    + NULL`): kept as written where they stand, opaque, the query around them optimized;
+    and unmodelled calls that raise on some inputs (`to_date('')`, `make_date(0, 0, 0)`).
+    Each in a select list, a WHERE, over an empty relation (a row of constants under
+    WHERE FALSE, which Spark's ConstantFolding would evaluate in the call) and in a
+    column a query prunes (Spark analyzes it all the same), in both modes."""
+    view = ["CREATE OR REPLACE TEMPORARY VIEW oo AS SELECT * FROM VALUES "
+            "(DATE '2020-01-05', '2020-01-01', TIMESTAMP '2020-01-01 10:00:00', INTERVAL '10' SECOND, "
+            "INTERVAL '1-2' YEAR TO MONTH, 3, 1.5BD, true), "
+            "(DATE '2021-03-01', 'x', TIMESTAMP '2021-01-01 00:00:00', INTERVAL '0' SECOND, "
+            "INTERVAL '0-0' YEAR TO MONTH, 0, 0.0BD, false) AS oo(d, s, ts, i, ym, n, m, b)",
+            "CREATE OR REPLACE TEMPORARY VIEW on_ AS SELECT * FROM oo UNION ALL "
+            "SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL"]
+    exprs = ["d - s", "s - d", "ts - s", "s - ts", "i / n", "ym / n", "i * n", "ym * 2", "i / m", "ym + d",
+             "d + NULL", "i * s", "s - i", "m = b", "b <=> m"]
+    shapes = ["SELECT {e} FROM {t} WHERE 1 = 1",
+              "SELECT {e} AS x, n FROM {t} WHERE n > 0 OR 1 = 0",
+              "SELECT n FROM {t} WHERE ({e}) IS NOT NULL AND 1 = 1",
+              "SELECT {e} AS x FROM {t} WHERE false AND n > 0",
+              "SELECT x FROM (SELECT {e} AS x, n FROM {t}) WHERE n = NULL",
+              "SELECT n FROM (SELECT {e} AS x, n FROM {t}) WHERE 1 = 1"]
+    queries = [shape.format(e=e, t=t) for k, e in enumerate(exprs) for shape in shapes
+               for t in [("oo", "on_")[k % 2]]]
+    calls = ["to_date(s)", "to_timestamp(s)", "make_date(n, n, n)", "element_at(array(n), n + 5)",
+             "assert_true(n > 5)", "to_number(s, '999')", "unhex(s)", "date_format(d, s)"]
+    queries += [shape.format(e=c, t=t) for c in calls for shape in shapes[3:] for t in ("oo", "on_")]
+    return [_file("opaque-operators.sql", view + queries), _file("nonansi/opaque-operators.sql", view + queries)]
+
+
 def view_redefinition_files() -> list[TestFile]:
     """Views whose definitions read a view made again since they were made: its columns
     in another order, renamed into each other's places, of a wider type, one fewer, one
@@ -1033,7 +1064,7 @@ SPACES = [literal_files, cte_files, setop_files, grouping_files, settings_files,
           parameterless_files, wrapped_call_files, in_subquery_type_files,
           parameterized_type_files, nanos_files, time_window_files, lateral_generator_files,
           pipe_syntax_files, opaque_block_subquery_files, commuted_grouping_files, view_redefinition_files,
-          variant_path_files, transform_files]
+          variant_path_files, transform_files, opaque_operator_files]
 
 
 def all_files() -> list[TestFile]:
