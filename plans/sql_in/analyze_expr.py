@@ -155,6 +155,8 @@ class ExprAnalyzer:
                 return self.opaque(node, ctx)
             raise NotModelled(f"comparison of {e.left.data_type} with {e.right.data_type}")
         if e.data_type == T.UNKNOWN:
+            if isinstance(e, _OPAQUE_PAIRS) and isinstance(node, (exp.Binary, exp.Unary)):
+                return self.opaque(node, ctx)  # (`interval year to month + interval month`)
             raise NotModelled(f"the type of {type(e).__name__} over "
                               f"{', '.join(k.data_type.simple_string() for k in kids)}")
         return e

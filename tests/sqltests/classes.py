@@ -995,7 +995,7 @@ def opaque_operator_files() -> list[TestFile]:
             "CREATE OR REPLACE TEMPORARY VIEW on_ AS SELECT * FROM oo UNION ALL "
             "SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL"]
     exprs = ["d - s", "s - d", "ts - s", "s - ts", "i / n", "ym / n", "i * n", "ym * 2", "i / m", "ym + d",
-             "d + NULL", "i * s", "s - i", "m = b", "b <=> m"]
+             "d + NULL", "i * s", "s - i", "m = b", "b <=> m", "ym + INTERVAL '1' MONTH", "i - INTERVAL '2' MINUTE"]
     shapes = ["SELECT {e} FROM {t} WHERE 1 = 1",
               "SELECT {e} AS x, n FROM {t} WHERE n > 0 OR 1 = 0",
               "SELECT n FROM {t} WHERE ({e}) IS NOT NULL AND 1 = 1",
