@@ -140,22 +140,24 @@ class ExprAnalyzer:
         kids = e.children
         if any(k.data_type == T.UNKNOWN for k in kids):
             return e
+        # (an operator's node: opaque where its operands' types are not modelled)
+        operator = isinstance(e, _OPAQUE_PAIRS) and isinstance(node, (exp.Binary, exp.Unary))
         try:
             if not self.ansi:
                 e = legacy_string_coercion(e)
             e = coerce(e, self.ansi)
         except NotModelled:
-            if isinstance(e, _OPAQUE_PAIRS) and isinstance(node, (exp.Binary, exp.Unary)):
+            if operator:
                 return self.opaque(node, ctx)
             raise
         if isinstance(e, E.Func) and e.data_type == T.UNKNOWN:
             return self.opaque(node, ctx)
         if isinstance(e, E.Comparison) and e.compare_type is None:
-            if isinstance(node, exp.Binary):
+            if operator:
                 return self.opaque(node, ctx)
             raise NotModelled(f"comparison of {e.left.data_type} with {e.right.data_type}")
         if e.data_type == T.UNKNOWN:
-            if isinstance(e, _OPAQUE_PAIRS) and isinstance(node, (exp.Binary, exp.Unary)):
+            if operator:
                 return self.opaque(node, ctx)  # (`interval year to month + interval month`)
             raise NotModelled(f"the type of {type(e).__name__} over "
                               f"{', '.join(k.data_type.simple_string() for k in kids)}")
