@@ -531,14 +531,14 @@ def verdict(spark: Answer, sf: Outcome) -> str:
     if sf.kind == "crash":
         return "crash"
     if spark.error:
-        if sf.kind in ("pass", "reject") or sf.opaque:
-            return "declined"
+        if sf.kind in ("pass", "reject") or sf.opaque or sf.holds_unmodelled:
+            return "declined"  # (kept as written where Spark may reject it: Spark's error survives)
         return "accepts invalid"
     if sf.kind == "pass":
         return "passed through"
     if sf.kind == "reject":
         return "rejects valid"
-    if sf.opaque or sf.kept:
+    if sf.opaque or sf.kept or sf.holds_unmodelled:
         # kept as its text: its type unknown, or known but its nullability taken as
         # nullable (nothing rewrites it; Spark computes both again); named as Spark
         # names it, or marked as a name only Spark knows (written unaliased for Spark)

@@ -37,6 +37,10 @@ class Outcome(NamedTuple):
     why: str = ""
     kept: bool = False
     name_known: bool = True
+    # the item holds an unmodelled expression Spark's analysis may reject (an operator
+    # over a type pair sparkfold does not coerce, under a modelled NOT): kept as written
+    # where it stands, for Spark to accept or reject (plans.ir.opaque_values.unmodelled_in)
+    holds_unmodelled: bool = False
 
     @property
     def opaque(self) -> bool:
@@ -103,9 +107,12 @@ def _record(out: list, idxs: list[int], plan: L.Plan, sql: str) -> None:
 def _outcome(a: E.Attribute, named: E.Expr) -> Outcome:
     from sparkfold.plans.ir.naming import name_known
 
+    from sparkfold.plans.ir.opaque_values import unmodelled_in
+
     kept = isinstance(named, E.Alias) and isinstance(named.child, E.Opaque)
     known = not (isinstance(named, E.Alias) and named.auto) or name_known(named.child)
-    return Outcome("ok", a.name, a.data_type.simple_string(), a.nullable, kept=kept, name_known=known)
+    return Outcome("ok", a.name, a.data_type.simple_string(), a.nullable, kept=kept, name_known=known,
+                   holds_unmodelled=bool(unmodelled_in(named)))
 
 
 def _items_alone(catalog: Catalog, sql: str, tree, aggregate: bool) -> list[Outcome] | None:
