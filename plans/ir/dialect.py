@@ -451,6 +451,12 @@ def _data_type_sql(stock):
             return "TIME" + (f"({self.expressions(e, flat=True)})" if e.expressions else "")
         if e.expressions and e.this in _TIMESTAMP_NAMES:
             return f"{_TIMESTAMP_NAMES[e.this]}({self.expressions(e, flat=True)})"
+        collate = e.args.get("collate")
+        if collate is not None:
+            # `STRING COLLATE UTF8_LCASE` (sqlglot's printer drops the collation)
+            bare = e.copy()
+            bare.set("collate", None)
+            return f"{stock(self, bare)} COLLATE {self.sql(collate)}"
         return stock(self, e)
 
     return sql

@@ -69,6 +69,9 @@ def from_sqlglot(dt: exp.DataType, text: str | None = None, timestamp: T.DataTyp
     `timestamp`: the type the name TIMESTAMP stands for (in a query's text, the session's
     spark.sql.timestampType)."""
     kind = dt.this
+    if any(d.args.get("collate") is not None for d in dt.find_all(exp.DataType)):
+        # `STRING COLLATE UTF8_LCASE`: its comparisons ignore case, which sparkfold does not model
+        raise TypeParseError(f"a collated string type ({_shown(dt, text)})")
     if isinstance(kind, exp.Interval):
         return _ansi_interval(dt, kind, text)
     if dt.expressions and timestamp_precision(dt):

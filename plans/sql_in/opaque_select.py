@@ -12,6 +12,7 @@ the SQL generator can put the optimized input back and re-qualify the references
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Protocol
 
 from sqlglot import exp
@@ -91,6 +92,20 @@ def transforms(sel: exp.Select) -> bool:
     y) FROM t`)?  Spark runs the script over the rows of the block's input: the block is
     kept as written, its input optimized."""
     return any(_transform(item) is not None for item in sel.expressions)
+
+
+_QUANTIFIED_TRANSFORM = re.compile(r"(?i)\bTRANSFORM\s*\(\s*(ALL|DISTINCT)\b")
+
+
+def check_transform(sel: exp.Select, sql: str) -> None:
+    """A script transformation sparkfold keeps as written, or NotModelled: not one with
+    ALL / DISTINCT (which sqlglot's parser drops; Spark rejects it), nor one under an
+    ordering or distribution clause (ORDER BY, SORT BY, CLUSTER BY, DISTRIBUTE BY), whose
+    names read the script's output, not the block's input."""
+    if _QUANTIFIED_TRANSFORM.search(sql):
+        raise NotModelled(f"{TRANSFORM_REASON} with ALL or DISTINCT")
+    if any(sel.args.get(k) for k in ("order", "sort", "cluster", "distribute")):
+        raise NotModelled(f"{TRANSFORM_REASON} with ORDER BY, SORT BY, CLUSTER BY or DISTRIBUTE BY")
 
 
 def _transform_columns(item: exp.Expression) -> list[E.Attribute]:

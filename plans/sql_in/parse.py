@@ -540,6 +540,8 @@ def _unmodelled_syntax(tokens: list) -> str | None:
         nxt = tokens[i + 1].token_type if i + 1 < len(tokens) else None
         if t.token_type == TokenType.INTERVAL and (odd := _interval_sqlglot_misreads(tokens, i)):
             return odd
+        if t.token_type == TokenType.INTERVAL and _interval_then_value(tokens, i):
+            return "an interval literal followed by another value (`INTERVAL '1' YEAR '2' MONTH`), which sqlglot reads as a sum"
         if t.token_type == TokenType.COLON and 0 < i and nxt in (TokenType.VAR, TokenType.L_BRACKET, TokenType.IDENTIFIER) \
                 and tokens[i - 1].token_type in (TokenType.VAR, TokenType.R_BRACKET, TokenType.R_PAREN):
             return "a variant path (`v:a.b`)"
@@ -561,6 +563,17 @@ _UNIT_WORDS = "|".join(sorted(_INTERVAL_UNITS, key=len, reverse=True))
 _MULTI_UNIT_TEXT = re.compile(rf"\s*(interval\s+)?([+-]?\s*\d+(\.\d+)?\s*({_UNIT_WORDS})\b\s*)+", re.IGNORECASE)
 _WHOLE_NUMBER = re.compile(r"\s*[+-]?\d+\s*")
 _DECIMAL_NUMBER = re.compile(r"\s*[+-]?(\d+(\.\d*)?|\.\d+)\s*")
+
+
+def _interval_then_value(tokens: list, i: int) -> bool:
+    """Is the interval literal at tokens[i] (`INTERVAL v unit [TO unit]`) followed at once
+    by a string or a number (Spark's legacy form of adjacent literals, which sqlglot's
+    parser adds up)?"""
+    k = i + 3
+    if k < len(tokens) and tokens[k].text.upper() == "TO":
+        k += 2
+    return k < len(tokens) and i + 2 < len(tokens) and tokens[i + 2].text.upper() in _INTERVAL_UNITS \
+        and tokens[k].token_type in (TokenType.STRING, TokenType.NUMBER)
 
 
 def _interval_sqlglot_misreads(tokens: list, i: int) -> str | None:

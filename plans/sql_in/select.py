@@ -24,8 +24,8 @@ from .expr_context import Ctx, NotModelled, calls_nondeterministic, refuse_unnam
 from . import regex_columns
 from .from_clause import from_items
 from .generator_select import generator_select
-from .opaque_select import (TIME_WINDOW_REASON, TRANSFORM_REASON, opaque_reason, opaque_select, time_windowed,
-                            transforms)
+from .opaque_select import (TIME_WINDOW_REASON, TRANSFORM_REASON, check_transform, opaque_reason, opaque_select,
+                            time_windowed, transforms)
 from .scope import Scope
 from .stars import has_star, star_columns, star_of
 from .subquery_places import check_sort, pass_correlated_scalar
@@ -45,6 +45,7 @@ def select_block(an, sel: exp.Select, outer: Scope | None, ctes: dict) -> L.Plan
         # as written, its FROM clause (and WHERE) optimized
         return opaque_select(an, sel, outer, ctes, TIME_WINDOW_REASON, is_root=sel is an.root)
     if transforms(sel):
+        check_transform(sel, an.sql)
         return opaque_select(an, sel, outer, ctes, TRANSFORM_REASON, is_root=sel is an.root)
     generated = generator_select(an, sel)
     if generated is not None:

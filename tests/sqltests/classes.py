@@ -650,7 +650,9 @@ def wrapped_call_files() -> list[TestFile]:
     # unaliased at the top, Spark names them; aliased, nothing needs the name; read by a
     # name from a derived table only where aliased
     for agg in ["listagg(DISTINCT s, ',') WITHIN GROUP (ORDER BY s)", "string_agg(DISTINCT s, '|') WITHIN GROUP "
-                "(ORDER BY s DESC)", "listagg(DISTINCT s) WITHIN GROUP (ORDER BY s)"]:
+                "(ORDER BY s DESC)", "listagg(DISTINCT s) WITHIN GROUP (ORDER BY s)",
+                # a collated type in the call, which sqlglot's printer dropped (Spark: an error)
+                "listagg(DISTINCT CAST(s AS STRING COLLATE UTF8_LCASE)) WITHIN GROUP (ORDER BY s)"]:
         queries += [f"SELECT {agg} FROM wc WHERE 1 = 1", f"SELECT g, {agg} FROM wc WHERE x > 0 OR 1 = 0 GROUP BY g",
                     f"SELECT g, {agg} AS v FROM wc WHERE 1 = 1 GROUP BY g HAVING count(*) > 0 AND 2 > 1",
                     f"SELECT v FROM (SELECT {agg} AS v FROM wc) WHERE v IS NOT NULL AND 1 = 1",
@@ -973,7 +975,15 @@ def transform_files() -> list[TestFile]:
         "SELECT key, value FROM (SELECT TRANSFORM(a, b) USING 'cat' FROM st WHERE 1 = 1) ORDER BY key",
         "SELECT TRANSFORM(a) USING 'cat' AS (x) FROM st WHERE 1 = 1 ORDER BY x LIMIT 2",
     ]
+    # the script's output read by an ordering clause of its block, a block read by another
+    # (held-out transform.sql), and ALL (which sqlglot drops; Spark rejects it): passed through
+    queries += ["FROM (SELECT TRANSFORM(a, b) USING 'cat' AS (a, b) FROM st CLUSTER BY a) m "
+                "SELECT TRANSFORM(a, b) USING 'cat' AS (a, b)",
+                "FROM (SELECT TRANSFORM(a, b) USING 'cat' AS (a, b) FROM st ORDER BY a) m SELECT TRANSFORM(a, b) "
+                "USING 'cat' AS (a, b)",
+                "SELECT TRANSFORM(a, b) USING 'cat' AS (b, a) FROM st WHERE 1 = 1 SORT BY b"]
     refused = ["SELECT TRANSFORM(*) USING 'cat' AS (p, q, r, s) FROM st WHERE 1 = 1",
+               "SELECT TRANSFORM(ALL a, b) USING 'cat' AS (x, y) FROM st WHERE 1 = 1",
                "SELECT TRANSFORM(DISTINCT a) USING 'cat' FROM st", "SELECT TRANSFORM(a) USING 'cat' AS (x), b FROM st",
                "SELECT TRANSFORM(a, nope) USING 'cat' FROM st WHERE 1 = 1"]
     return [_file("transform.sql", view + queries + refused)]
@@ -1007,6 +1017,14 @@ def opaque_operator_files() -> list[TestFile]:
     calls = ["to_date(s)", "to_timestamp(s)", "make_date(n, n, n)", "element_at(array(n), n + 5)",
              "assert_true(n > 5)", "to_number(s, '999')", "unhex(s)", "date_format(d, s)"]
     queries += [shape.format(e=c, t=t) for c in calls for shape in shapes[3:] for t in ("oo", "on_")]
+    # casts to a collated string (`'a' = 'A'` is true there: was folded to false)
+    queries += ["SELECT CAST('a' AS STRING COLLATE UTF8_LCASE) = 'A' AS x",
+                "SELECT n FROM oo WHERE CAST(s AS STRING COLLATE UTF8_LCASE) = 'X' AND 1 = 1",
+                "SELECT CAST(s AS STRING COLLATE UNICODE_CI) = upper(s) AS x FROM oo WHERE n > 0 OR 1 = 0"]
+    # adjacent interval literals (Spark's legacy form), which sqlglot reads as a sum
+    queries += ["SELECT interval '10-9' year to month '2-1' year to month", "SELECT interval 1 year '2-1' year to month",
+                "SELECT interval '1 15:11' day to minute '12:11:10' hour to second",
+                "SELECT n FROM oo WHERE ym + interval '2' month '1' year IS NOT NULL AND 1 = 1"]
     return [_file("opaque-operators.sql", view + queries), _file("nonansi/opaque-operators.sql", view + queries)]
 
 
