@@ -977,10 +977,10 @@ def transform_files() -> list[TestFile]:
     ]
     # the script's output read by an ordering clause of its block, a block read by another
     # (held-out transform.sql), and ALL (which sqlglot drops; Spark rejects it): passed through
-    queries += ["FROM (SELECT TRANSFORM(a, b) USING 'cat' AS (a, b) FROM st CLUSTER BY a) m "
-                "SELECT TRANSFORM(a, b) USING 'cat' AS (a, b)",
-                "FROM (SELECT TRANSFORM(a, b) USING 'cat' AS (a, b) FROM st ORDER BY a) m SELECT TRANSFORM(a, b) "
-                "USING 'cat' AS (a, b)",
+    queries += ["SELECT TRANSFORM(a, b) USING 'cat' AS (a, b) FROM (SELECT TRANSFORM(a, b) USING 'cat' AS (a, b) "
+                "FROM st CLUSTER BY a) m",
+                "SELECT TRANSFORM(a, b) USING 'cat' AS (a, b) FROM (SELECT TRANSFORM(a, b) USING 'cat' AS (a, b) "
+                "FROM st ORDER BY a) m WHERE 1 = 1",
                 "SELECT TRANSFORM(a, b) USING 'cat' AS (b, a) FROM st WHERE 1 = 1 SORT BY b"]
     refused = ["SELECT TRANSFORM(*) USING 'cat' AS (p, q, r, s) FROM st WHERE 1 = 1",
                "SELECT TRANSFORM(ALL a, b) USING 'cat' AS (x, y) FROM st WHERE 1 = 1",
