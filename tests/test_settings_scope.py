@@ -174,6 +174,20 @@ def test_legacy_settings_read_by_function_or_type_pass_through_only_what_they_ch
     assert not any(optimize(q, at_default).passthrough for q in unchanged + changed)
 
 
+def test_the_functions_the_charset_and_array_insert_settings_change_are_kept_as_written():
+    """spark.sql.legacy.codingErrorAction, javaCharsets and negativeIndexInArrayInsert pass
+    nothing through because sparkfold models none of the functions they change: each call
+    is kept as written, and the query around it optimized; Spark computes (or raises on)
+    each call under the setting."""
+    from sparkfold.plans.ir.functions import AGGREGATE_FUNCTIONS, SCALAR_FUNCTIONS
+    from sparkfold.plans.sql_in.settings import CHARSET_FUNCTIONS
+    assert not CHARSET_FUNCTIONS & (set(SCALAR_FUNCTIONS) | set(AGGREGATE_FUNCTIONS))
+    sql = "SELECT encode(upper(s), 'US-ASCII'), array_insert(array(id), -1, 2) FROM r WHERE 1 = 1"
+    for key in ("codingErrorAction", "javaCharsets", "negativeIndexInArrayInsert"):
+        out = optimize(sql, _under({f"spark.sql.legacy.{key}": "true"}))
+        assert out.sql == "SELECT encode(upper(s), 'US-ASCII'), array_insert(array(id), -1, 2) FROM r", out.sql
+
+
 def test_a_setting_read_only_inside_sql_function_bodies_passes_nothing_through():
     """spark.sql.legacy.allowUdfParameterToShadowParameterlessFunction changes how a SQL
     function's body reads its parameters; sparkfold reads no body (Spark's

@@ -224,20 +224,39 @@ def settings_scope_files() -> list[TestFile]:
 # Queries under the legacy settings read by function or by type (plans/sql_in/settings.py):
 # (setting, queries it cannot change, queries it can)
 LEGACY_SCOPES = [
+    # (what the charset settings and negativeIndexInArrayInsert change, sparkfold keeps as
+    # written: the calls are optimized around, Spark computes them, and raises, under the
+    # setting; the constants' forms reach Spark's ConstantFolding)
     ("spark.sql.legacy.codingErrorAction",
-     ["SELECT id, s FROM r WHERE 1 = 1", "SELECT count(s), max(concat(s, 'x')) FROM r WHERE s IS NOT NULL"],
-     ["SELECT encode(s, 'US-ASCII'), decode(b, 'US-ASCII') FROM r WHERE 1 = 1",
-      "SELECT to_binary(s, 'utf-8') IS NULL, to_char(b, 'utf-8') FROM r WHERE 1 = 1"]),
+     ["SELECT id, s FROM r WHERE 1 = 1", "SELECT count(s), max(concat(s, 'x')) FROM r WHERE s IS NOT NULL",
+      "SELECT encode(s, 'US-ASCII'), decode(b, 'US-ASCII') FROM r WHERE 1 = 1",
+      "SELECT to_binary(s, 'utf-8') IS NULL, to_char(b, 'utf-8') FROM r WHERE 1 = 1",
+      "SELECT encode('aé', 'US-ASCII'), decode(X'41E9', 'UTF-8') FROM r WHERE id > 5 AND 1 = 1",
+      "SELECT encode(concat(s, 'é'), 'US-ASCII') IS NULL FROM r WHERE false AND id > 0",
+      "SELECT id FROM r WHERE decode(b, 'US-ASCII') IS NOT NULL OR 1 = 0"],
+     []),
     ("spark.sql.legacy.javaCharsets",
-     ["SELECT upper(s) FROM r WHERE 2 > 1"],
-     ["SELECT encode(s, 'windows-1252'), decode(b, 'UTF-8') FROM r WHERE 1 = 1"]),
+     ["SELECT upper(s) FROM r WHERE 2 > 1", "SELECT encode(s, 'windows-1252'), decode(b, 'UTF-8') FROM r WHERE 1 = 1",
+      "SELECT decode(X'E9', 'WINDOWS-1252'), encode('é', 'ISO-8859-15') FROM r WHERE 1 = 1",
+      "SELECT encode(s, 'cp1252') FROM r WHERE 1 = 0"],
+     []),
     ("spark.sql.legacy.identifierClause",
      ["SELECT id, s FROM r WHERE 1 = 1", "SELECT `id` FROM r WHERE id IS NOT NULL OR 1 = 0"],
      ["SELECT IDENTIFIER('id') FROM r WHERE 1 = 1", "SELECT * FROM IDENTIFIER('r') WHERE 1 = 1",
       "SELECT IDENTIFIER('ab' || 's')(id) FROM r WHERE 1 = 1"]),
     ("spark.sql.legacy.negativeIndexInArrayInsert",
-     ["SELECT a, size(a) FROM r WHERE 1 = 1", "SELECT element_at(a, -1) FROM r WHERE id > 0 OR 1 = 0"],
-     ["SELECT array_insert(a, -1, 9), array_insert(a, -3, id) FROM r WHERE 1 = 1"]),
+     ["SELECT a, size(a) FROM r WHERE 1 = 1", "SELECT element_at(a, -1) FROM r WHERE id > 0 OR 1 = 0",
+      "SELECT array_insert(a, -1, 9), array_insert(a, -3, id) FROM r WHERE 1 = 1",
+      "SELECT array_insert(array(1, 2), -1, 3), array_insert(array(1), -5, 0) FROM r WHERE 1 = 1",
+      "SELECT id FROM r WHERE array_insert(a, -1, 9)[0] = 9 AND 1 = 1"],
+     []),
+    # under the legacy interval every interval value is a CalendarIntervalType, ordered and
+    # compared by nothing: a datetime subtraction whose text holds no INTERVAL too
+    ("spark.sql.legacy.interval.enabled",
+     ["SELECT id, d FROM r WHERE 1 = 1", "SELECT date_add(d, 1) FROM r WHERE d IS NOT NULL AND 1 = 1"],
+     ["SELECT max(d - d) FROM r WHERE 1 = 0", "SELECT id FROM r WHERE 1 = 0 ORDER BY d - DATE '2020-01-01'",
+      "SELECT CAST(d - d AS STRING) FROM r WHERE 1 = 1", "SELECT d + INTERVAL '1' DAY FROM r WHERE 1 = 1",
+      "SELECT 1 FROM r WHERE (d - d) > (d - d) AND 1 = 0"]),
     ("spark.sql.legacy.timeParserPolicy",
      ["SELECT id, s FROM r WHERE 1 = 1", "SELECT id FROM r WHERE id IN (SELECT id FROM r WHERE 1 = 1)",
       "SELECT id FROM r WHERE d IS NULL OR d > '1000-01-01'", "SELECT * FROM r WHERE 1 = 1",
@@ -287,10 +306,11 @@ _LEGACY_VALUES = {"spark.sql.legacy.timeParserPolicy": ("LEGACY", "EXCEPTION", "
 
 def legacy_scope_files() -> list[TestFile]:
     """Legacy settings that change what some functions or some types do (encode/decode,
-    array_insert, datetime patterns, the type TIMESTAMP names): each set to other than
-    its default, then back to it (as Spark's own test files do), over the queries it
-    cannot change (optimized) and the ones it can (passed through where it is not the
-    default)."""
+    array_insert, datetime patterns, the type TIMESTAMP names, the interval types): each
+    set to other than its default, then back to it (as Spark's own test files do), over
+    the queries it cannot change as sparkfold reads them (optimized: calls of the
+    functions it changes, which sparkfold keeps as written, among them) and the ones it
+    can (passed through where it is not the default)."""
     view = ["CREATE TEMPORARY VIEW r AS SELECT * FROM VALUES "
             "(1, 'aé', X'41E9', DATE '1582-10-10', array(1, 2)), "
             "(2, '2020-01-02', X'4142', DATE '2020-01-02', array(3)), "
@@ -300,7 +320,7 @@ def legacy_scope_files() -> list[TestFile]:
         lines = list(view)
         for value in _LEGACY_VALUES.get(key, ("true", "false")):
             lines += [f"SET {key}={value}"] + unchanged + changed
-        out.append(_file(f"legacy-{key.rsplit('.', 1)[-1]}.sql", lines))
+        out.append(_file(f"legacy-{[p for p in key.split('.') if p != 'enabled'][-1]}.sql", lines))
     return out
 
 
