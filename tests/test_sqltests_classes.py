@@ -339,6 +339,18 @@ def test_unmodelled_operators_and_calls_stay_where_spark_analyzes_them(spark):
     assert sum(o.status == "rewritten" for o in outcomes) >= 0.9 * len(outcomes)
 
 
+def test_interval_literals_with_their_units_in_their_text_are_spark_literals(spark):
+    """`INTERVAL '1 year 2 months'`, `INTERVAL '-1 day 1 hour'`... (tests/sqltests/classes.py
+    `interval_text_files`: every unit, signs, fractions, bounds and texts Spark rejects,
+    both modes): the value, type and name Spark's parser gives, on every path.  (Before:
+    the whole query passed through.)"""
+    outcomes, failures = _check(spark, classes.interval_text_files(), every=6)
+    assert failures == []
+    assert not any(o.status == "passthrough" for o in outcomes)
+    accepted = [o for o in outcomes if o.spark == "accepts"]
+    assert sum(o.status == "rewritten" for o in accepted) >= 0.6 * len(accepted)
+
+
 def test_timestamp_type_and_time_parser_settings_on_spark(spark):
     """spark.sql.timestampType=TIMESTAMP_NTZ (modelled: the name TIMESTAMP, to_timestamp,
     TIMESTAMP_LTZ written back as such) and spark.sql.legacy.timeParserPolicy (only a

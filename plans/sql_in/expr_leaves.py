@@ -270,6 +270,14 @@ def typed_literal_call(ea, node: exp.Anonymous, negate: bool = False):
     type_name = function_name(node)[len(TYPED_LITERAL_PREFIX):]
     if len(node.expressions) != 1 or not isinstance(node.expressions[0], exp.Literal):
         return None
+    if type_name == "interval":
+        # `INTERVAL '1 year 2 months'` (parse._fix_tokens keeps the text as written): the
+        # literal Spark's parser makes of the string, typed by the units it names; any
+        # other form (`INTERVAL 1 YEAR 2 MONTHS`, a string with escapes) is kept as written
+        quoted = re.fullmatch(r"'([^'\\]*)'|\"([^\"\\]*)\"", str(node.expressions[0].this))
+        found = intervals.quoted_literal(quoted.group(1) if quoted.group(1) is not None else quoted.group(2)) \
+            if quoted and not negate else None
+        return E.Literal(*found) if found else None
     text = ("-" if negate else "") + str(node.expressions[0].this)
     try:
         if type_name in ("bigint", "smallint", "tinyint"):

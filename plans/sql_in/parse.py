@@ -170,9 +170,13 @@ def _fix_tokens(tokens: list[Token], sql: str, bitwise_levels: set[int] | None =
             continue
         if t.token_type == TokenType.INTERVAL:
             end = _multi_unit_interval(tokens, i)
+            if end is None and i + 1 < n and tokens[i + 1].token_type == TokenType.STRING \
+                    and not (i + 2 < n and tokens[i + 2].text.upper() in _INTERVAL_UNITS):
+                end = i + 1  # `INTERVAL '1 day 2 hours'`, its units in its text
             if end is not None:
                 # `INTERVAL 5 HOURS 30 SECONDS`: one literal of Spark's (named `INTERVAL
-                # '05:00:30' HOUR TO SECOND`), which sqlglot reads as a sum: kept as written
+                # '05:00:30' HOUR TO SECOND`), which sqlglot reads as a sum: as written, or
+                # the literal where its text is one string (expr_leaves.typed_literal_call)
                 stop = tokens[end].end
                 raw = sql[tokens[i + 1].start:stop + 1]
                 mk = lambda tt, text: Token(tt, text, t.line, t.col, t.start, stop)  # noqa: E731
@@ -270,6 +274,8 @@ def _unary_operand_end(tokens: list[Token], k: int) -> int | None:
         end = k + 1
         if end + 1 < n and tokens[end].token_type == TokenType.DCOLON and tokens[end].start == first.start:
             end += 2  # a typed suffix (`1.5D`)
+    elif first.token_type == TokenType.INTERVAL:
+        end = _interval_end(tokens, k)
     elif first.token_type in (TokenType.VAR, TokenType.IDENTIFIER):
         end = k + 1
         if end < n and tokens[end].token_type == TokenType.L_PAREN:
@@ -286,6 +292,23 @@ def _unary_operand_end(tokens: list[Token], k: int) -> int | None:
     if end is None or (end < n and tokens[end].token_type in _POSTFIX):
         return None
     return end
+
+
+def _interval_end(tokens: list[Token], k: int) -> int | None:
+    """The index after the interval literal at tokens[k] (`INTERVAL '1 day'`, `INTERVAL 1
+    DAY 2 HOURS`, `INTERVAL '1' DAY`, `INTERVAL '1 2' DAY TO HOUR`), or None."""
+    n = len(tokens)
+    last = _multi_unit_interval(tokens, k)
+    if last is not None:
+        return last + 1
+    j = k + 2 if k + 1 < n and tokens[k + 1].token_type in (TokenType.DASH, TokenType.PLUS) else k + 1
+    if j >= n or tokens[j].token_type not in (TokenType.STRING, TokenType.NUMBER):
+        return None
+    if j + 1 < n and tokens[j + 1].text.upper() in _INTERVAL_UNITS:
+        if j + 3 < n and tokens[j + 2].text.upper() == "TO" and tokens[j + 3].text.upper() in _INTERVAL_UNITS:
+            return j + 4
+        return j + 2
+    return j + 1 if tokens[j].token_type == TokenType.STRING else None
 
 
 def _after_parenthesis(tokens: list[Token], k: int) -> int | None:

@@ -1097,12 +1097,52 @@ def in_subquery_type_files() -> list[TestFile]:
                                                  "(SELECT CAST(k + 1 AS {b}) FROM w {v})", ("WHERE false", "WHERE k > 0"))
 
 
+def interval_text_files() -> list[TestFile]:
+    """Interval literals whose units are in their text (`INTERVAL '1 year 2 months'`),
+    which Spark's parser reads with stringToInterval and types by the units the text
+    names: every unit, singular and plural, upper case, signed (`-`, `+`, `- 3`), with
+    the `interval` prefix, fractions of a second (`.5`, `1.`, nine digits, ten), a
+    fraction on another unit, units of both kinds, a unit twice, odd spaces, each field's
+    bounds and one past (an int of months or days, a long of microseconds), and texts
+    Spark rejects.  Each stands in a select list (its value, type and name), inside
+    `coalesce(NULL, ...)` (written back from its value), beside a timestamp, under a
+    negation or a unary plus, and over an empty relation, in both modes."""
+    texts = ["1 year", "2 years", "3 YEARS 1 Month", "14 months", "-1 year 1 month", "+1 year -13 months", "1 week",
+             "2 weeks 3 days", "1 day", "-1 day 1 hour -1 minute 1 second", "3 hours 30 minutes", "90 minutes",
+             "100 milliseconds", "200 microseconds", "1 millisecond 1 microsecond", "1.5 seconds", ".5 second",
+             "-.5 seconds", "1. second", "1.123456789 seconds", "1.1234567891 second", "0.000001 second",
+             "interval 3 year 1 month", "INTERVAL 2 days", "  1   day  ", "- 3 hours", "1 day 1 day", "0 seconds",
+             "2 weeks 2 days 1 hour 3 minutes 2 seconds 100 millisecond 200 microseconds",
+             "178956970 years 7 months", "178956970 years 8 months", "2147483647 months", "2147483648 months",
+             "-2147483648 months", "106751991 days", "106751992 days", "2147483647 days", "9223372036854775807 microseconds",
+             "9223372036854775808 microseconds", "2562047788 hours", "2562047789 hours",
+             # rejected by Spark
+             "1.5 day", "1 year 1 day", "1 dayss", "1day", "1 fortnight", "interval", "intervalx 1 day", "1", "day",
+             "1 day 2", "", "1 day -", "1 second 2"]
+    exprs = ["interval '{t}'", "coalesce(NULL, interval '{t}')", "-interval '{t}'", "+interval '{t}'"]
+    view = ["CREATE OR REPLACE TEMPORARY VIEW iv AS SELECT * FROM VALUES "
+            "(TIMESTAMP '2020-01-31 10:00:00', DATE '2020-01-31', 1), (NULL, NULL, 2) AS iv(ts, d, n)"]
+    queries = []
+    for k, t in enumerate(texts):
+        queries += [f"SELECT {e.format(t=t)}" for e in exprs]
+        queries += [f"SELECT typeof(interval '{t}') AS ty, n FROM iv WHERE 1 = 1",
+                    f"SELECT interval '{t}' AS x FROM iv WHERE n > 5 AND 1 = 1",
+                    f"SELECT {'ts' if k % 2 else 'd'} + interval '{t}' FROM iv WHERE n IS NOT NULL OR 1 = 0",
+                    f"SELECT n FROM iv WHERE interval '{t}' IS NOT NULL AND n = NULL"]
+    # a unary plus before the other forms of an interval literal (Spark's `(+ x)`)
+    queries += ["SELECT +interval -1 year 1 month", "SELECT +interval -1 day 1 hour -1 minute 1 second",
+                "SELECT +interval '1' day, +interval '1 2' day to hour, +interval -'3' hour",
+                "SELECT coalesce(NULL, +interval 5 hours 30 seconds) AS x", "SELECT +interval '1' day + 1",
+                "SELECT n FROM iv WHERE ts + +interval '2' minute > ts AND 1 = 1"]
+    return [_file("interval-text.sql", view + queries), _file("nonansi/interval-text.sql", view + queries)]
+
+
 SPACES = [literal_files, cte_files, setop_files, grouping_files, settings_files, settings_scope_files, syntax_files,
           setop_type_files, trailing_comma_files, alias_field_files, grouping_set_name_files,
           parameterless_files, wrapped_call_files, in_subquery_type_files,
           parameterized_type_files, nanos_files, time_window_files, lateral_generator_files,
           pipe_syntax_files, opaque_block_subquery_files, commuted_grouping_files, view_redefinition_files,
-          variant_path_files, transform_files, opaque_operator_files]
+          variant_path_files, transform_files, opaque_operator_files, interval_text_files]
 
 
 def all_files() -> list[TestFile]:
