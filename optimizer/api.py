@@ -41,7 +41,7 @@ from .findings import SourceMap, Text, find_all
 from .output_nullability import NAME as KEEP_NULLABILITY
 from .output_nullability import keep_output_nullability
 from .statements import wrapped_query
-from .views import definition_of_view, view_facts
+from .views import definition_of_view, row_sources, view_facts
 
 
 @record
@@ -524,7 +524,7 @@ def _optimize_tree(sql, tree: exp.Expression, timings: dict[str, float], cat: Ca
         views = view_facts(analyzed, cat, batch_list, exclude)
         view_reads = views.reads
         ctx = RuleContext(ansi=cat.ansi, legacy_null_in_empty=cat.legacy_null_in_empty, empty_views=views.empty,
-                          view_rows=views.rows)
+                          view_rows=views.rows, row_sources=row_sources(analyzed, cat))
         optimized, trace = execute(analyzed, batch_list, ctx, exclude)
         rewritten = _rewritten(trace, batch_list)
         optimized = keep_output_nullability(analyzed, optimized, trace, exclude)

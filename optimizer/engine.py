@@ -110,7 +110,7 @@ def _execute(plan: L.Plan, batches: Iterable[Batch], ctx: RuleContext | None,
     ctx = ctx or RuleContext()
     trace = trace if trace is not None else Trace()
     skip = {e.lower() for e in excluded}
-    checks = Checks(ctx.ansi)
+    checks = Checks(ctx.ansi, ctx.row_sources)
     # A rule is a pure function of the plan: once it left a plan unchanged it would leave
     # that very plan unchanged again, so it is not rerun until something changed it
     # (the last, confirming iteration of a fixed point costs almost nothing).

@@ -14,7 +14,11 @@ plan may not replace the old one, or None:
   folding `count(*)` over an empty input to `0` under a HAVING that keeps no row hands
   Spark a `0L AS c` that its FoldablePropagation carries into `c % c` above and its
   ConstantFolding evaluates at planning, raising REMAINDER_BY_ZERO where the query
-  returned no row.  Such a rewrite is not kept (a trace warning names the rule);
+  returned no row.  Such a rewrite is not kept (a trace warning names the rule).  Over
+  rows (VALUES, a view Spark may read as VALUES) Spark's first batch evaluates a
+  constant row by row, and not at all when no row is left, so its errors there are not
+  counted: a rewrite that puts such a constant over sparkfold's written empty relation,
+  where ConstantFolding raises, is not kept (`Checks._evaluated_by_rows`);
 - no call or relation sparkfold does not model is removed (`unmodelled`): Spark analyzes
   the whole query before it optimizes, so it rejects `WHERE FALSE AND abs(1, 2) > 0`
   (WRONG_NUM_ARGS), `... AND my_udf(x)` when no such function is registered
@@ -26,13 +30,12 @@ plan may not replace the old one, or None:
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import lru_cache
 from typing import cast
 
 from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
 from ..plans.ir import types as T
-from ..plans.ir.evaluate import CannotEvaluate, EvaluationError, evaluate
+from ..plans.ir.evaluate import CannotEvaluate, EvaluationError, evaluate, raising_constants
 from ..plans.ir.opaque_values import unmodelled_in as _unmodelled_in
 from ..plans.ir.tree import transform_up
 
@@ -94,40 +97,6 @@ _MAX_COMBINATIONS = 16
 Constants = dict[int, tuple[E.Literal, ...]]
 
 
-@lru_cache(maxsize=4096)
-def _raises(e: E.Expr, ansi: bool) -> bool:
-    try:
-        evaluate(e, ansi)
-    except EvaluationError:
-        return True
-    except CannotEvaluate:
-        return False
-    return False
-
-
-def _raising_constants(e: E.Expr, ansi: bool) -> int:
-    """How many maximal constant (foldable, not literal) subexpressions of e raise when
-    evaluated.  Counted in conditional branches too (Spark 4 leaves those unfolded when
-    they raise; counting them only makes the check stricter)."""
-    count, stack = 0, [e]
-    while stack:
-        x = stack.pop()
-        if not (x.mask & E.Literal.bit) or isinstance(x, E.Literal):
-            continue  # a constant is built from literals
-        if x.foldable:
-            count += _raises(x, ansi)
-            continue
-        if isinstance(x, E.Opaque) and x.kind == "scalar" and x.args and all(a.foldable for a in x.args):
-            # an unmodelled call of constants (`to_date('')`, `date - ''`): Spark's
-            # ConstantFolding evaluates it if the call is deterministic, and it may raise
-            # (an empty relation written over a row of constants under WHERE FALSE feeds
-            # the calls above it constants they never saw): counted as raising
-            count += 1
-            continue
-        stack.extend(x.children)
-    return count
-
-
 def _is_null(e: E.Expr) -> bool:
     if isinstance(e, E.Literal):
         return e.value is None
@@ -171,7 +140,7 @@ def _substitutions(e: E.Expr, values: Constants) -> list[E.Expr]:
 def _substituted_errors(e: E.Expr, values: Constants, ansi: bool) -> int:
     """The most raising constants among e's substitutions (`_substitutions`), counted part
     by part.  A subtree that still reads a column that is not a constant is not foldable
-    after any substitution, so `_raising_constants` counts its children one by one: the
+    after any substitution, so `raising_constants` counts its children one by one: the
     parts are the largest subtrees that read only constant columns or none of them.  A
     part that reads none counts the same in every combination, and one that reads some
     is counted once per combination of its own columns' constants (a large filter whose
@@ -180,7 +149,7 @@ def _substituted_errors(e: E.Expr, values: Constants, ansi: bool) -> int:
     while stack:
         n = stack.pop()
         if n.references.isdisjoint(values):
-            fixed += _raising_constants(transform_up(n, _count_of_nulls, E.Agg.bit), ansi)
+            fixed += raising_constants(transform_up(n, _count_of_nulls, E.Agg.bit), ansi)
         elif all(i in values for i in n.references):
             varying.append((n, sorted(n.references)))
         else:
@@ -193,7 +162,7 @@ def _substituted_errors(e: E.Expr, values: Constants, ansi: bool) -> int:
             key = (k, *(id(combo[i]) for i in used))
             count = counted.get(key)
             if count is None:
-                count = counted[key] = _raising_constants(_substituted(n, combo), ansi)
+                count = counted[key] = raising_constants(_substituted(n, combo), ansi)
             total += count
         most = max(most, total)
     return most
@@ -269,13 +238,40 @@ class Checks:
     place (rules share unchanged subtrees) is counted once per engine run, not once per
     rewrite.  Nodes are remembered by identity and kept alive while remembered."""
 
-    def __init__(self, ansi: bool):
+    def __init__(self, ansi: bool, row_sources: frozenset[str] = frozenset()):
         self.ansi = ansi
+        self.row_sources = row_sources
         self._memo: dict[int, tuple[L.Plan, int, int, Constants, frozenset[int]]] = {}
+        # ids of the nodes Spark's first optimizer batch may turn into rows, or drop, before
+        # its ConstantFolding reads them (`_evaluated_by_rows`)
+        self._by_rows: set[int] = set()
 
     def of(self, plan: L.Plan) -> tuple[int, int]:
         _, ungrouped, errors, _, _ = self._node(plan)
         return ungrouped, errors
+
+    def _evaluated_by_rows(self, p: L.Plan) -> bool:
+        """May Spark's first optimizer batch ("LocalRelation early": ConvertToLocalRelation,
+        PropagateEmptyRelation) turn p into rows, or drop it, before its ConstantFolding
+        reads p's expressions?  p is rows (VALUES), a relation Spark may read as rows (a
+        view: `row_sources`), or an operator over such a part (a global aggregate gives
+        its row whatever it reads, and is folded).  Such a p's constants are evaluated
+        row by row, and not at all when no row is left (`SELECT CAST(300 AS TINYINT)
+        FROM v WHERE 1 = 0`, v a view over VALUES, returns no row on Spark; over `(SELECT
+        ... WHERE FALSE)`, the empty relation as sparkfold writes it, it raises
+        CAST_OVERFLOW): their errors are not counted, so a rewrite that moves such a
+        constant above sparkfold's written empty relation is not kept."""
+        if isinstance(p, L.LocalRelation):
+            by_rows = bool(p.rows)  # (an empty one is written `SELECT ... WHERE FALSE`)
+        elif isinstance(p, L.Relation):
+            by_rows = p.table in self.row_sources
+        elif isinstance(p, (L.OpaqueRelation, L.OneRowRelation)) or (isinstance(p, L.Aggregate) and not p.grouping):
+            by_rows = False
+        else:
+            by_rows = any(id(c) in self._by_rows for c in p.children)
+        if by_rows:
+            self._by_rows.add(id(p))
+        return by_rows
 
     def unmodelled(self, plan: L.Plan) -> frozenset[int]:
         """The unmodelled calls and relations of the plan (subquery plans included), by
@@ -297,6 +293,7 @@ class Checks:
             kids = [memo[id(c)] for c in p.children]
             ungrouped = sum(k[1] for k in kids) + (isinstance(p, L.Aggregate) and not aggregate_is_grouped(p))
             errors = sum(k[2] for k in kids)
+            by_rows = self._evaluated_by_rows(p)
             seen, values = _carried(p, [k[3] for k in kids])
             unmodelled = _NONE.union(*(k[4] for k in kids if k[4]))
             if isinstance(p, L.OpaqueRelation) and not _modelled_block(p):
@@ -304,10 +301,12 @@ class Checks:
             for e in p.expressions:
                 if e.deep_mask & E.Opaque.bit:
                     unmodelled |= _unmodelled_in(e)
-                if seen and not e.references.isdisjoint(seen):
+                if by_rows:
+                    pass  # (evaluated row by row, if a row is left: see `_evaluated_by_rows`)
+                elif seen and not e.references.isdisjoint(seen):
                     errors += _substituted_errors(e, seen, ansi)
-                elif e.mask & E.Literal.bit:
-                    errors += _raising_constants(e, ansi)
+                elif e.mask & (E.Literal.bit | E.Opaque.bit):
+                    errors += raising_constants(e, ansi)
                 if e.deep_mask & _SUBQUERY_MASK:
                     for x in e.walk():
                         if isinstance(x, E.SubqueryExpr):

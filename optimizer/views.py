@@ -130,6 +130,25 @@ def view_facts(plan: L.Plan, cat: Catalog, batches, exclude: Iterable[str]) -> V
     return ViewFacts(frozenset(empty), rows, tuple(reads))
 
 
+def row_sources(plan: L.Plan, cat: Catalog) -> frozenset[str]:
+    """The relations of `plan` (by `table`) that Spark may read as rows (a LocalRelation:
+    a view over VALUES or over a DataFrame of local data), which its first optimizer
+    batch (ConvertToLocalRelation, PropagateEmptyRelation) evaluates row by row, or drops
+    when no row is left, before its ConstantFolding sees the expressions above them
+    (optimizer.validate).  Every view is one: a session's view (its definition known or
+    not), a temporary one as its qualifier shows (Spark Connect)."""
+    out = set()
+    for rel in L.relations(plan):
+        try:
+            schema = cat.lookup(rel.table)
+        except SparkfoldError:
+            continue
+        q = schema.qualifier
+        if schema.view is not None or len(q) == 1 or (len(q) == 2 and q[0] == "global_temp"):
+            out.add(rel.table)
+    return frozenset(out)
+
+
 def _proof(name: str, schema: TableSchema, cat: Catalog, batches, exclude: tuple[str, ...]) -> _Proof | None:
     key = (schema, cat.settings, exclude, tuple(r.name for b in batches for r in b.rules))
     with _LOCK:

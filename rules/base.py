@@ -64,13 +64,16 @@ class RuleContext:
     spark.sql.legacy.nullInEmptyListBehavior set to true; the views the session defined
     whose definitions are proved empty (by their relations' `table`, see rules.views),
     and those whose definitions are proved to be rows (`view_rows`: the relation's
-    `table` -> its rows, in the view's column order; see rules.local_relation); and the
-    facts cache of the run (a fresh one for each context)."""
+    `table` -> its rows, in the view's column order; see rules.local_relation); the
+    relations Spark may read as rows in its first optimizer batch (`row_sources`: views,
+    see optimizer.views.row_sources); and the facts cache of the run (a fresh one for
+    each context)."""
 
     ansi: bool = True
     legacy_null_in_empty: bool = False
     empty_views: frozenset[str] = frozenset()
     view_rows: Mapping[str, tuple[tuple, ...]] = field(default_factory=dict, compare=False)
+    row_sources: frozenset[str] = frozenset()
 
     @property
     def null_in_empty_is_false(self) -> bool:

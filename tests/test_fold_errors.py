@@ -136,7 +136,7 @@ def test_a_condition_is_counted_part_by_part(ansi, expected):
     always = E.GreaterThan(x, E.Remainder(long(1), long(0)))
     e = E.And(E.And(by_zero, always), E.And(E.GreaterThan(x, long(3)), by_one))
     values = {1: (long(0), long(1))}
-    whole = max(V._raising_constants(s, ansi) for s in V._substitutions(e, values))
+    whole = max(V.raising_constants(s, ansi) for s in V._substitutions(e, values))
     assert V._substituted_errors(e, values, ansi) == whole == expected
 
 
@@ -157,7 +157,7 @@ def test_counted_part_by_part_as_if_substituted_whole(monkeypatch):
     part_by_part, counts = V._substituted_errors, []
 
     def checked(e, values, ansi):
-        whole = max(V._raising_constants(x, ansi) for x in V._substitutions(e, values))
+        whole = max(V.raising_constants(x, ansi) for x in V._substitutions(e, values))
         assert part_by_part(e, values, ansi) == whole, repr(e)
         counts.append(whole)
         return whole

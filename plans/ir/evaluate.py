@@ -28,6 +28,7 @@ import math
 import re
 from datetime import date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Context, Decimal, localcontext
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable
 
 from . import expressions as E
@@ -83,6 +84,41 @@ def fold_to_literal(e: E.Expr, ansi: bool = True) -> E.Literal | None:
         return E.Literal(evaluate(e, ansi), e.data_type)
     except (EvaluationError, CannotEvaluate):
         return None
+
+
+@lru_cache(maxsize=4096)
+def _raises(e: E.Expr, ansi: bool) -> bool:
+    try:
+        evaluate(e, ansi)
+    except EvaluationError:
+        return True
+    except CannotEvaluate:
+        return False
+    return False
+
+
+def raising_constants(e: E.Expr, ansi: bool) -> int:
+    """How many maximal constant (foldable, not literal) subexpressions of e raise when
+    evaluated.  Counted in conditional branches too (Spark 4 leaves those unfolded when
+    they raise; counting them only makes the check stricter)."""
+    count, stack = 0, [e]
+    while stack:
+        x = stack.pop()
+        if not (x.mask & (E.Literal.bit | E.Opaque.bit)) or isinstance(x, E.Literal):
+            continue  # a constant is built from literals (or is an unmodelled call of none)
+        if x.foldable:
+            count += _raises(x, ansi)
+            continue
+        if isinstance(x, E.Opaque) and x.kind == "scalar" and all(a.foldable for a in x.args):
+            # an unmodelled call of constants (`to_date('')`, `date - ''`, `TIME '23:59:59'
+            # :: TINYINT`): Spark's ConstantFolding evaluates it if the call is
+            # deterministic, and it may raise (an empty relation written over a row of
+            # constants under WHERE FALSE feeds the calls above it constants they never
+            # saw): counted as raising
+            count += 1
+            continue
+        stack.extend(x.children)
+    return count
 
 
 def _step(n: E.Expr, kids: list, ansi: bool):

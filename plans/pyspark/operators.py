@@ -9,6 +9,7 @@ from ..ir import expressions as E
 from ..ir import logical as L
 from ..ir import types as T
 from ..ir.errors import InternalError
+from ..ir.evaluate import raising_constants
 from ..ir.naming import UnknownName
 from ..sql_out.relations import local_relation_nullability
 from .expressions import _SUBQUERY_MASK, is_unnamed, lower_expr, named_by_spark, unnamed
@@ -50,12 +51,47 @@ def lower_local_relation(low, p: L.LocalRelation, outer) -> Frame:
     if p.rows and not all(a.data_type in _SIMPLE_TYPES or isinstance(a.data_type, T.DecimalType)
                           for a in p.output):
         return low.via_sql(p)
+    if p.rows and _raising_constant_over(low.plan, p):
+        return low.via_sql(p, ROWS_REASON)
     types = [a.data_type for a in p.output]
     rows = ", ".join(_py_tuple([py_value(_as_type(v, t), low.imports) for v, t in zip(r, types)])
                      for r in p.rows)
     nullable = local_relation_nullability(p)  # (as the SQL text types it)
     code = f"{low.spark}.createDataFrame([{rows}], {py_str(ddl(names, p.output, nullable))})"
     return low.frame(code, p.output, names, "values" if p.rows else "empty")
+
+
+# VALUES whose DataFrame (createDataFrame: an RDD's rows to Spark's optimizer) would let a
+# constant above it raise where Spark reads the rows first
+ROWS_REASON = "VALUES under a constant that raises, which Spark evaluates only on the rows it reads"
+
+
+def _raising_constant_over(root: L.Plan, rows: L.LocalRelation) -> bool:
+    """Does an operator Spark's first optimizer batch evaluates row by row over `rows`
+    (ConvertToLocalRelation: the Projects, Filters... between them and a global aggregate
+    or the top) hold a constant that raises (in either mode) or an unmodelled call of
+    constants?  Over VALUES Spark evaluates such a constant only if a row reaches it;
+    over a DataFrame of Python rows its ConstantFolding raises at once (optimizer.validate
+    models the same for the SQL text)."""
+    path: list[L.Plan] = []
+
+    def find(p: L.Plan) -> bool:
+        if p is rows:
+            return True
+        path.append(p)
+        if any(find(c) for c in p.children):
+            return True
+        path.pop()
+        return False
+
+    if not find(root):
+        return False
+    for p in reversed(path):
+        if isinstance(p, L.OpaqueRelation) or (isinstance(p, L.Aggregate) and not p.grouping):
+            return False
+        if any(raising_constants(e, True) or raising_constants(e, False) for e in p.expressions):
+            return True
+    return False
 
 
 def lower_one_row_relation(low, p, outer) -> Frame:

@@ -357,13 +357,13 @@ def _keyword_form(tokens: list[Token], i: int, keyword) -> bool:
 
 
 # the first tokens of the operands `_cast_operand_end` reads
-_CAST_OPERAND_STARTS = frozenset({TokenType.DASH, TokenType.DATE, TokenType.TIMESTAMP, TokenType.TIMESTAMPTZ,
-                                  TokenType.TIMESTAMPNTZ, TokenType.TIMESTAMPLTZ})
+_CAST_OPERAND_STARTS = frozenset({TokenType.DASH, TokenType.DATE, TokenType.TIME, TokenType.TIMESTAMP,
+                                  TokenType.TIMESTAMPTZ, TokenType.TIMESTAMPNTZ, TokenType.TIMESTAMPLTZ})
 
 
 def _cast_operand_end(tokens: list[Token], i: int) -> int | None:
     """The index of the `::` after `-<number>` (a typed suffix allowed: `-1.5D`) or after
-    a typed literal `DATE '...'` (`TIMESTAMP`, `TIMESTAMP_NTZ`, `TIMESTAMP_LTZ`) starting
+    a typed literal `DATE '...'` (`TIME`, `TIMESTAMP`, `TIMESTAMP_NTZ`, `TIMESTAMP_LTZ`) starting
     at tokens[i], or None."""
     n = len(tokens)
     k = i + 1
@@ -547,7 +547,7 @@ _HINT_BODY = re.compile(r"\s*(\w+\s*(\([^()]*\))?\s*,?\s*)*")
 def _unmodelled_syntax(tokens: list) -> str | None:
     """Syntax of Spark SQL that sqlglot's parser reads otherwise or not at all, which a
     statement passes through for: SQL pipe syntax (`FROM t |> WHERE ...`, which sqlglot
-    reads into another query or fails on), a TIME literal before `::` (`TIME '00:01' :: INT`, a cast of the string), and clauses sqlglot does not parse: a
+    reads into another query or fails on), and clauses sqlglot does not parse: a
     variant path (`v:price::string`), a nearest-neighbour join, `BIN BY`, a recursion
     limit, IDENTIFIER(...)."""
     for i, t in enumerate(tokens):
@@ -572,9 +572,6 @@ def _unmodelled_syntax(tokens: list) -> str | None:
             return "the IDENTIFIER clause"
         if t.token_type == TokenType.HINT and not _HINT_BODY.fullmatch(t.text[3:-2] if t.text.startswith("/*+") else t.text):
             return "a hint not of the form NAME or NAME(arguments) (Spark's parser may reject it)"
-        if t.token_type == TokenType.TIME and nxt == TokenType.STRING and i + 2 < len(tokens) \
-                and tokens[i + 2].token_type == TokenType.DCOLON:
-            return "a TIME literal before `::` (sqlglot casts the string, not the literal)"
     return None
 
 

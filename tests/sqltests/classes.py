@@ -516,6 +516,9 @@ def syntax_files() -> list[TestFile]:
         "SELECT x FROM p ORDER BY 2, s",
         # a TIME literal before `::` (sqlglot cast the string); a precision inside a type
         "SELECT TIME '00:01:52' :: int AS i, TIME '23:59:59' :: tinyint AS j",
+        "SELECT TIME '00:01:52' :: tinyint", "SELECT TIME '00:01:52' :: int, TIME'12:00'::string FROM p WHERE 1 = 1",
+        "SELECT TIME '23:59:59' :: tinyint FROM p WHERE x > 5 AND 1 = 0",
+        "SELECT x FROM p WHERE TIME '00:00:10' :: int = x OR 1 = 0",
         "SELECT array(DATE '2020-01-01') :: array<timestamp_ntz(9)> AS a",
         "SELECT named_struct('f', DATE '2020-01-01') :: struct<f: timestamp_ltz(9)> AS s",
         "SELECT map('v', DATE '2020-01-01') :: map<string, timestamp_ltz(9)> AS m",
@@ -1137,12 +1140,40 @@ def interval_text_files() -> list[TestFile]:
     return [_file("interval-text.sql", view + queries), _file("nonansi/interval-text.sql", view + queries)]
 
 
+def row_source_constant_files() -> list[TestFile]:
+    """Constants that raise when evaluated (a cast that overflows, `1 / 0`, an unmodelled
+    call such as `make_date(0, 0, 0)` or `TIME '23:59:59' :: TINYINT`) above a source
+    Spark reads as rows (a view over VALUES, VALUES in the query, a view over a view of
+    VALUES) or as a table (a parquet table, a view over it), under a condition that keeps
+    no row, one that keeps some, a LIMIT, a GROUP BY, a join: Spark's first optimizer
+    batch evaluates such a constant row by row, not at all when no row is left, where its
+    ConstantFolding raises over a table and over sparkfold's written empty relation
+    (`(SELECT ... WHERE FALSE)`).  Both modes."""
+    view = ["CREATE OR REPLACE TEMPORARY VIEW rv AS SELECT * FROM VALUES (1, 'a'), (2, 'b'), (NULL, 'c') AS rv(x, s)",
+            "CREATE OR REPLACE TEMPORARY VIEW rv2 AS SELECT x + 1 AS x, s FROM rv WHERE x > 0",
+            "DROP TABLE IF EXISTS rt", "CREATE TABLE rt (x INT, s STRING) USING parquet",
+            "INSERT INTO rt VALUES (1, 'a'), (NULL, 'c')",
+            "CREATE OR REPLACE TEMPORARY VIEW rtv AS SELECT * FROM rt"]
+    constants = ["CAST(300 AS TINYINT)", "1 / 0", "make_date(0, 0, 0)", "TIME '23:59:59' :: TINYINT",
+                 "to_date('2020-01-01')", "CAST('x' AS INT)"]
+    sources = ["rv", "rv2", "rt", "rtv", "VALUES (1, 'a'), (2, 'b') AS iv(x, s)"]
+    shapes = ["SELECT {c} AS k FROM {t} WHERE 1 = 0", "SELECT {c} AS k, x FROM {t} WHERE x > 5 AND 1 = 1",
+              "SELECT x FROM {t} WHERE x = NULL AND {c} IS NOT NULL", "SELECT {c} AS k FROM {t} WHERE false LIMIT 1",
+              "SELECT x, {c} AS k FROM {t} WHERE 1 = 0 GROUP BY x", "SELECT count(*), {c} AS k FROM {t} WHERE 1 = 0",
+              "SELECT {c} AS k FROM {t} JOIN rv r2 ON r2.x = 5 WHERE 1 = 0",
+              "SELECT k FROM (SELECT {c} AS k, x FROM {t}) WHERE x IS NULL AND x IS NOT NULL"]
+    queries = [shape.format(c=c, t=t) for shape in shapes for c in constants for t in sources]
+    return [_file("row-source-constants.sql", view + queries + ["DROP TABLE IF EXISTS rt"]),
+            _file("nonansi/row-source-constants.sql", view + queries + ["DROP TABLE IF EXISTS rt"])]
+
+
 SPACES = [literal_files, cte_files, setop_files, grouping_files, settings_files, settings_scope_files, syntax_files,
           setop_type_files, trailing_comma_files, alias_field_files, grouping_set_name_files,
           parameterless_files, wrapped_call_files, in_subquery_type_files,
           parameterized_type_files, nanos_files, time_window_files, lateral_generator_files,
           pipe_syntax_files, opaque_block_subquery_files, commuted_grouping_files, view_redefinition_files,
-          variant_path_files, transform_files, opaque_operator_files, interval_text_files]
+          variant_path_files, transform_files, opaque_operator_files, interval_text_files,
+          row_source_constant_files]
 
 
 def all_files() -> list[TestFile]:
