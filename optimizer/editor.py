@@ -21,7 +21,7 @@ from typing import Any
 from ..plans.ir.records import record, replace
 from .lint import INPUT_ERROR, Edit, Record, lint_statement
 from .severities import INFO
-from .sources import Source, Statement, position, statements
+from .sources import Source, Statement, position, statements, tokenize
 
 INTERNAL_ERROR = "internal-error"
 CACHE_SIZE = 4096  # statement texts whose records are kept (about 1 KB each)
@@ -205,10 +205,8 @@ def resplit(old: str, split: list[Statement], source: Source) -> list[Statement]
 
 
 def _tokenizes(text: str) -> bool:
-    from ..plans.ir.dialect import DIALECT
-
     try:
-        DIALECT.tokenize(text)
+        tokenize(text)
     except Exception:
         return False
     return True
@@ -218,10 +216,8 @@ def _ends_at_semicolon(part: str) -> bool:
     """Does the text's last token end it, and is it a `;` (the tokenizer at top level)?"""
     from sqlglot.tokens import TokenType
 
-    from ..plans.ir.dialect import DIALECT
-
     try:
-        tokens = DIALECT.tokenize(part)
+        tokens = tokenize(part)
     except Exception:
         return False
     return bool(tokens) and tokens[-1].token_type == TokenType.SEMICOLON and tokens[-1].end == len(part) - 1

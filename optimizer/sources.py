@@ -170,16 +170,23 @@ def _rename_over(fd: int, tmp: str, target: Path, data: bytes, mode: int, shown:
         raise
 
 
+def tokenize(text: str) -> list:
+    """The text's tokens, a bracketed comment inside another read as Spark reads it (part
+    of the outer one: `plans.sql_in.parse.unnested_comments`)."""
+    from ..plans.ir.dialect import DIALECT
+    from ..plans.sql_in.parse import unnested_comments
+
+    return DIALECT.tokenize(unnested_comments(text))
+
+
 def statements(source: Source) -> list[Statement]:
     """Split a source at its top-level semicolons (by tokens, so not inside strings or
     comments)."""
     from sqlglot.tokens import TokenType
 
-    from ..plans.ir.dialect import DIALECT
-
     text = source.text
     try:
-        tokens = DIALECT.tokenize(text)
+        tokens = tokenize(text)
     except Exception:  # the parser reports the position
         return [Statement(source, 1, 0, len(text), 0)] if text.strip() else []
     out: list[Statement] = []

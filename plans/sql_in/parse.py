@@ -728,12 +728,15 @@ def _unparsed_syntax(tokens: list) -> str | None:
     return None
 
 
-def _nested_comment(sql: str) -> bool:
-    """Does a bracketed comment hold another (`/* a /* b */ c */`)?  Spark nests them;
-    sqlglot's tokenizer ends the comment at the first `*/`."""
+def unnested_comments(sql: str) -> str:
+    """The text with each bracketed comment inside another (`/* a /* b */ c */`) made part
+    of the outer one: its delimiters blanked, every other character where it was (Spark
+    nests bracketed comments; sqlglot's tokenizer ends a comment at the first `*/`).
+    The text itself when no comment holds another."""
     if sql.count("/*") < 2:
-        return False
+        return sql
     i, n, depth = 0, len(sql), 0
+    blank: list[int] = []
     while i < n:
         if depth == 0 and sql[i] in "'\"`":
             quote, i = sql[i], i + 1
@@ -746,13 +749,20 @@ def _nested_comment(sql: str) -> bool:
         elif sql.startswith("/*", i):
             depth += 1
             if depth > 1:
-                return True
+                blank.append(i)
             i += 2
         elif depth and sql.startswith("*/", i):
+            if depth > 1:
+                blank.append(i)
             depth, i = depth - 1, i + 2
         else:
             i += 1
-    return False
+    if not blank:
+        return sql
+    chars = list(sql)
+    for k in blank:
+        chars[k] = chars[k + 1] = " "
+    return "".join(chars)
 
 
 def _line_col(sql: str, offset: int) -> tuple[int, int]:
@@ -818,6 +828,7 @@ def parse_statements(sql: str, placed: bool = True) -> list[exp.Expression]:
     asked for, so they are not recorded."""
     if not isinstance(sql, str):
         raise UnsupportedError(f"expected SQL text, got {type(sql).__name__}")
+    sql = unnested_comments(sql)  # (the same length: every position stays)
     line: int | None
     col: int | None
     try:
@@ -828,8 +839,6 @@ def parse_statements(sql: str, placed: bool = True) -> list[exp.Expression]:
             line, col = _line_col(sql, off)
             raise ParseError("unterminated quoted text or comment", line, col) from None
         raise ParseError("cannot read the SQL text") from None
-    if _nested_comment(sql):
-        raise UnmodelledSyntax("a comment inside a comment (`/* /* */ */`)")
     levels: set[int] = set()
     fixes = _Fixes()
     written = tokens  # (as the text has them, before sparkfold's fixes and the compiled build's)

@@ -526,6 +526,12 @@ def syntax_files() -> list[TestFile]:
         "/*/**/*/ SELECT 'selected content' AS tenth",
         "/* a /* b */ c */ SELECT x FROM p WHERE 1 = 1",
         "/* a /* b */ SELECT 1",
+        "/* a /* b */ c */ SELECT x FROM p WHERE 1 = 1",
+        "SELECT /* a /* b /* c */ */ d */ x FROM p WHERE x IS NULL AND x = NULL",
+        "/*/**/*/ SELECT 'selected content' AS tenth",
+        "SELECT x /* keep /* me */ here; */ + 0 AS y FROM p WHERE 1 = 1",
+        "SELECT '/* not /* a comment */' AS s, x FROM p WHERE 1 = 1",
+        "/* a /* b */ c */ */ SELECT 1",
         "SELECT transform(ys, (all, i) -> all + i) AS v FROM VALUES (array(32, 97)) AS t(ys)",
         "FROM (SELECT 1 AS key, 100 AS value) src MAP src.key, src.value USING 'cat' AS (k, v)",
         # an IN subquery in ORDER BY, the same as one in GROUP BY (Spark sorts by the key) or not
