@@ -192,6 +192,21 @@ def _session_function_determinism(spark: Any) -> Callable[[str, int], bool | Non
         except Exception:  # noqa: BLE001 - Spark reports its own error for the query
             return None
 
+    def hidden(table: str) -> tuple[T.DataType, bool] | None:
+        """The type and nullability of the hidden column `_metadata` of the relation
+        `table` (a file source's: file_path, file_name, file_size...), as Spark's
+        analysis of `SELECT _metadata FROM <table>` gives them; None when it has none
+        (or the name is something else there: a session variable)."""
+        name = ".".join("`" + p.replace("`", "``") + "`" for p in table.split("."))
+        try:
+            plan, (top,) = fields(f"SELECT _metadata FROM {name}")
+            if "variablereference(" in plan.expressions().head().toString().lower():
+                return None
+            return from_spark_type(top.dataType), bool(top.nullable)
+        except Exception:  # noqa: BLE001 - no such column, or no JVM to ask
+            return None
+
+    ask.hidden = hidden  # type: ignore[attr-defined]
     ask.resolves = resolves  # type: ignore[attr-defined]
     ask.relation = relation  # type: ignore[attr-defined]
     ask.variable = variable  # type: ignore[attr-defined]
@@ -429,6 +444,19 @@ class Catalog:
         if variable is None:
             return None
         answer = variable(parts)  # (asked each time: the name inside a call shows the value)
+        if answer is not None:
+            self._asked_session = True
+        return answer
+
+    def hidden_metadata(self, table: str) -> tuple[T.DataType, bool] | None:
+        """The type and nullability of the hidden column `_metadata` of a table the live
+        session this catalog reads has (a file source's), or None.  A result that read
+        one is not reused (`asked_functions`: a table made again from another format has
+        other metadata fields under the same schema)."""
+        hidden = getattr(self._functions, "hidden", None)
+        if hidden is None:
+            return None
+        answer = hidden(table)
         if answer is not None:
             self._asked_session = True
         return answer

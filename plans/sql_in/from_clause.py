@@ -203,6 +203,7 @@ def table_reference(an, node: exp.Table, ctes) -> tuple[L.Plan, Scope]:
     alias_node = node.args.get("alias")
     alias = node.alias
     columns = [c.name for c in alias_node.columns] if alias_node is not None and alias_node.columns else []
+    hidden: tuple[E.Attribute, ...] = ()
     if len(parts) == 1 and parts[0].lower() in ctes:
         if node.args.get("sample"):
             raise NotModelled("TABLESAMPLE of a CTE")
@@ -218,7 +219,8 @@ def table_reference(an, node: exp.Table, ctes) -> tuple[L.Plan, Scope]:
                 raise NotModelled(f"a query on files (`{parts[0]}.`...``)") from None
             raise UnknownTableError(e.name, e.known, _position(an.sql, node)) from None
         attrs = tuple(E.Attribute(c.name, c.data_type, c.nullable, E.new_id()) for c in schema.columns)
-        plan = L.Relation(schema.name, attrs)
+        hidden = () if node.args.get("sample") or columns else hidden_metadata(an, schema)
+        plan = L.Relation(schema.name, attrs + hidden)
         if node.args.get("sample"):
             plan = sampled_table(node, attrs)
         qualifier = alias or parts[-1]
@@ -237,7 +239,25 @@ def table_reference(an, node: exp.Table, ctes) -> tuple[L.Plan, Scope]:
         elif len(full) == 2:
             full = ["spark_catalog"] + full
         qual = tuple(full)
+    if hidden:
+        shown = [a for a in plan.output if a.expr_id not in {h.expr_id for h in hidden}]
+        return plan, Scope([Entry(qual, shown, qualifier, list(hidden))], shown)
     return plan, Scope.of(qual, list(plan.output), qualifier)
+
+
+METADATA = "_metadata"
+
+
+def hidden_metadata(an, schema) -> tuple[E.Attribute, ...]:
+    """The hidden column `_metadata` of a table the query reads, when its text names one
+    and the session says the table has it (a file source: Spark's metadata column, read
+    by name and never by `*`), as an attribute of the relation; else none."""
+    if METADATA not in an.sql.lower() or any(c.name.lower() == METADATA for c in schema.columns):
+        return ()
+    found = an.catalog.hidden_metadata(schema.name)
+    if found is None:
+        return ()
+    return (E.Attribute(METADATA, found[0], found[1], E.new_id()),)
 
 
 def sampled_table(node: exp.Table, attrs: tuple[E.Attribute, ...]) -> L.Plan:
@@ -395,7 +415,7 @@ def _key_of(c: E.Expr) -> int | None:
 def _keys_first(entries: list[Entry], order: dict[int | None, int]) -> list[Entry]:
     """Each FROM item's columns with its USING keys first, in USING order (`t.*`)."""
     return [Entry(en.qualifier, sorted((c for c in en.columns if _key_of(c) in order), key=lambda c: order[_key_of(c)])
-                  + [c for c in en.columns if _key_of(c) not in order], en.display)
+                  + [c for c in en.columns if _key_of(c) not in order], en.display)  # (no hidden column after USING)
             for en in entries]
 
 

@@ -22,6 +22,9 @@ class Entry:
     qualifier: tuple[str, ...]  # lower-case name parts, e.g. ("spark_catalog", "db", "t") or ("x",)
     columns: list[E.Expr]  # Attributes (or an aliased expression for a USING key)
     display: str = ""
+    # columns a name reads when no column has it, which `*` does not expand to (a file
+    # source's `_metadata`: from_clause.hidden_metadata)
+    hidden: list[E.Expr] = field(default_factory=list)
     _by_name: dict | None = field(default=None, init=False, repr=False, compare=False)
 
     def matches(self, parts: tuple[str, ...]) -> bool:
@@ -81,7 +84,8 @@ class Scope:
 
     def remap(self, mapping: dict[int, E.Attribute]) -> "Scope":
         """Replace attributes by id (after an outer join changed their nullability)."""
-        return Scope([Entry(en.qualifier, [_remapped(c, mapping) for c in en.columns], en.display)
+        return Scope([Entry(en.qualifier, [_remapped(c, mapping) for c in en.columns], en.display,
+                            [_remapped(c, mapping) for c in en.hidden])
                       for en in self.entries],
                      [_remapped(c, mapping) for c in self.star], self.parent, self.ctes)
 
@@ -110,6 +114,22 @@ class Scope:
             raise AmbiguousReferenceError(display, [self._describe(c) for c in found])
         if found:
             return found[0], list(parts[1:])
+        return self._lookup_hidden(lowered, parts, display)
+
+    def _lookup_hidden(self, lowered: tuple[str, ...], parts: tuple[str, ...],
+                       display: str) -> tuple[E.Expr | None, list[str]]:
+        """A name no column has, read as a hidden column (Spark's metadata columns, which
+        it resolves after the output's: `_metadata`, `t._metadata.file_name`)."""
+        if not any(en.hidden for en in self.entries):
+            return None, []
+        for qlen in range(len(lowered) - 1, -1, -1):
+            qual, rest = lowered[:qlen], lowered[qlen:]
+            found = _dedupe([c for en in self.entries if not qual or en.matches(qual)
+                             for c in en.hidden if column_name(c).lower() == rest[0]])
+            if len(found) > 1:
+                return None, []  # (which one Spark picks is not modelled: the session's to say)
+            if found:
+                return found[0], list(parts[qlen + 1:])
         return None, []
 
     def resolve(self, parts: tuple[str, ...], display: str, position: str = "") -> tuple[E.Expr, list[str], int]:

@@ -496,7 +496,7 @@ def grouping_expressions(an, group: exp.Group, items, scope) -> list[E.Expr]:
     if len(keys) == 1 and names_all(keys[0]) and not column_all_visible(ctx):
         # GROUP BY ALL (`all`, quoted or not, when no column or select alias has the name): every select
         # item without an aggregate; a window function is an aggregate to it (`count(*) OVER ()`)
-        return _no_lateral_alias([e for e, _ in items if not E.contains_aggregate(e) and not _contains_window(e)])
+        return _no_lateral_alias([_unalias(e) for e, _ in items if not E.contains_aggregate(e) and not _contains_window(e)])
     out = []
     select = group.parent
     star = isinstance(select, exp.Select) and has_star(select.expressions)
@@ -715,7 +715,7 @@ def _preferred(named) -> dict[str, E.Expr]:
 def _scope_ids(scope: Scope) -> set[int]:
     ids = set()
     for en in scope.entries:
-        for c in en.columns:
+        for c in [*en.columns, *en.hidden]:
             for n in c.walk():
                 if isinstance(n, E.Attribute):
                     ids.add(n.expr_id)

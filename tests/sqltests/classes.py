@@ -1173,13 +1173,54 @@ def row_source_constant_files() -> list[TestFile]:
             _file("nonansi/row-source-constants.sql", view + queries + ["DROP TABLE IF EXISTS rt"])]
 
 
+def metadata_column_files() -> list[TestFile]:
+    """The hidden column `_metadata` of file sources (parquet, csv, json tables with
+    rows), read as Spark reads it: by name, qualified or not, its fields, never by `*`;
+    in each clause, through a join (the null side of an outer join makes it nullable; two
+    tables that have it make an unqualified name ambiguous), a USING join, a subquery, a
+    CTE, a view (which hides it), under a condition that keeps no row; a table that has a
+    column named `_metadata`, VALUES and a view over VALUES (which have none)."""
+    setup = ["DROP TABLE IF EXISTS mp", "DROP TABLE IF EXISTS mc", "DROP TABLE IF EXISTS mj", "DROP TABLE IF EXISTS mo",
+             "CREATE TABLE mp (id INT, s STRING) USING parquet", "INSERT INTO mp VALUES (1, 'a'), (2, NULL)",
+             "CREATE TABLE mc (id INT, c STRING) USING csv", "INSERT INTO mc VALUES (2, 'x'), (3, 'y')",
+             "CREATE TABLE mj (id INT, j STRING) USING json", "INSERT INTO mj VALUES (1, 'p')",
+             "CREATE TABLE mo (id INT, _metadata STRING) USING parquet", "INSERT INTO mo VALUES (1, 'mine')",
+             "CREATE OR REPLACE TEMPORARY VIEW mv AS SELECT * FROM mp",
+             "CREATE OR REPLACE TEMPORARY VIEW mval AS SELECT * FROM VALUES (1, 'a') AS mval(id, s)"]
+    queries = [
+        "SELECT id, _metadata.file_size > 0 AS big, _metadata.row_index FROM mp WHERE 1 = 1",
+        "SELECT mp._metadata.file_name LIKE '%.parquet' AS f, id FROM mp WHERE id > 0 OR 1 = 0",
+        "SELECT * FROM mp WHERE _metadata.file_size > 0 AND 1 = 1",
+        "SELECT * FROM mp WHERE _metadata IS NULL", "SELECT id FROM mp WHERE _metadata IS NOT NULL AND id = NULL",
+        "SELECT _metadata.row_index, count(*) AS n FROM mp GROUP BY _metadata.row_index ORDER BY 1",
+        "SELECT id, s FROM mp ORDER BY _metadata.row_index DESC",
+        "SELECT m.id, m._metadata.row_index AS r FROM mp m WHERE 1 = 0",
+        "SELECT mp.id, mc.c, mp._metadata.file_size > 0 AS b, mc._metadata.file_size > 0 AS d FROM mp JOIN mc ON mp.id = mc.id",
+        "SELECT mp.id, mc._metadata.file_name IS NULL AS missing FROM mp LEFT JOIN mc ON mp.id = mc.id ORDER BY 1",
+        "SELECT mp.id FROM mp LEFT JOIN mc ON mp.id = mc.id WHERE mc._metadata IS NULL",
+        "SELECT mp.id FROM mp LEFT JOIN mc ON mp.id = mc.id WHERE mc._metadata.file_size > 0",
+        "SELECT _metadata.file_size > 0 AS b FROM mp JOIN mc ON mp.id = mc.id",
+        "SELECT id, mp._metadata.row_index AS r FROM mp JOIN mj USING (id)",
+        "SELECT * FROM (SELECT id, _metadata.file_size AS z FROM mp) WHERE z > 0 AND 1 = 1",
+        "SELECT _metadata FROM (SELECT * FROM mp) q",
+        "WITH w AS (SELECT id, _metadata.row_index AS r FROM mp) SELECT * FROM w a JOIN w b ON a.id = b.id",
+        "SELECT id FROM mp WHERE _metadata.row_index IN (SELECT _metadata.row_index FROM mp WHERE 1 = 1)",
+        "SELECT _metadata FROM mv", "SELECT id FROM mv WHERE 1 = 0",
+        "SELECT _metadata, id FROM mo WHERE 1 = 1", "SELECT _metadata FROM mval",
+        "SELECT j, _metadata.file_size > 0 AS b FROM mj WHERE j IS NOT NULL OR 1 = 0",
+        "SELECT c FROM mc WHERE _metadata.file_name = 'no such file' AND 1 = 1",
+    ]
+    return [_file("metadata-columns.sql", setup + queries + ["DROP TABLE IF EXISTS mp", "DROP TABLE IF EXISTS mc",
+                                                             "DROP TABLE IF EXISTS mj", "DROP TABLE IF EXISTS mo"])]
+
+
 SPACES = [literal_files, cte_files, setop_files, grouping_files, settings_files, settings_scope_files, syntax_files,
           setop_type_files, trailing_comma_files, alias_field_files, grouping_set_name_files,
           parameterless_files, wrapped_call_files, in_subquery_type_files,
           parameterized_type_files, nanos_files, time_window_files, lateral_generator_files,
           pipe_syntax_files, opaque_block_subquery_files, commuted_grouping_files, view_redefinition_files,
           variant_path_files, transform_files, opaque_operator_files, interval_text_files,
-          row_source_constant_files]
+          row_source_constant_files, metadata_column_files]
 
 
 def all_files() -> list[TestFile]:
