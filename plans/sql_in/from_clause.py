@@ -240,7 +240,7 @@ def table_reference(an, node: exp.Table, ctes) -> tuple[L.Plan, Scope]:
             full = ["spark_catalog"] + full
         qual = tuple(full)
     if hidden:
-        shown = [a for a in plan.output if a.expr_id not in {h.expr_id for h in hidden}]
+        shown: list[E.Expr] = [a for a in plan.output if a.expr_id not in {h.expr_id for h in hidden}]
         return plan, Scope([Entry(qual, shown, qualifier, list(hidden))], shown)
     return plan, Scope.of(qual, list(plan.output), qualifier)
 
