@@ -48,11 +48,34 @@ class CTEDef:
 
 
 def from_items(an, from_: exp.From, joins, outer, ctes) -> tuple[L.Plan, Scope]:
-    plan, scope = relation(an, from_.this, outer, ctes)
+    first = _unlateral(from_.this)
+    plan, scope = relation(an, first, outer, ctes)
+    if first is not from_.this and outer is not None and plan.outer_references:
+        raise NotModelled("a LATERAL subquery first in FROM reading an enclosing query's columns")
     for j in joins:
         right, rscope = relation(an, j.this, outer, ctes)
         plan, scope = join(an, plan, scope, right, rscope, j, outer, ctes)
     return plan, scope
+
+
+def _unlateral(node: exp.Expression) -> exp.Expression:
+    """The first FROM item without its LATERAL (`FROM LATERAL (SELECT ...) [AS s]`,
+    `FROM LATERAL explode(...)`): with no item before it, Spark reads it as the subquery
+    or the table function itself."""
+    if not isinstance(node, exp.Lateral) or node.args.get("view") or node.args.get("outer") \
+            or node.args.get("ordinality") or node.args.get("cross_apply") is not None:
+        return node
+    inner, alias = node.this, node.args.get("alias")
+    if isinstance(inner, exp.Subquery) and not inner.args.get("alias"):
+        out = inner.copy()
+    elif isinstance(inner, exp.Func):
+        out = exp.Table(this=inner.copy())
+    else:
+        return node
+    if alias is not None:
+        out.set("alias", alias.copy())
+    out.meta.update(node.meta)
+    return out
 
 
 def relation(an, node: exp.Expression, outer, ctes, with_joins: bool = True) -> tuple[L.Plan, Scope]:

@@ -532,6 +532,14 @@ def syntax_files() -> list[TestFile]:
         "SELECT x /* keep /* me */ here; */ + 0 AS y FROM p WHERE 1 = 1",
         "SELECT '/* not /* a comment */' AS s, x FROM p WHERE 1 = 1",
         "/* a /* b */ c */ */ SELECT 1",
+        # LATERAL on the first FROM item (a subquery, a table function: nothing before it)
+        "SELECT * FROM LATERAL (SELECT * FROM p)", "SELECT * FROM LATERAL (SELECT * FROM p), LATERAL (SELECT * FROM e)",
+        "SELECT * FROM LATERAL (SELECT x FROM p) JOIN LATERAL (SELECT s FROM p WHERE 1 = 1)",
+        "SELECT * FROM LATERAL explode(array(1, 2)) WHERE 1 = 1", "SELECT * FROM LATERAL explode(array(1, 2)) AS t(v)",
+        "SELECT * FROM LATERAL (SELECT x FROM p WHERE 1 = 1) q(a) WHERE a > 1",
+        "SELECT * FROM LATERAL (SELECT * FROM p WHERE 1 = 0)",
+        "SELECT (SELECT max(v) FROM LATERAL (SELECT p.x AS v)) AS m FROM p",
+        "SELECT * FROM LATERAL (SELECT x FROM p) l, LATERAL (SELECT l.x + 1 AS y) WHERE 2 > 1",
         "SELECT transform(ys, (all, i) -> all + i) AS v FROM VALUES (array(32, 97)) AS t(ys)",
         "FROM (SELECT 1 AS key, 100 AS value) src MAP src.key, src.value USING 'cat' AS (k, v)",
         # an IN subquery in ORDER BY, the same as one in GROUP BY (Spark sorts by the key) or not
