@@ -440,36 +440,30 @@ class Catalog:
         this catalog reads (`from_spark`); None when there is none or it is no variable.
         A result that read one is not reused (`asked_functions`: a variable may be declared
         again with another type, or set to another value, which its name shows)."""
-        variable = getattr(self._functions, "variable", None)
-        if variable is None:
-            return None
-        answer = variable(parts)  # (asked each time: the name inside a call shows the value)
-        if answer is not None:
-            self._asked_session = True
-        return answer
+        return self._ask_session("variable", parts)  # (asked each time: the name inside a call shows the value)
 
     def hidden_metadata(self, table: str) -> tuple[T.DataType, bool] | None:
         """The type and nullability of the hidden column `_metadata` of a table the live
         session this catalog reads has (a file source's), or None.  A result that read
         one is not reused (`asked_functions`: a table made again from another format has
         other metadata fields under the same schema)."""
-        hidden = getattr(self._functions, "hidden", None)
-        if hidden is None:
-            return None
-        answer = hidden(table)
-        if answer is not None:
-            self._asked_session = True
-        return answer
+        return self._ask_session("hidden", table)
 
     def session_relation(self, text: str) -> list[tuple[str, T.DataType, bool]] | None:
         """The columns (name, type, nullability) of the relation `text` (a table-valued
         function over constants) as the live session this catalog reads gives them; None
         without a session or where Spark rejects it.  A result that read one is not reused
         (`asked_functions`: a SQL table function may be defined again)."""
-        relation = getattr(self._functions, "relation", None)
-        if relation is None:
+        return self._ask_session("relation", text)
+
+    def _ask_session(self, question: str, arg: Any) -> Any:
+        """The live session's answer to `question` (a function `from_spark` gives this
+        catalog), None without one; an answer marks the results that read it as not to
+        be reused (`asked_functions`)."""
+        ask = getattr(self._functions, question, None)
+        if ask is None:
             return None
-        answer = relation(text)
+        answer = ask(arg)
         if answer is not None:
             self._asked_session = True
         return answer

@@ -66,6 +66,7 @@ def _unlateral(node: exp.Expression) -> exp.Expression:
             or node.args.get("ordinality") or node.args.get("cross_apply") is not None:
         return node
     inner, alias = node.this, node.args.get("alias")
+    out: exp.Expression
     if isinstance(inner, exp.Subquery) and not inner.args.get("alias"):
         out = inner.copy()
     elif isinstance(inner, exp.Func):
