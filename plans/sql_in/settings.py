@@ -117,12 +117,12 @@ def _text(pattern: str) -> Affects:
 
 # The functions that encode or decode text in a charset (CharsetProvider in Spark):
 # encode/decode, to_binary/to_char with 'utf-8', and the JSON/CSV/XML readers and writers
-# (their `encoding`/`charset` options), and array_insert: what the legacy settings of
-# charsets and of negative indexes change
+# (their `encoding`/`charset` options), array_insert, raise_error and assert_true: what
+# the legacy settings of charsets, of negative indexes and of raised errors change
 CHARSET_FUNCTIONS = frozenset({"encode", "decode", "to_binary", "try_to_binary", "to_char", "to_varchar",
                                "from_json", "to_json", "schema_of_json", "from_csv", "to_csv", "schema_of_csv",
                                "from_xml", "to_xml", "schema_of_xml", "json_tuple", "get_json_object",
-                               "array_insert"})
+                               "array_insert", "raise_error", "assert_true"})
 
 # The settings sparkfold models, by Spark's key: the Catalog's keyword for each, and
 # Spark's default
@@ -209,6 +209,9 @@ UNMODELLED: dict[str, tuple[str, Affects]] = {
     "spark.sql.legacy.codingErrorAction": ("false", _never),
     "spark.sql.legacy.javaCharsets": ("false", _never),
     "spark.sql.legacy.negativeIndexInArrayInsert": ("false", _never),
+    # how raise_error and assert_true raise (without an error class), calls sparkfold
+    # keeps as written as well
+    "spark.sql.legacy.raiseErrorWithoutErrorClass": ("false", _never),
     # the formatter that parses and formats datetimes (a cast to a string, to_date with a
     # pattern, date_format, from_json...): it changes only what Spark computes, never
     # what sparkfold folds (no datetime function is evaluated, a cast of a date to a

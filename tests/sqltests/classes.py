@@ -250,6 +250,10 @@ LEGACY_SCOPES = [
       "SELECT array_insert(array(1, 2), -1, 3), array_insert(array(1), -5, 0) FROM r WHERE 1 = 1",
       "SELECT id FROM r WHERE array_insert(a, -1, 9)[0] = 9 AND 1 = 1"],
      []),
+    ("spark.sql.legacy.raiseErrorWithoutErrorClass",
+     ["SELECT id FROM r WHERE 1 = 1", "SELECT assert_true(id > 0 OR id IS NULL) FROM r WHERE 1 = 1",
+      "SELECT raise_error('boom') FROM r WHERE 1 = 0", "SELECT assert_true(id > 1) FROM r WHERE id IS NOT NULL AND 1 = 1"],
+     []),
     # under the legacy interval every interval value is a CalendarIntervalType, ordered and
     # compared by nothing: a datetime subtraction whose text holds no INTERVAL too
     ("spark.sql.legacy.interval.enabled",
