@@ -98,7 +98,8 @@ def grouping_files() -> list[TestFile]:
     """NOT over a predicate that is a grouping expression (`NOT (a IS NULL)` is not `a IS
     NOT NULL` to Spark's GROUP BY check); a subquery in HAVING or ORDER BY that reads a
     grouping column the select list does not show (the DataFrame program reads the
-    Aggregate's columns); count(DISTINCT *) and count(t.*)."""
+    Aggregate's columns); count(DISTINCT *) and count(t.*); GROUP BY ALL over aliased
+    items and a struct's star."""
     view = ["CREATE TEMPORARY VIEW g AS SELECT * FROM VALUES (1, 'a'), (NULL, 'b'), (2, NULL), (2, 'c') AS g(a, s)"]
     queries = [
         "SELECT not(a IS NULL), count(*) AS c FROM g GROUP BY a IS NULL",
@@ -119,7 +120,20 @@ def grouping_files() -> list[TestFile]:
         "SELECT count(DISTINCT *), count(*) FROM g WHERE a > 0",
         "SELECT count(DISTINCT g.*) FROM g",
         "SELECT count(g.*) FROM g",
+        # GROUP BY ALL groups by the select items without their aliases: a struct's star,
+        # an aliased item ordered or filtered by its expression, a lateral alias (an error)
+        "SELECT st.*, count(*) AS c FROM gs GROUP BY ALL ORDER BY st.a, st.b",
+        "SELECT st.*, count(*) AS c FROM gs GROUP BY ALL HAVING st.a > 0",
+        "SELECT st.a AS k, count(*) AS c FROM gs GROUP BY ALL ORDER BY st.a",
+        "SELECT id AS k, count(*) AS c FROM gs GROUP BY ALL HAVING id > 1 OR 1 = 0",
+        "SELECT id + 1 AS k, sum(id) AS s FROM gs GROUP BY ALL HAVING k > 1 ORDER BY id + 1",
+        "SELECT st.a AS a, st.a AS a2, count(*) FROM gs GROUP BY ALL ORDER BY 1",
+        "SELECT id AS k, k + 1 AS k2, count(*) FROM gs GROUP BY ALL",
+        "SELECT upper(st.b) AS u, count(*) AS c FROM gs WHERE 1 = 1 GROUP BY ALL ORDER BY upper(st.b)",
+        "SELECT st.*, id, max(id) FROM gs GROUP BY ALL HAVING st.b = 'x' AND 1 = 1",
     ]
+    view.append("CREATE TEMPORARY VIEW gs AS SELECT * FROM VALUES (1, named_struct('a', 1, 'b', 'x')), "
+                "(2, named_struct('a', 1, 'b', 'y')), (NULL, named_struct('a', NULL, 'b', 'x')) AS gs(id, st)")
     return [_file("grouping.sql", view + queries)]
 
 
