@@ -345,10 +345,11 @@ def _optimize(sql, cat: Catalog, batches, rules, exclude, pretty, always_regener
               in_statement: bool = False) -> OptimizeResult:
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    if identifier_clause.CLAUSE.search(sql) and not identifier_clause.legacy(cat.unmodelled) \
-            and (named := identifier_clause.as_names(sql)) is not None and not any(cat.session_variable(parts) for parts in named[2]):
+    if identifier_clause.CLAUSE.search(sql) and (named := identifier_clause.as_names(sql)) is not None \
+            and not any(cat.session_variable(parts) for parts in named[2]) \
+            and (not identifier_clause.legacy(cat.unmodelled) or identifier_clause.in_legacy_places(named[0], named[3])):
         # IDENTIFIER('t.c'): optimized as the names the clauses give, put back where kept
-        text, clauses, _ = named
+        text, clauses, _, _ = named
         inner = _optimize(text, cat, batches, rules, exclude, pretty, always_regenerate, keep_layout, in_statement)
         out = sql if inner.passthrough is not None or inner.sql == text \
             else identifier_clause.restored(inner.sql, text, clauses)

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import re
 
-from sqlglot.errors import TokenError
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
 
 from ..ir.dialect import DIALECT
@@ -42,15 +44,15 @@ def _backquoted(name: str) -> str:
     return ".".join(p if p.startswith("`") else f"`{p}`" for p in _PARTS.findall(name))
 
 
-def as_names(sql: str) -> tuple[str, list[tuple[str, str]], list[tuple[str, ...]]] | None:
+def as_names(sql: str) -> tuple[str, list[tuple[str, str]], list[tuple[str, ...]], list[int]] | None:
     """(the text with each IDENTIFIER clause written as its name, [(padded name, clause
-    text)], [each clause's name parts]), or None when the text holds a clause this cannot
-    write so."""
+    text)], [each clause's name parts], [each clause's offset]), or None when the text
+    holds a clause this cannot write so."""
     try:
         tokens = DIALECT.tokenize(sql)
     except TokenError:
         return None
-    out, last, clauses, names = [], 0, [], []
+    out, last, clauses, names, starts = [], 0, [], [], []
     i = 0
     while i < len(tokens):
         t = tokens[i]
@@ -88,13 +90,47 @@ def as_names(sql: str) -> tuple[str, list[tuple[str, str]], list[tuple[str, ...]
         out.append(sql[last:start])
         out.append(padded)
         clauses.append((padded, clause))
+        starts.append(start)
         names.append(tuple(p.strip("`").replace("``", "`") for p in _PARTS.findall(name)))
         last = end
         i = j + 1
     if not clauses:
         return None
     out.append(sql[last:])
-    return "".join(out), clauses, names
+    return "".join(out), clauses, names, starts
+
+
+def in_legacy_places(text: str, starts: list[int]) -> bool:
+    """Does each name the clauses became (at `starts` in `text`, the text `as_names`
+    wrote) stand where the legacy clause is read too: a column (an expression), a table
+    in FROM or a join, a function's or a table function's name?  Spark's grammar under
+    spark.sql.legacy.identifierClause reads `IDENTIFIER(expression)` only as a function
+    name, a table reference and, as a call, an expression: an alias, a CTE's name, a
+    column of USING or PIVOT ... FOR, a window's name or a lambda's parameter written so
+    is a syntax error there, which the clause left to Spark keeps."""
+    try:
+        tree = sqlglot.parse_one(text, dialect=DIALECT)
+    except (ParseError, TokenError):
+        return False
+    placed = {i.meta.get("start"): i for i in tree.find_all(exp.Identifier)}
+    for start in starts:
+        ident = placed.get(start)
+        if ident is None:
+            # a function sqlglot knows by its name (`abs`(c1) is an Abs): no identifier
+            name = _NAME.match(text, start)
+            if name is None or not text[name.end():].lstrip().startswith("("):
+                return False
+            continue
+        parent = ident.parent
+        if isinstance(parent, exp.Column) and parent.find_ancestor(exp.Pivot) is None:
+            continue
+        if isinstance(parent, exp.Table) and ident.arg_key in ("this", "db", "catalog") \
+                and isinstance(parent.parent, (exp.From, exp.Join)):
+            continue
+        if isinstance(parent, exp.Anonymous) and ident.arg_key == "this":
+            continue
+        return False
+    return True
 
 
 def restored(output: str, read: str, clauses: list[tuple[str, str]]) -> str:

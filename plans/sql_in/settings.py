@@ -163,7 +163,8 @@ UNMODELLED: dict[str, tuple[str, Affects]] = {
     "spark.sql.legacy.exponentLiteralAsDecimal.enabled": ("false", _text(r"\d[eE][-+]?\d")),
     "spark.sql.legacy.interval.enabled": ("false", _text(r"(?i)interval")),
     # the legacy IDENTIFIER(constant expression) clause, read at analysis in fewer places
-    # (a clause is then left to Spark: plans.sql_in.identifier_clause)
+    # (plans.sql_in.identifier_clause reads a clause as its name where the legacy clause
+    # stands too, a column, a table, a function; any other is left to Spark)
     "spark.sql.legacy.identifierClause": ("false", _text(r"(?i)\bidentifier\b")),
     # the grammar a view's text is read with (Spark's parseQuery, for views only): without
     # EOF, trailing text after a query is dropped.  sparkfold reads no view's text made

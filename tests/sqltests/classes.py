@@ -254,10 +254,13 @@ LEGACY_SCOPES = [
       "SELECT decode(X'E9', 'WINDOWS-1252'), encode('é', 'ISO-8859-15') FROM r WHERE 1 = 1",
       "SELECT encode(s, 'cp1252') FROM r WHERE 1 = 0"],
      []),
+    # (the legacy clause names a column, a table or a function as the newer one does; an
+    # alias or a table's alias written so is a syntax error under it, left to Spark)
     ("spark.sql.legacy.identifierClause",
-     ["SELECT id, s FROM r WHERE 1 = 1", "SELECT `id` FROM r WHERE id IS NOT NULL OR 1 = 0"],
-     ["SELECT IDENTIFIER('id') FROM r WHERE 1 = 1", "SELECT * FROM IDENTIFIER('r') WHERE 1 = 1",
-      "SELECT IDENTIFIER('ab' || 's')(id) FROM r WHERE 1 = 1"]),
+     ["SELECT id, s FROM r WHERE 1 = 1", "SELECT `id` FROM r WHERE id IS NOT NULL OR 1 = 0",
+      "SELECT IDENTIFIER('id') FROM r WHERE 1 = 1", "SELECT * FROM IDENTIFIER('r') WHERE 1 = 1",
+      "SELECT IDENTIFIER('ab' || 's')(id) FROM r WHERE 1 = 1"],
+     ["SELECT id AS IDENTIFIER('x') FROM r WHERE 1 = 1", "SELECT q.id FROM r AS IDENTIFIER('q') WHERE 1 = 1"]),
     ("spark.sql.legacy.negativeIndexInArrayInsert",
      ["SELECT a, size(a) FROM r WHERE 1 = 1", "SELECT element_at(a, -1) FROM r WHERE id > 0 OR 1 = 0",
       "SELECT array_insert(a, -1, 9), array_insert(a, -3, id) FROM r WHERE 1 = 1",
@@ -420,7 +423,9 @@ def identifier_clause_files() -> list[TestFile]:
     column, a table, a function's name, an alias, a keyword as a name, a name with a
     space in backquotes, across lines; and the ones Spark rejects (a name that is no
     name, an empty string, an unknown table, a qualified alias) or reads from a variable
-    or a subquery (passed through)."""
+    or a subquery (passed through); each again under the legacy clause, with the places
+    a name stands (where Spark's grammar reads only the newer clause, the statement is
+    a syntax error under the legacy one, kept)."""
     setup = ["CREATE TEMPORARY VIEW idt AS SELECT * FROM VALUES (1, -2, 'a'), (NULL, 3, 'b') AS idt(c1, c2, `c 1`)",
              "DECLARE OR REPLACE VARIABLE idv STRING DEFAULT 'c1'"]
     queries = ["SELECT IDENTIFIER('c1') FROM idt WHERE 1 = 1", "SELECT IDENTIFIER('idt.c1'), IDENTIFIER('c' || '2') FROM idt",
@@ -437,7 +442,28 @@ def identifier_clause_files() -> list[TestFile]:
                # where Spark's grammar reads no clause, and a variable (named after its value)
                "SELECT IDENTIFIER('idt').c1 FROM idt", "SELECT EXTRACT(IDENTIFIER('YEAR') FROM DATE'2024-01-15')",
                "SELECT :IDENTIFIER('p') FROM idt", "SELECT IDENTIFIER('idv')", "SELECT IDENTIFIER('idv') FROM idt WHERE 1 = 1"]
-    return [_file("identifier-clause.sql", setup + queries)]
+    # the places a name stands, each read by the clause of Spark 4.1 and only some by the
+    # legacy clause (spark.sql.legacy.identifierClause: a function's name, a table, an
+    # expression): the others are Spark's syntax errors under it, kept
+    places = ["SELECT c2 FROM idt AS IDENTIFIER('q') WHERE 1 = 1", "SELECT q.c2 FROM idt AS q(IDENTIFIER('a'), b, c) WHERE 1 = 1",
+              "WITH IDENTIFIER('w') AS (SELECT c1 FROM idt) SELECT * FROM w WHERE 1 = 1",
+              "SELECT * FROM idt JOIN idt AS j USING (IDENTIFIER('c1')) WHERE 1 = 1",
+              "SELECT sum(c2) OVER IDENTIFIER('w') FROM idt WHERE 1 = 1 WINDOW w AS (ORDER BY c2)",
+              "SELECT transform(array(c2), IDENTIFIER('x') -> x + 1) FROM idt WHERE 1 = 1",
+              "SELECT * FROM idt PIVOT (sum(c2) FOR IDENTIFIER('c1') IN (1, 2)) WHERE 1 = 1",
+              "SELECT struct(c1 AS IDENTIFIER('f')) FROM idt WHERE 1 = 1",
+              "SELECT * FROM idt LATERAL VIEW explode(array(c2)) IDENTIFIER('lv') AS e WHERE 1 = 1",
+              "SELECT * FROM idt LATERAL VIEW explode(array(c2)) lv AS IDENTIFIER('e') WHERE 1 = 1",
+              "SELECT max(IDENTIFIER('c2')) FROM idt WHERE c1 IS NULL GROUP BY IDENTIFIER('idt.c1') HAVING 1 = 1",
+              "SELECT c2 FROM idt WHERE IDENTIFIER('c1') = NULL OR IDENTIFIER('c2') > 0 ORDER BY IDENTIFIER('c2')",
+              "SELECT * FROM idt, IDENTIFIER('idt') AS i2 WHERE idt.c1 = i2.c1 AND 1 = 1",
+              "SELECT IDENTIFIER('max')(IDENTIFIER('c2')) FROM IDENTIFIER('idt') WHERE 1 = 1",
+              "SELECT * FROM IDENTIFIER('ra' || 'nge')(0, 2) WHERE 1 = 1",
+              "SELECT * FROM TABLE(IDENTIFIER('idt')) WHERE 1 = 1",
+              "SELECT c2 FROM idt ORDER BY IDENTIFIER('c1') NULLS FIRST, 1 LIMIT 1"]
+    legacy = [("spark.sql.legacy.identifierClause", "true")]
+    return [_file("identifier-clause.sql", setup + queries + places),
+            _file("identifier-clause-legacy.sql", setup + queries + places, legacy)]
 
 
 def syntax_files() -> list[TestFile]:
