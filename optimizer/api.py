@@ -392,8 +392,17 @@ def _optimize_piped(sql: str, cat: Catalog, options: tuple) -> OptimizeResult | 
     def through(reason: str) -> OptimizeResult:
         return OptimizeResult(sql, sql, None, None, Trace(), cat, passthrough=reason)
 
+    def columns(text: str) -> list[str] | None:
+        try:
+            with id_scope():
+                return [a.name for a in Analyzer(cat, text).analyze(parse_query(text)).output]
+        except InternalError:
+            raise
+        except (SparkfoldError, NotModelled):
+            return None
+
     try:
-        standard = pipe_syntax.as_standard(sql)
+        standard = pipe_syntax.as_standard(sql, columns, ordinals=cat.group_by_ordinal)
     except NotModelled as e:
         return through(str(e))
     if standard is None:

@@ -34,12 +34,42 @@ def test_each_operator_is_written_as_the_plan_spark_builds(sql, text):
     assert as_standard(sql).text == text
 
 
+COLUMNS = {"SELECT * FROM pv": ["k", "s"], "SELECT *, 1 AS z FROM pv": ["k", "s", "z"],
+           "SELECT `k`, (k + 1) AS `s` FROM pv": ["k", "s"], "SELECT 1 AS a, 2 AS A": ["a", "A"]}
+
+
+@pytest.mark.parametrize("sql, text", [
+    # SET: the star by name, the column set where it stands, one projection per assignment
+    ("TABLE pv |> SET s = k + 1", "SELECT `k`, (k + 1) AS `s` FROM pv"),
+    ("TABLE pv |> SET s = k + 1, K = length(s)",
+     "SELECT (length(s)) AS `K`, `s` FROM (SELECT `k`, (k + 1) AS `s` FROM pv)"),
+    ("TABLE pv |> EXTEND 1 AS z |> SET z = k", "SELECT `k`, `s`, (k) AS `z` FROM (SELECT *, 1 AS z FROM pv)"),
+    # AGGREGATE grouping by a position: the column there, by its name
+    ("TABLE pv |> AGGREGATE count(*) AS c GROUP BY 2, k", "SELECT `s`, k, count(*) AS c FROM pv GROUP BY `s`, k"),
+])
+def test_set_and_a_grouping_position_read_the_columns_of_the_query_before(sql, text):
+    assert as_standard(sql, COLUMNS.get).text == text
+
+
 @pytest.mark.parametrize("sql, reason", [
-    ("TABLE pv |> SET k = 1", "|> SET"),
+    ("TABLE pv |> SET q = 1", "a column the query does not have"),
+    ("SELECT 1 AS a, 2 AS A |> SET a = 3", "a column name twice"),
+    ("TABLE pv |> SET pv.k = 1", "other than `column = expression`"),
+    ("TABLE pv |> SET k = max(k)", "an aggregate function in |> SET"),
+    ("TABLE pv |> AGGREGATE sum(k) GROUP BY 3", "a position past the columns"),
+    ("TABLE pw |> SET j = 1", "whose columns sparkfold cannot tell"),
+])
+def test_set_and_a_grouping_position_spark_refuses_are_not_read(sql, reason):
+    with pytest.raises(NotModelled, match=reason.replace("(", r"\(").replace("|", r"\|")):
+        as_standard(sql, COLUMNS.get)
+
+
+@pytest.mark.parametrize("sql, reason", [
+    ("TABLE pv |> SET q = 1", "|> SET of a column the query does not have"),
     ("TABLE pv |> EXTEND sum(k) AS t", "aggregate function in |> EXTEND"),
     ("TABLE pv |> WHERE k > 1 ORDER BY k |> SELECT s", "|> WHERE with another clause"),
     ("TABLE pv |> AGGREGATE k GROUP BY s", "not an aggregate"),
-    ("TABLE pv |> AGGREGATE sum(k) GROUP BY 1", "an ordinal"),
+    ("TABLE pv |> AGGREGATE sum(k) GROUP BY 3", "a position past the columns"),
     ("SELECT * FROM (TABLE pv |> WHERE k > 1)", "inside a subquery"),
     ("FROM pv |> SELECT k |> WHERE pv.k > 1", "cannot analyze: unknown column `pv.k`"),
 ])

@@ -17,6 +17,7 @@ table (`(prev)`), with the operator's own text copied as written:
 | `[kind] JOIN r ...` | Join | `(prev) [kind] JOIN r ...`, a FROM item |
 | `UNION / INTERSECT / EXCEPT / MINUS [ALL / DISTINCT] q` | the set operation | `prev UNION q` |
 | `AGGREGATE aggs [GROUP BY keys]` | Aggregate(keys, keys ++ aggs) | `SELECT keys, aggs FROM (prev) GROUP BY keys` |
+| `SET a = e, b = f` | Project(* with `a` replaced), one per assignment | `SELECT x, (e) AS a, y FROM (prev)`, then `b` over it |
 
 The first operator reads a FROM clause or `TABLE t` directly (`SELECT * FROM t WHERE c`),
 so its references keep the table's qualifier, as Spark's do.  A derived table drops the
@@ -25,18 +26,22 @@ such a qualifier (`FROM t |> SELECT a |> WHERE t.a > 1`) does not resolve in the
 written here, and the statement passes through (the caller's part), never rejected.
 Spark's errors of pipe syntax that the text written here would not raise are kept by
 passing the statement through: an aggregate function in SELECT, EXTEND or WHERE, an
-AGGREGATE item without one, GROUP BY ALL / ROLLUP / CUBE / GROUPING SETS / an ordinal /
-GROUPING() / a window function in AGGREGATE, two result clauses in one operator.  (Spark
-4.3 takes an aggregate function in SELECT, and SELECT with GROUP BY, where earlier
-releases refuse them: they pass through.)  SET (which replaces a column where it
-stands), TABLESAMPLE, a CTE before the chain, a pipe inside a subquery and the `|`
-spelling pass through too.
+AGGREGATE item without one, GROUP BY ALL / ROLLUP / CUBE / GROUPING SETS / a position
+past the columns / GROUPING() / a window function in AGGREGATE, two result clauses in one
+operator, SET of a column the query has not once.  (Spark 4.3 takes an aggregate function
+in SELECT, and SELECT with GROUP BY, where earlier releases refuse them: they pass
+through.)  SET and a grouping key by position (`GROUP BY 2`, the query's second column)
+need the names of the columns before them, which the caller's analysis gives (`columns`);
+where it cannot tell, they pass through.  TABLESAMPLE, a CTE before the chain, a pipe
+inside a subquery and the `|` spelling pass through too.
 
 `as_standard` returns the text and where each copied piece came from, so that a finding
 placed in the text written here can be placed in the user's (`Standard.placed`).
 """
 
 from __future__ import annotations
+
+from typing import Callable
 
 from sqlglot import exp
 from sqlglot.errors import TokenError
@@ -46,6 +51,9 @@ from ..ir.dialect import DIALECT, function_name, is_aggregate_call
 from ..ir.errors import SparkfoldError
 from ..ir.records import record
 from .expr_context import NotModelled
+
+# the names of a query's columns, None where sparkfold cannot tell (optimizer.api)
+Columns = Callable[[str], "list[str] | None"]
 
 KEY = "spark.sql.operatorPipeSyntaxEnabled"
 REASON = "SQL pipe syntax (`|>`)"
@@ -106,10 +114,13 @@ def has_pipe(sql: str) -> bool:
     return "|>" in sql
 
 
-def as_standard(sql: str) -> Standard | None:
+def as_standard(sql: str, columns: Columns | None = None, ordinals: bool = True) -> Standard | None:
     """The statement written without pipe syntax, or None when it has no pipe operator
     at its top level (or its text cannot be read into tokens: the parser says why).
-    Raises NotModelled for what is not read so."""
+    Raises NotModelled for what is not read so.  `columns` gives the names of a query's
+    columns (None where it cannot tell), which SET and a grouping key by position need;
+    `ordinals` is spark.sql.groupByOrdinal (without it, `GROUP BY 1` groups by the
+    constant, passed through)."""
     try:
         tokens = DIALECT.tokenize(sql)
     except TokenError:
@@ -133,7 +144,7 @@ def as_standard(sql: str) -> Standard | None:
     ends = [*pipes, len(tokens)]
     state = _source(sql, tokens, 0, pipes[0])
     for k, at in enumerate(pipes):
-        state = _operator(sql, tokens, at + 1, ends[k + 1], state)
+        state = _operator(sql, tokens, at + 1, ends[k + 1], state, columns, ordinals)
     return _written(sql, _query(state))
 
 
@@ -175,7 +186,8 @@ def _source(sql: str, tokens: list, i: int, j: int) -> _State:
     raise NotModelled(f"{REASON} after {tokens[i].text.upper()}")
 
 
-def _operator(sql: str, tokens: list, i: int, j: int, state: _State) -> _State:
+def _operator(sql: str, tokens: list, i: int, j: int, state: _State, columns: Columns | None,
+              ordinals: bool) -> _State:
     if i == j:
         raise NotModelled(f"{REASON}: an operator is missing")
     t = tokens[i]
@@ -239,13 +251,61 @@ def _operator(sql: str, tokens: list, i: int, j: int, state: _State) -> _State:
         left = _item(state) if not state.comma else ("(", *_query(state), ")")
         return _State(("SELECT * FROM ", *left, " ", _span(tokens, i, j)), item=False)
     if word == "AGGREGATE" and t.token_type == TokenType.VAR:
-        return _aggregate(sql, tokens, i + 1, j, top, state)
+        return _aggregate(sql, tokens, i + 1, j, top, state, columns if ordinals else None)
+    if t.token_type == TokenType.SET:
+        return _set(sql, tokens, i + 1, j, top, state, columns)
     raise NotModelled(f"{REASON}: |> {word}")
 
 
-def _aggregate(sql: str, tokens: list, i: int, j: int, top: list[int], state: _State) -> _State:
+def _names(sql: str, state: _State, columns: Columns | None, what: str) -> list[str]:
+    """The names of the columns of the query so far, each once (a name twice could not
+    be written by name)."""
+    names = columns(_written(sql, _query(state)).text) if columns is not None else None
+    if names is None:
+        raise NotModelled(f"{REASON}: {what} over a query whose columns sparkfold cannot tell")
+    if len({n.lower() for n in names}) != len(names):
+        raise NotModelled(f"{REASON}: {what} over a query with a column name twice")
+    return names
+
+
+def _quoted(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _set(sql: str, tokens: list, i: int, j: int, top: list[int], state: _State, columns: Columns | None) -> _State:
+    """`SET a = e, b = f`: Spark's Project of the star with `a` replaced where it stands
+    by `e AS a` (UnresolvedStarExceptOrReplace), one Project per assignment, so that a
+    later one reads the earlier ones; written with the columns by name.  An assignment to
+    a column the query has not exactly once, to a field (`a.b = ...`), with an alias or an
+    aggregate function is Spark's error: passed through."""
+    if any(tokens[k].token_type in _CLAUSES for k in top):
+        raise NotModelled(f"{REASON}: |> SET with a clause")
+    start = i
+    for end in [*(k for k in top if tokens[k].token_type == TokenType.COMMA), j]:
+        if end - start < 3 or tokens[start].token_type not in _NAMES or tokens[start + 1].token_type != TokenType.EQ:
+            raise NotModelled(f"{REASON}: |> SET of something other than `column = expression`")
+        value = _no_aggregates(sql, tokens, start + 2, end, "SET").expressions
+        if len(value) != 1 or isinstance(value[0], exp.Alias):
+            raise NotModelled(f"{REASON}: |> SET of something other than `column = expression`")
+        target = tokens[start].text
+        names = _names(sql, state, columns, "|> SET")
+        at = [k for k, n in enumerate(names) if n.lower() == target.lower()]
+        if len(at) != 1:
+            raise NotModelled(f"{REASON}: |> SET of a column the query does not have")
+        items: list = []
+        for k, n in enumerate(names):
+            items += [", "] if items else []
+            items += ["(", _span(tokens, start + 2, end), ") AS ", _quoted(target)] if k == at[0] else [_quoted(n)]
+        state = _State(("SELECT ", *items, " FROM ", *_item(state)), item=False)
+        start = end + 1
+    return state
+
+
+def _aggregate(sql: str, tokens: list, i: int, j: int, top: list[int], state: _State,
+               columns: Columns | None) -> _State:
     """`AGGREGATE aggs [GROUP BY keys]`: the keys (with their aliases) then the aggregates,
-    grouped by the keys."""
+    grouped by the keys.  A key by position (`GROUP BY 2`) is the query's column there,
+    written by its name."""
     groups = [k for k in top if tokens[k].token_type == TokenType.GROUP_BY]
     if any(tokens[k].token_type in _CLAUSES for k in top if k not in groups) or len(groups) > 1:
         raise NotModelled(f"{REASON}: |> AGGREGATE with another clause")
@@ -267,6 +327,11 @@ def _aggregate(sql: str, tokens: list, i: int, j: int, top: list[int], state: _S
             if len(keyed) != 1:
                 raise NotModelled(f"{REASON}: |> AGGREGATE with a grouping key sparkfold does not read")
             key = keyed[0]
+            if alias is None and isinstance(key, exp.Literal) and key.is_int and columns is not None:
+                names = _names(sql, state, columns, "|> AGGREGATE grouping by a position")
+                if not 0 < int(key.this) <= len(names):
+                    raise NotModelled(f"{REASON}: |> AGGREGATE grouping by a position past the columns")
+                continue
             if isinstance(key, exp.Literal) and not key.is_string or key.find(exp.Window) is not None \
                     or isinstance(key, (exp.Rollup, exp.Cube, exp.GroupingSets)) \
                     or isinstance(key, exp.Column) and key.name.upper() == "ALL" and not key.table \
@@ -275,10 +340,15 @@ def _aggregate(sql: str, tokens: list, i: int, j: int, top: list[int], state: _S
                     or any(is_aggregate_call(n) for n in key.walk()):
                 raise NotModelled(f"{REASON}: |> AGGREGATE grouping by an ordinal, ALL, ROLLUP, CUBE, GROUPING SETS, "
                                   "GROUPING(), an aggregate or a window function")
+    by_position: dict[int, str] = {}
+    for a, b, alias in keys:
+        if alias is None and b == a + 1 and tokens[a].token_type == TokenType.NUMBER and tokens[a].text.isdigit():
+            by_position[a] = _quoted(_names(sql, state, columns, "|> AGGREGATE grouping by a position")[
+                int(tokens[a].text) - 1])
     pieces: list = []
     for a, b, alias in keys:
         pieces += [", "] if pieces else []
-        pieces.append(_span(tokens, a, b))
+        pieces.append(by_position.get(a, _span(tokens, a, b)))
     if stop > i:
         items = _parses(f"SELECT {sql[tokens[i].start:tokens[stop - 1].end + 1]}", "the aggregates").expressions
         if any(n.find(exp.Window) is not None or not any(is_aggregate_call(m) for m in n.walk()) for n in items):
@@ -290,7 +360,7 @@ def _aggregate(sql: str, tokens: list, i: int, j: int, top: list[int], state: _S
     group: list = []
     for a, b, alias in keys:
         group += [", "] if group else [" GROUP BY "]
-        group.append(_span(tokens, a, alias if alias is not None else b))
+        group.append(by_position.get(a, _span(tokens, a, alias if alias is not None else b)))
     return _State(("SELECT ", *pieces, " FROM ", *_item(state), *group), item=False)
 
 
@@ -310,12 +380,14 @@ def _query(state: _State) -> tuple:
 
 def _no_aggregates(sql: str, tokens: list, i: int, j: int, where: str, windows: bool = False) -> exp.Expression:
     """Spark's pipe operators refuse an aggregate function (and WHERE a window function)
-    where a SELECT block would take one."""
+    where a SELECT block would take one; a subquery's are its own."""
     if i == j:
         raise NotModelled(f"{REASON}: |> {where} of nothing")
     text = sql[tokens[i].start:tokens[j - 1].end + 1]
     tree = _parses(f"SELECT * FROM __sf_pipe WHERE {text}" if where == "WHERE" else f"SELECT {text}", where)
     for n in tree.walk():
+        if n.find_ancestor(exp.Select) is not tree:
+            continue  # (inside a subquery, whose own query takes them)
         if windows and isinstance(n, exp.Window):
             raise NotModelled(f"{REASON}: a window function in |> {where}")
         if is_aggregate_call(n) and n.find_ancestor(exp.Window) is None:

@@ -897,8 +897,10 @@ def pipe_syntax_files() -> list[TestFile]:
     conditions, outer joins a filter makes inner); and the pipe forms Spark rejects where
     the same standard SQL would not (an aggregate in EXTEND or WHERE, an AGGREGATE item
     without one, GROUP BY ALL in AGGREGATE, a star in EXTEND, a window function in WHERE)
-    and the ones that pass through (SET, an ordinal in AGGREGATE, a qualifier a projection
-    dropped, an aggregate in SELECT)."""
+    and the ones that pass through (a qualifier a projection dropped, an aggregate in
+    SELECT); SET (each column by name, the one set where it stands) and AGGREGATE grouping
+    by a position, with the forms of them Spark rejects (an unknown column, a field, an
+    alias, an aggregate, a position past the columns, a name twice)."""
     views = ["CREATE TEMPORARY VIEW pv AS SELECT * FROM VALUES (1, 'a'), (2, NULL), (NULL, 'b'), (3, 'a') AS pv(k, s)",
              "CREATE TEMPORARY VIEW pw AS SELECT * FROM VALUES (1, 'x'), (NULL, 'y'), (3, NULL) AS pw(j, t)"]
     sources = ["TABLE pv", "FROM pv", "SELECT k, s FROM pv WHERE 1 = 1", "(SELECT * FROM pv)",
@@ -920,14 +922,36 @@ def pipe_syntax_files() -> list[TestFile]:
               ["DROP s", "EXTEND k IS NULL AS missing", "WHERE NOT missing OR missing IS NULL"],
               ["WHERE s IN ('a', NULL)", "SELECT DISTINCT s"],
               ["SELECT k, s, sum(k) OVER (PARTITION BY s) AS w", "WHERE w IS NULL OR w > 0 OR NULL"],
-              ["SELECT * EXCEPT (s)", "WHERE k + 0 = k"]]
+              ["SELECT * EXCEPT (s)", "WHERE k + 0 = k"],
+              # SET replaces a column where it stands (a later assignment reads the earlier)
+              ["SET k = k + 1", "WHERE k > 2 OR k IS NULL AND 1 = 1"],
+              ["EXTEND 1 AS z", "SET z = k * 2, s = upper(s)", "WHERE z = NULL OR z > 2"],
+              ["EXTEND 0 AS z", "SET z = k", "SET K = z + coalesce(z, 0)", "SELECT s, k"],
+              ["SET s = CAST(k AS STRING), k = length(s)", "WHERE 1 = 1"],
+              ["SET k = sum(k) OVER (PARTITION BY s)", "WHERE k IS NOT NULL OR FALSE"],
+              ["SET s = (SELECT max(t) FROM pw WHERE j = k)", "WHERE s IS NULL OR 2 > 1"],
+              # AGGREGATE grouping by a position: the query's column there
+              ["AGGREGATE count(*) AS c GROUP BY 2", "WHERE c > 0 AND NULL IS NULL"],
+              ["AGGREGATE max(k) AS m GROUP BY 2, 1", "WHERE m = NULL"],
+              ["EXTEND k + 1 AS k1", "AGGREGATE GROUP BY 3, k, 1", "WHERE k1 > 0 OR 1 = 1"]]
     queries = [" |> ".join([source, *chain]) for chain in chains for source in sources]
     refused = ["TABLE pv |> EXTEND sum(k) AS t", "TABLE pv |> WHERE sum(k) > 0", "TABLE pv |> AGGREGATE k GROUP BY s",
                "TABLE pv |> AGGREGATE sum(k) GROUP BY ALL", "TABLE pv |> EXTEND *",
                "TABLE pv |> WHERE sum(k) OVER () > 0", "FROM pv |> SELECT k |> WHERE pv.k > 1",
                "TABLE pv |> AGGREGATE sum(k) GROUP BY 2", "TABLE pv |> SET k = k + 1 |> WHERE 1 = 1",
                "TABLE pv |> SELECT sum(k) AS t", "TABLE pv |> JOIN pw ON j = k JOIN pw ON j = k",
-               "TABLE pv |> WHERE k > 1 ORDER BY k |> SELECT s"]
+               "TABLE pv |> WHERE k > 1 ORDER BY k |> SELECT s",
+               "TABLE pv |> SET q = 1 |> WHERE 1 = 1", "TABLE pv |> SET pv.k = 1 |> WHERE 1 = 1",
+               "TABLE pv |> SET k = 1 AS z |> WHERE 1 = 1", "TABLE pv |> SET k = max(k) |> WHERE 1 = 1",
+               "TABLE pv |> SET k = 1 |> WHERE pv.k > 1", "TABLE pv |> JOIN pw |> SET k = j |> WHERE 1 = 1",
+               "SELECT 1 AS a, 2 AS a |> SET a = 3", "TABLE pv |> AGGREGATE sum(k) GROUP BY 3",
+               "TABLE pv |> AGGREGATE sum(k) GROUP BY 0", "SELECT 1 AS a, 2 AS a |> AGGREGATE GROUP BY 1",
+               # an aggregate or a window function inside a subquery is the subquery's
+               "TABLE pv |> SELECT (SELECT max(j) FROM pw WHERE j = k) AS m |> WHERE m IS NULL OR 1 = 1",
+               "TABLE pv |> WHERE (SELECT count(*) FROM pw WHERE j = k) > 0 AND 1 = 1",
+               "TABLE pv |> WHERE k IN (SELECT max(j) OVER () FROM pw) OR k = NULL",
+               "TABLE pv |> EXTEND (SELECT sum(j) FROM pw) AS t |> WHERE t > k OR 1 = 0",
+               "TABLE pv |> WHERE (SELECT max(j) FROM pw) > sum(k)"]
     return [_file("pipe-syntax.sql", views + queries + refused)]
 
 
