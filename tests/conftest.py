@@ -39,7 +39,14 @@ LONGEST_FIRST = [
 # Tests each given to a worker on its own, not with the rest of their file: the parts of a
 # long check split so that both workers share it (a whole file to one worker, as
 # --dist loadfile does, let one 6-minute test bound the run while the other worker idled).
-SPREAD = ("tests/test_fuzz.py::test_fuzzed_queries_agree_on_spark[",)
+SPREAD = ("tests/test_fuzz.py::test_fuzzed_queries_agree_on_spark[", "tests/test_sqltests_classes.py::")
+
+# Files of many short tests each given out on its own (SPREAD), run last: the longest file
+# of the run (about 300 s of 40-odd classes run on Spark, each under 25 s), which as one
+# unit given out late in the run (its place in the alphabet) kept one worker busy for
+# minutes while the other had finished, and which as short units at the end fills both
+# workers to the last minute.
+LAST = ["test_sqltests_classes.py"]
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -58,7 +65,8 @@ def pytest_xdist_make_scheduler(config, log):
 
 def pytest_collection_modifyitems(config, items):
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest keep their order
+    rank.update({name: len(LONGEST_FIRST) + 1 + i for i, name in enumerate(LAST)})
+    items.sort(key=lambda item: rank.get(item.path.name, len(LONGEST_FIRST)))  # stable: the rest keep their order
     for item in items:  # `-m "not spark"`: leave out every test that uses the Spark session
         if "spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.spark)
