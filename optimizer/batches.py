@@ -54,7 +54,7 @@ from ..rules.empty_relation import (
     propagate_empty_relation,
 )
 from ..rules.infer_filters import infer_filters_from_constraints
-from ..rules.local_relation import convert_to_local_relation
+from ..rules.local_relation import convert_to_local_relation, set_operation_of_rows
 from ..rules.null_down_propagation import null_down_propagation
 from ..rules.null_propagation import null_propagation
 from ..rules.nullability import update_attribute_nullability
@@ -69,7 +69,7 @@ from .engine import Batch, FixedPoint, Once
 
 FIXED_POINT = FixedPoint(100)
 
-LOCAL_RELATION = (eliminate_view, convert_to_local_relation, propagate_empty_relation, fold_empty_aggregate,
+LOCAL_RELATION = (eliminate_view, convert_to_local_relation, set_operation_of_rows, propagate_empty_relation, fold_empty_aggregate,
                   update_attribute_nullability)
 
 OPERATOR_OPTIMIZATION = (

@@ -19,12 +19,26 @@ it does not model, a subquery, a non-deterministic call), keeps the Filter: Spar
 raise too, or sparkfold does not know what Spark would do.  (Some expressions kept as
 written are evaluated: `c LIKE ANY (...)`, `(a, b) IN ((1, 2))`, plans.ir.opaque_values.)  A Filter that keeps some rows
 is left as written.
+
+An INTERSECT or EXCEPT of rows the plan holds is evaluated too, as Catalyst does once it
+has made it a semi or anti join of local relations (ReplaceIntersectWithSemiJoin,
+ReplaceExceptWithAntiJoin, then ConvertToLocalRelation and the join's folding): the
+constant rows of a SELECT without FROM (`SELECT 1 INTERSECT SELECT 2`), of Projects over
+rows, VALUES, a view's rows.  Rows are the same as Spark's set operations compare them: a
+NULL the same as a NULL, NaN as NaN, -0.0 as 0.0 (NormalizeFloatingNumbers), each value
+of a type compared by its value (numbers, strings without a collation, booleans, dates,
+timestamps, binaries).  Only the outcome that empties the operator is taken: an
+INTERSECT none of whose left rows is on the right, an EXCEPT all of whose left rows are
+(EXCEPT ALL: each as many times as on the left, at least).
 """
 
 from __future__ import annotations
 
+import math
+
 from ..plans.ir import expressions as E
 from ..plans.ir import logical as L
+from ..plans.ir import types as T
 from ..plans.ir.evaluate import CannotEvaluate, EvaluationError, evaluate
 from ..plans.ir.opaque_values import deterministic
 from ..plans.ir.tree import transform_up
@@ -70,6 +84,74 @@ def _bound(e: E.Expr, values: dict[int, E.Expr]) -> E.Expr:
     evaluator reads some: the result is evaluated, never written)."""
     return transform_up(e, lambda n: values.get(n.expr_id, n) if isinstance(n, E.Attribute) else n,
                         mask=E.Attribute.bit)
+
+
+def constant_rows(p: L.Plan, ctx) -> tuple[tuple, ...] | None:
+    """`rows_of`, and the rows of the one row of a SELECT without FROM, or of a Project
+    over rows, each of its items evaluated on each row (deterministic, none raising)."""
+    while isinstance(p, L.SubqueryAlias):
+        p = p.child
+    if isinstance(p, L.OneRowRelation):
+        return ((),)
+    if not isinstance(p, L.Project):
+        return rows_of(p, ctx)
+    below = constant_rows(p.child, ctx)
+    if below is None or len(below) > _MAX_ROWS or not all(deterministic(e) for e in p.projections):
+        return None
+    inputs = p.child.output
+    out = []
+    for row in below:
+        values: dict[int, E.Expr] = {a.expr_id: E.Literal(v, a.data_type) for a, v in zip(inputs, row)}
+        items = []
+        for e in p.projections:
+            bound = _bound(e.child if isinstance(e, E.Alias) else e, values)
+            if bound.references:
+                return None  # an outer query's column
+            try:
+                items.append(evaluate(bound, ctx.ansi))
+            except (EvaluationError, CannotEvaluate):
+                return None
+        out.append(tuple(items))
+    return tuple(out)
+
+
+_BY_VALUE = frozenset({T.BOOLEAN, T.BYTE, T.SHORT, T.INT, T.LONG, T.FLOAT, T.DOUBLE, T.STRING, T.BINARY,
+                       T.DATE, T.TIMESTAMP, T.TIMESTAMP_NTZ, T.NULL})
+
+
+def _same_row(a: tuple, b: tuple) -> bool:
+    """Are two rows (of types compared by value) the same row to a set operation?"""
+    for x, y in zip(a, b):
+        if x is None or y is None:
+            if x is not y:
+                return False
+        elif isinstance(x, float) and isinstance(y, float) and math.isnan(x) and math.isnan(y):
+            continue
+        elif x != y:  # (-0.0 == 0.0)
+            return False
+    return True
+
+
+@plan_rule("SetOperationOfRows", needs=(L.Intersect, L.Except), catalyst="ConvertToLocalRelation")
+def set_operation_of_rows(p: L.Plan, ctx) -> L.Plan:
+    """An INTERSECT of rows none of which is on the right, an EXCEPT of rows all of which
+    are -> the empty relation."""
+    match p:
+        case L.Intersect(left, right) | L.Except(left, right) if writable(p.output) \
+                and all(isinstance(a.data_type, T.DecimalType) or a.data_type in _BY_VALUE for a in left.output):
+            lrows, rrows = constant_rows(left, ctx), constant_rows(right, ctx)
+            if lrows is None or rrows is None or len(lrows) * len(rrows) > _MAX_ROWS * _MAX_ROWS:
+                return p
+            if isinstance(p, L.Intersect):
+                empty = not any(_same_row(lr, rr) for lr in lrows for rr in rrows)
+            elif p.all:  # each row as many times on the right as on the left, at least
+                empty = all(sum(_same_row(lr, x) for x in lrows) <= sum(_same_row(lr, rr) for rr in rrows)
+                            for lr in lrows)
+            else:
+                empty = all(any(_same_row(lr, rr) for rr in rrows) for lr in lrows)
+            return L.empty_like(p) if empty else p
+        case _:
+            return p
 
 
 @plan_rule("ConvertToLocalRelation", needs=(L.Filter,), catalyst="ConvertToLocalRelation")

@@ -25,7 +25,7 @@ EXPRESSION_RULES = {"NullPropagation", "ConstantFolding", "BooleanSimplification
 PLAN_RULES = {"PruneFilters", "PropagateEmptyRelation", "FoldEmptyAggregate", "FoldConstantAggregate",
               "EliminateOuterJoin", "InferFiltersFromConstraints", "UpdateAttributeNullability",
               "OptimizeSubqueries", "PushDownPredicates", "ConstantPropagation", "FoldablePropagation",
-              "EliminateView", "ConvertToLocalRelation"}
+              "EliminateView", "ConvertToLocalRelation", "SetOperationOfRows"}
 CLEANUP_RULES = {"RemoveRedundantIsNotNull"}
 
 

@@ -390,3 +390,14 @@ def test_timestamp_type_and_time_parser_settings_on_spark(spark):
     assert failures == []
     assert sum(o.status == "rewritten" for o in outcomes) >= 60
     assert sum(o.status == "passthrough" for o in outcomes) <= 8
+
+
+def test_set_operations_of_rows_the_query_holds_fold_as_spark(spark):
+    """INTERSECT and EXCEPT, DISTINCT and ALL, of constant rows, VALUES and views over
+    them (tests/sqltests/classes.py `set_operation_rows_files`, both modes): emptied where
+    Spark's own optimizer finds them empty (NULL the same as NULL, NaN as NaN, -0.0 as
+    0.0; EXCEPT ALL counting duplicates), kept where a side raises, is not deterministic or
+    keeps a row; a view so defined is empty to a query reading it."""
+    outcomes, failures = _check(spark, classes.set_operation_rows_files(), every=2)
+    assert failures == []
+    assert sum(o.status == "rewritten" for o in outcomes) >= 40

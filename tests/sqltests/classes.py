@@ -1301,3 +1301,31 @@ SPACES = [literal_files, cte_files, setop_files, grouping_files, settings_files,
 
 def all_files() -> list[TestFile]:
     return [t for space in SPACES for t in space()]
+
+
+def set_operation_rows_files() -> list[TestFile]:
+    """INTERSECT and EXCEPT (DISTINCT and ALL) of rows the query holds: constants of a
+    SELECT without FROM, VALUES, a view over VALUES, a Project over them; pairs of values
+    of each type compared by value that a set operation may take as the same row or not
+    (NULL and NULL, NaN and NaN, -0.0 and 0.0, 1 and 1.0 and 1L, 'a' and 'a ', a date and
+    a timestamp, binaries), duplicates under ALL, a constant that raises or is not
+    deterministic on a side, a chain of them in a view read by a query.  Both modes."""
+    views = ["CREATE OR REPLACE TEMPORARY VIEW sov AS SELECT * FROM VALUES (1, 'a'), (1, 'a'), (2, NULL) AS sov(x, s)",
+             "CREATE OR REPLACE TEMPORARY VIEW soc AS SELECT 1 AS x INTERSECT SELECT 2 INTERSECT SELECT 3",
+             "CREATE OR REPLACE TEMPORARY VIEW soe AS SELECT 1 AS x, 'a' AS s EXCEPT SELECT 1, 'a' EXCEPT SELECT 2, 'b'"]
+    pairs = [("NULL", "NULL"), ("NULL", "1"), ("CAST('NaN' AS DOUBLE)", "CAST('NaN' AS DOUBLE)"),
+             ("-0.0D", "0.0D"), ("CAST('-0.0' AS FLOAT)", "0.0F"), ("1", "1.0"), ("1", "1L"), ("1.10", "1.1"),
+             ("'a'", "'a '"), ("'a'", "'A'"), ("''", "NULL"), ("true", "1 = 1"), ("DATE '2020-01-01'",
+             "TIMESTAMP '2020-01-01 00:00:00'"), ("X'00'", "X'0000'"), ("CAST('Infinity' AS DOUBLE)", "1E308 * 10"),
+             ("2", "1 + 1"), ("CAST(1 AS TINYINT)", "CAST(257 AS TINYINT)"), ("1 / 0", "2"), ("rand() > 2", "false")]
+    ops = ["INTERSECT", "INTERSECT ALL", "EXCEPT", "EXCEPT ALL"]
+    queries = [f"SELECT {a} AS c {op} SELECT {b}" for a, b in pairs for op in ops]
+    queries += [f"SELECT * FROM (SELECT {a} AS c, 'k' AS k {op} SELECT {b}, 'k') WHERE k IS NOT NULL"
+                for a, b in pairs[:8] for op in ops[::2]]
+    queries += ["SELECT * FROM soc", "SELECT * FROM soe", "SELECT x FROM soc WHERE x > 0",
+                "SELECT * FROM sov EXCEPT ALL SELECT 1, 'a'", "SELECT * FROM sov EXCEPT ALL VALUES (1, 'a'), (1, 'a'), (2, NULL)",
+                "SELECT * FROM sov EXCEPT SELECT 1, 'a' EXCEPT SELECT 2, NULL", "SELECT * FROM sov INTERSECT SELECT 3, 'a'",
+                "SELECT x + 1, upper(s) FROM sov INTERSECT SELECT 2, 'A'", "SELECT x FROM sov INTERSECT ALL SELECT x FROM sov WHERE 1 = 0",
+                "VALUES (1), (2) EXCEPT VALUES (2), (1), (3)", "VALUES (1), (1) EXCEPT ALL VALUES (1)",
+                "SELECT 1 AS a, 2 AS b INTERSECT SELECT 1, 3", "SELECT 1 AS a, NULL AS b EXCEPT SELECT 1, NULL"]
+    return [_file("set-operation-rows.sql", views + queries), _file("nonansi/set-operation-rows.sql", views + queries)]
