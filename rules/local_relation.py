@@ -27,9 +27,9 @@ constant rows of a SELECT without FROM (`SELECT 1 INTERSECT SELECT 2`), of Proje
 rows, VALUES, a view's rows.  Rows are the same as Spark's set operations compare them: a
 NULL the same as a NULL, NaN as NaN, -0.0 as 0.0 (NormalizeFloatingNumbers), each value
 of a type compared by its value (numbers, strings without a collation, booleans, dates,
-timestamps, binaries).  Only the outcome that empties the operator is taken: an
-INTERSECT none of whose left rows is on the right, an EXCEPT all of whose left rows are
-(EXCEPT ALL: each as many times as on the left, at least).
+timestamps, binaries); under ALL each row as many times as Spark keeps it.  A set
+operation of them is rows in turn (`SELECT 1 INTERSECT SELECT 1 INTERSECT SELECT 2`).
+Only the outcome that empties the operator is taken.
 """
 
 from __future__ import annotations
@@ -93,6 +93,8 @@ def constant_rows(p: L.Plan, ctx) -> tuple[tuple, ...] | None:
         p = p.child
     if isinstance(p, L.OneRowRelation):
         return ((),)
+    if isinstance(p, (L.Intersect, L.Except)):
+        return _set_operation_rows(p, ctx)
     if not isinstance(p, L.Project):
         return rows_of(p, ctx)
     below = constant_rows(p.child, ctx)
@@ -132,24 +134,35 @@ def _same_row(a: tuple, b: tuple) -> bool:
     return True
 
 
+def _set_operation_rows(p: L.Intersect | L.Except, ctx) -> tuple[tuple, ...] | None:
+    """The rows of an INTERSECT or EXCEPT [ALL] of rows, as Spark's set operations keep
+    them (a row kept once, or under ALL as many times as the operation keeps it)."""
+    if not all(isinstance(a.data_type, T.DecimalType) or a.data_type in _BY_VALUE for a in p.output):
+        return None
+    lrows, rrows = constant_rows(p.left, ctx), constant_rows(p.right, ctx)
+    if lrows is None or rrows is None or len(lrows) * len(rrows) > 100 * _MAX_ROWS:
+        return None
+
+    def count(row: tuple, rows: tuple | list) -> int:
+        return sum(_same_row(row, x) for x in rows)
+
+    out: list[tuple] = []
+    for row in lrows:
+        if isinstance(p, L.Intersect):
+            copies = min(count(row, lrows), count(row, rrows)) if p.all else min(1, count(row, rrows))
+        else:
+            copies = max(count(row, lrows) - count(row, rrows), 0) if p.all else int(count(row, rrows) == 0)
+        if count(row, out) < copies:
+            out.append(row)
+    return tuple(out)
+
+
 @plan_rule("SetOperationOfRows", needs=(L.Intersect, L.Except), catalyst="ConvertToLocalRelation")
 def set_operation_of_rows(p: L.Plan, ctx) -> L.Plan:
-    """An INTERSECT of rows none of which is on the right, an EXCEPT of rows all of which
-    are -> the empty relation."""
+    """An INTERSECT or EXCEPT of rows that keeps none of them -> the empty relation."""
     match p:
-        case L.Intersect(left, right) | L.Except(left, right) if writable(p.output) \
-                and all(isinstance(a.data_type, T.DecimalType) or a.data_type in _BY_VALUE for a in left.output):
-            lrows, rrows = constant_rows(left, ctx), constant_rows(right, ctx)
-            if lrows is None or rrows is None or len(lrows) * len(rrows) > _MAX_ROWS * _MAX_ROWS:
-                return p
-            if isinstance(p, L.Intersect):
-                empty = not any(_same_row(lr, rr) for lr in lrows for rr in rrows)
-            elif p.all:  # each row as many times on the right as on the left, at least
-                empty = all(sum(_same_row(lr, x) for x in lrows) <= sum(_same_row(lr, rr) for rr in rrows)
-                            for lr in lrows)
-            else:
-                empty = all(any(_same_row(lr, rr) for rr in rrows) for lr in lrows)
-            return L.empty_like(p) if empty else p
+        case L.Intersect() | L.Except() if writable(p.output) and _set_operation_rows(p, ctx) == ():
+            return L.empty_like(p)
         case _:
             return p
 

@@ -1327,5 +1327,14 @@ def set_operation_rows_files() -> list[TestFile]:
                 "SELECT * FROM sov EXCEPT SELECT 1, 'a' EXCEPT SELECT 2, NULL", "SELECT * FROM sov INTERSECT SELECT 3, 'a'",
                 "SELECT x + 1, upper(s) FROM sov INTERSECT SELECT 2, 'A'", "SELECT x FROM sov INTERSECT ALL SELECT x FROM sov WHERE 1 = 0",
                 "VALUES (1), (2) EXCEPT VALUES (2), (1), (3)", "VALUES (1), (1) EXCEPT ALL VALUES (1)",
-                "SELECT 1 AS a, 2 AS b INTERSECT SELECT 1, 3", "SELECT 1 AS a, NULL AS b EXCEPT SELECT 1, NULL"]
+                "SELECT 1 AS a, 2 AS b INTERSECT SELECT 1, 3", "SELECT 1 AS a, NULL AS b EXCEPT SELECT 1, NULL",
+                # chains: a set operation of rows is rows
+                "SELECT 1 AS a INTERSECT SELECT 1 INTERSECT SELECT 2", "SELECT 1 AS a EXCEPT SELECT 2 EXCEPT SELECT 1",
+                "SELECT 1 AS a EXCEPT SELECT 2 INTERSECT SELECT 1", "VALUES (1), (1), (2) INTERSECT ALL VALUES (1), (1) EXCEPT ALL VALUES (1)",
+                "VALUES (1), (1), (2) INTERSECT ALL VALUES (1), (1) EXCEPT ALL VALUES (1), (1)",
+                "VALUES (1), (1) INTERSECT VALUES (1), (1) EXCEPT ALL VALUES (1)",
+                "VALUES (1), (1), (1) EXCEPT ALL VALUES (1) EXCEPT ALL VALUES (1), (1)",
+                "SELECT * FROM sov INTERSECT ALL SELECT * FROM sov EXCEPT ALL VALUES (1, 'a'), (2, NULL)",
+                "(SELECT 1 AS a INTERSECT SELECT 1) EXCEPT (SELECT 2 EXCEPT SELECT 3)",
+                "SELECT 1 AS a UNION SELECT 2 INTERSECT SELECT 3"]
     return [_file("set-operation-rows.sql", views + queries), _file("nonansi/set-operation-rows.sql", views + queries)]
