@@ -167,6 +167,8 @@ class _Written:
                     self.untyped.append(e.data_type.simple_string())
             elif written_nullable(e.value, e.data_type):
                 return _nullable(e)  # (a stand-in as nullable as the literal's text)
+        if isinstance(e, E.Opaque) and e.nullable_known:
+            return e  # (nullable, as Spark types it)
         if isinstance(e, E.Opaque) and self.opaque_not_null:
             return E.Attribute("opaque", e.data_type, False, -1)  # (a NOT NULL stand-in)
         if isinstance(e, E.Opaque) and self.opaque_not_null is None:

@@ -401,3 +401,15 @@ def test_set_operations_of_rows_the_query_holds_fold_as_spark(spark):
     outcomes, failures = _check(spark, classes.set_operation_rows_files(), every=2)
     assert failures == []
     assert sum(o.status == "rewritten" for o in outcomes) >= 40
+
+
+def test_window_functions_a_rewrite_removes_keep_what_spark_reads(spark):
+    """count, sum, avg, min and max over windows of no frame, of each type, removed by a
+    rewrite (an empty relation, LIMIT 0, a column nothing reads): Spark's analysis
+    accepts them whatever the rows, so they fold, named and typed as Spark's (count NOT
+    NULL); the forms Spark rejects (a date summed, a map compared, DISTINCT in a window)
+    stay its errors (tests/sqltests/classes.py `window_removal_files`, both modes)."""
+    outcomes, failures = _check(spark, classes.window_removal_files(), every=3)
+    assert failures == []
+    assert {o.spark == "accepts" for o in outcomes} == {True, False}
+    assert sum(o.status == "rewritten" for o in outcomes) >= 40

@@ -901,7 +901,7 @@ class Opaque(Expr):
     `function` is a window's function name, lower case (`row_number`).  `sql_text` is
     its column name as Spark generates it, when `name_known`; else sparkfold's best
     guess, which names nothing Spark shows (see `naming.name_known`).  It is nullable
-    unless `not_null` (a value constructor, typed as Spark types it).
+    unless `not_null` (a value constructor, `count(...) OVER w`, typed as Spark types it).
 
     The expression rules rewrite its arguments as anywhere (the call sees the same
     values), when its name is known: `rewritten` says they did, so that the writer
@@ -918,6 +918,10 @@ class Opaque(Expr):
     rewritten: bool = False
     # never NULL (a value constructor, `array(...)`: plans/sql_in/constructors.py)
     not_null: bool = False
+    # nullable, always, as Spark types it (`sum(x) OVER w`: Sum is nullable whatever x is),
+    # so its nullability is known as not_null's is, where any other unmodelled
+    # expression's is not (optimizer.output_nullability)
+    nullable_known: bool = False
     # a session variable (DECLARE VARIABLE; plans/sql_in/expr_leaves.py): one value
     # throughout the query, read without error.  This is its column name at the top of a
     # select list (`v`); `sql_text` is how Spark shows it inside another expression's name

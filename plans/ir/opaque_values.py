@@ -61,18 +61,72 @@ def unmodelled_in(e: E.Expr) -> set[int]:
     return out
 
 
+# the types a window's keys and min / max are surely read over: compared by value
+_KEYS = frozenset({T.BOOLEAN, T.BYTE, T.SHORT, T.INT, T.LONG, T.FLOAT, T.DOUBLE, T.STRING, T.BINARY,
+                   T.DATE, T.TIMESTAMP, T.TIMESTAMP_NTZ})
+
+
+def _key_type(t: T.DataType) -> bool:
+    return t in _KEYS or isinstance(t, T.DecimalType)
+
+
+def _valid_aggregate_window(x: E.Opaque, w) -> bool:
+    """`count(*)`, `count(e)`, `sum(e)` / `avg(e)` of a number, `min(e)` / `max(e)` of a
+    type compared by value, over a window of no frame or name (`OVER (PARTITION BY a ORDER
+    BY b)`, `OVER ()`) whose keys are of such types: Spark's analysis accepts it (its
+    default frame takes any number of ORDER BY keys)."""
+    from sqlglot import exp
+
+    def arg(node) -> E.Expr | None:  # the modelled argument a placeholder stands for
+        name = node.name if isinstance(node, exp.Column) and not node.table else ""
+        if not name.startswith("__sf_arg_") or not name[9:].isdigit() or int(name[9:]) >= len(x.args):
+            return None
+        return x.args[int(name[9:])]
+
+    if set(k for k, v in w.args.items() if v) - {"this", "partition_by", "order", "over"}:
+        return False
+    keys = [arg(k) for k in w.args.get("partition_by") or ()]
+    order = w.args.get("order")
+    if order is not None:
+        if set(k for k, v in order.args.items() if v) != {"expressions"}:
+            return False
+        if not all(isinstance(o, exp.Ordered) for o in order.expressions):
+            return False
+        keys += [arg(o.this) for o in order.expressions]
+    if not all(k is not None and _key_type(k.data_type) for k in keys):
+        return False
+    f = w.this
+    if set(k for k, v in f.args.items() if v) - {"this", "big_int"}:
+        return False  # (DISTINCT, a second argument, IGNORE NULLS...)
+    if isinstance(f, exp.Count) and isinstance(f.this, exp.Star):
+        return True
+    value = arg(f.this)
+    if value is None or T.contains_unknown(value.data_type):
+        return False
+    if isinstance(f, exp.Count):
+        return True
+    if isinstance(f, (exp.Sum, exp.Avg)):
+        return T.is_numeric(value.data_type) or isinstance(value.data_type, T.DecimalType)
+    return isinstance(f, (exp.Min, exp.Max)) and _key_type(value.data_type)
+
+
 def _valid(x: E.Opaque) -> bool:
     """Does Spark's analysis surely accept this unmodelled expression?  A ranking function
     of no argument over an ordered window with no frame (`row_number() OVER (PARTITION BY
     num ORDER BY num)`: what it partitions and orders by are modelled expressions, which
     sparkfold analyzed as Spark does; Catalyst itself drops the side of an outer join
-    that nothing reads such a window of), and `rand()` / `rand(7)` (a call never
-    evaluated may go: tests/test_nondeterminism.py)."""
+    that nothing reads such a window of), an aggregate over a window of no frame
+    (`_valid_aggregate_window`), and `rand()` / `rand(7)` (a call never evaluated may go:
+    tests/test_nondeterminism.py)."""
     from sqlglot import exp  # (not at import: `sparkfold rules` starts without sqlglot)
 
     w = x.template
     if x.kind == "window":
-        return (x.function in _RANKING and isinstance(w, exp.Window) and bool(w.args.get("order"))
+        if not isinstance(w, exp.Window):
+            return False
+        if x.function in ("count", "sum", "avg", "min", "max"):
+            return _valid_aggregate_window(x, w)
+        return (x.function in _RANKING and bool(w.args.get("order"))
                 and not w.args.get("spec")
                 and not any(v for k, v in w.this.args.items() if k != "this"))  # (kept as written: its name)
     return (x.kind == "scalar" and isinstance(w, exp.Anonymous) and w.name.lower() in _RANDOM

@@ -111,8 +111,11 @@ def analyze_window(ea, node, ctx):
     known = spark_text is not None and wrapped_name_known(out.template, out.args)
     if spark_text is None:
         spark_text = out.sql_text  # (a guess, never trusted: `known` is False)
+    # (Spark's Count is never NULL; its Sum, Average, Min and Max always nullable, a
+    # window expression as its function)
     return out.copy(data_type_=window_type(ea, name, out, fn, ctx), sql_text=spark_text, function=name,
-                    name_known=known)
+                    name_known=known, not_null=name == "count",
+                    nullable_known=name in ("sum", "avg", "min", "max"))
 
 
 def window_type(ea, name, opaque: E.Opaque, fn, ctx) -> T.DataType:

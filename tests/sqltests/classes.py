@@ -1338,3 +1338,44 @@ def set_operation_rows_files() -> list[TestFile]:
                 "(SELECT 1 AS a INTERSECT SELECT 1) EXCEPT (SELECT 2 EXCEPT SELECT 3)",
                 "SELECT 1 AS a UNION SELECT 2 INTERSECT SELECT 3"]
     return [_file("set-operation-rows.sql", views + queries), _file("nonansi/set-operation-rows.sql", views + queries)]
+
+
+def window_removal_files() -> list[TestFile]:
+    """Window functions where a rewrite removes them (WHERE 1 = 0, LIMIT 0, a NULL
+    comparison, an empty subquery, a column nothing reads): count(*), count, sum, avg,
+    min, max of each type (numbers, a decimal, a string, a date, a boolean, an array, a
+    map, a struct) over windows partitioned and ordered by each, with and without a
+    frame; the ones Spark rejects (sum of a date, max of a map, a map as a key,
+    count(DISTINCT ...) OVER) stay its errors, the others fold with their names, types
+    and nullability (count NOT NULL, the others nullable).  Both modes."""
+    setup = ["CREATE OR REPLACE TEMPORARY VIEW wt AS SELECT * FROM VALUES "
+             "(1, 10L, 1.5D, 2.25BD, 'a', DATE '2020-01-01', true, array(1), map('k', 1), named_struct('a', 1)), "
+             "(1, NULL, CAST('NaN' AS DOUBLE), NULL, NULL, NULL, false, array(), map(), named_struct('a', 2)), "
+             "(2, 30L, -0.0D, -1.00BD, 'b', DATE '2021-06-01', NULL, NULL, NULL, NULL) "
+             "AS wt(k, l, d, m, s, dt, b, ar, mp, st)"]
+    columns = ["k", "l", "d", "m", "s", "dt", "b", "ar", "mp", "st"]
+    functions = ["count(*)", "count({c})", "count(DISTINCT {c})", "sum({c})", "avg({c})", "min({c})", "max({c})"]
+    windows = ["OVER ()", "OVER (PARTITION BY {c})", "OVER (ORDER BY {c})", "OVER (PARTITION BY k ORDER BY {c} DESC)",
+               "OVER (ORDER BY k ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)"]
+    shapes = ["SELECT {w} AS w FROM wt WHERE 1 = 0", "SELECT {w} FROM wt LIMIT 0",
+              "SELECT k, {w} AS w FROM wt WHERE k = NULL", "SELECT * FROM (SELECT k, {w} AS w FROM wt) WHERE 1 = 0 AND k > 0",
+              "SELECT k FROM (SELECT k, {w} AS w FROM wt) WHERE k IS NOT NULL"]
+    queries = []
+    i = 0
+    for f in functions:
+        for c in columns:
+            for window in (windows[i % len(windows)], windows[(i + 2) % len(windows)]):
+                call = f.format(c=c) + " " + window.format(c=c if window.count("{c}") and i % 3 else "k")
+                queries.append(shapes[i % len(shapes)].format(w=call))
+                i += 1
+    for call in ["count(*)", "sum(l)", "max(s)", "avg(m)"]:
+        for window in windows:
+            for shape in shapes:
+                queries.append(shape.format(w=call + " " + window.format(c="dt")))
+    queries += ["SELECT count(*) OVER (PARTITION BY mp) AS w FROM wt WHERE 1 = 0",
+                "SELECT count(*) OVER (ORDER BY mp) AS w FROM wt WHERE 1 = 0",
+                "SELECT count(*) OVER (ORDER BY st) AS w FROM wt WHERE 1 = 0",
+                "SELECT count(k) FILTER (WHERE k > 1) OVER () AS w FROM wt WHERE 1 = 0",
+                "SELECT sum(k) OVER w AS x FROM wt WHERE 1 = 0 WINDOW w AS (PARTITION BY k)",
+                "SELECT row_number() OVER (ORDER BY k) AS r, count(*) OVER () AS c FROM wt LIMIT 0"]
+    return [_file("window-removal.sql", setup + queries), _file("nonansi/window-removal.sql", setup + queries)]
