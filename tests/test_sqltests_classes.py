@@ -84,15 +84,15 @@ def test_constants_read_through_an_aggregate_fold_as_spark(spark):
 
 
 def test_identifier_clauses_read_as_the_names_they_give(spark):
-    outcomes, failures = _check(spark, classes.identifier_clause_files(), every=1)
+    outcomes, failures = _check(spark, classes.identifier_clause_files(), every=2)
     assert failures == []
     assert sum(o.status == "rewritten" for o in outcomes) >= 6
     assert {o.spark == "accepts" for o in outcomes} == {True, False}
     # under the legacy clause: a column, a table, a function's name optimized; an alias
     # written so is Spark's syntax error, kept
     legacy = [o for o in outcomes if o.file == "identifier-clause-legacy.sql"]
-    assert sum(o.status == "rewritten" for o in legacy) >= 8
-    assert sum(o.status == "passthrough" and o.spark == "PARSE_SYNTAX_ERROR" for o in legacy) >= 10
+    assert sum(o.status == "rewritten" for o in legacy) >= 4
+    assert sum(o.status == "passthrough" and o.spark == "PARSE_SYNTAX_ERROR" for o in legacy) >= 5
 
 
 def test_set_operations_widen_each_pair_of_types_as_spark(spark):
@@ -262,7 +262,7 @@ def test_pipe_syntax_means_on_every_path_what_spark_reads(spark):
     """Chains of pipe operators after each kind of first query, read as standard SQL and
     optimized: the same rows, names, types and errors as Spark's pipe query on every path;
     the pipe forms Spark rejects (where the standard SQL would not) pass through."""
-    outcomes, failures = _check(spark, classes.pipe_syntax_files(), every=2)
+    outcomes, failures = _check(spark, classes.pipe_syntax_files(), every=3)
     assert failures == []
     assert {o.spark == "accepts" for o in outcomes} == {True, False}
     assert all(o.status == "passthrough" for o in outcomes if o.spark != "accepts")
@@ -398,9 +398,9 @@ def test_set_operations_of_rows_the_query_holds_fold_as_spark(spark):
     Spark's own optimizer finds them empty (NULL the same as NULL, NaN as NaN, -0.0 as
     0.0; EXCEPT ALL counting duplicates), kept where a side raises, is not deterministic or
     keeps a row; a view so defined is empty to a query reading it."""
-    outcomes, failures = _check(spark, classes.set_operation_rows_files(), every=2)
+    outcomes, failures = _check(spark, classes.set_operation_rows_files(), every=4)
     assert failures == []
-    assert sum(o.status == "rewritten" for o in outcomes) >= 40
+    assert sum(o.status == "rewritten" for o in outcomes) >= 20
 
 
 def test_window_functions_a_rewrite_removes_keep_what_spark_reads(spark):
@@ -409,7 +409,7 @@ def test_window_functions_a_rewrite_removes_keep_what_spark_reads(spark):
     accepts them whatever the rows, so they fold, named and typed as Spark's (count NOT
     NULL); the forms Spark rejects (a date summed, a map compared, DISTINCT in a window)
     stay its errors (tests/sqltests/classes.py `window_removal_files`, both modes)."""
-    outcomes, failures = _check(spark, classes.window_removal_files(), every=3)
+    outcomes, failures = _check(spark, classes.window_removal_files(), every=6)
     assert failures == []
     assert {o.spark == "accepts" for o in outcomes} == {True, False}
     assert sum(o.status == "rewritten" for o in outcomes) >= 40

@@ -1290,19 +1290,6 @@ def metadata_column_files() -> list[TestFile]:
                                                              "DROP TABLE IF EXISTS mj", "DROP TABLE IF EXISTS mo"])]
 
 
-SPACES = [literal_files, cte_files, setop_files, grouping_files, settings_files, settings_scope_files, syntax_files,
-          setop_type_files, trailing_comma_files, alias_field_files, grouping_set_name_files,
-          parameterless_files, wrapped_call_files, in_subquery_type_files,
-          parameterized_type_files, nanos_files, time_window_files, lateral_generator_files,
-          pipe_syntax_files, opaque_block_subquery_files, commuted_grouping_files, view_redefinition_files,
-          variant_path_files, transform_files, opaque_operator_files, interval_text_files,
-          row_source_constant_files, metadata_column_files]
-
-
-def all_files() -> list[TestFile]:
-    return [t for space in SPACES for t in space()]
-
-
 def set_operation_rows_files() -> list[TestFile]:
     """INTERSECT and EXCEPT (DISTINCT and ALL) of rows the query holds: constants of a
     SELECT without FROM, VALUES, a view over VALUES, a Project over them; pairs of values
@@ -1379,3 +1366,16 @@ def window_removal_files() -> list[TestFile]:
                 "SELECT sum(k) OVER w AS x FROM wt WHERE 1 = 0 WINDOW w AS (PARTITION BY k)",
                 "SELECT row_number() OVER (ORDER BY k) AS r, count(*) OVER () AS c FROM wt LIMIT 0"]
     return [_file("window-removal.sql", setup + queries), _file("nonansi/window-removal.sql", setup + queries)]
+
+
+SPACES = [literal_files, cte_files, setop_files, grouping_files, settings_files, settings_scope_files, syntax_files,
+          setop_type_files, trailing_comma_files, alias_field_files, grouping_set_name_files,
+          parameterless_files, wrapped_call_files, in_subquery_type_files,
+          parameterized_type_files, nanos_files, time_window_files, lateral_generator_files,
+          pipe_syntax_files, opaque_block_subquery_files, commuted_grouping_files, view_redefinition_files,
+          variant_path_files, transform_files, opaque_operator_files, interval_text_files,
+          row_source_constant_files, metadata_column_files, set_operation_rows_files, window_removal_files]
+
+
+def all_files() -> list[TestFile]:
+    return [t for space in SPACES for t in space()]
