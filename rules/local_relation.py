@@ -117,10 +117,6 @@ def constant_rows(p: L.Plan, ctx) -> tuple[tuple, ...] | None:
     return tuple(out)
 
 
-_BY_VALUE = frozenset({T.BOOLEAN, T.BYTE, T.SHORT, T.INT, T.LONG, T.FLOAT, T.DOUBLE, T.STRING, T.BINARY,
-                       T.DATE, T.TIMESTAMP, T.TIMESTAMP_NTZ, T.NULL})
-
-
 def _same_row(a: tuple, b: tuple) -> bool:
     """Are two rows (of types compared by value) the same row to a set operation?"""
     for x, y in zip(a, b):
@@ -137,7 +133,7 @@ def _same_row(a: tuple, b: tuple) -> bool:
 def _set_operation_rows(p: L.Intersect | L.Except, ctx) -> tuple[tuple, ...] | None:
     """The rows of an INTERSECT or EXCEPT [ALL] of rows, as Spark's set operations keep
     them (a row kept once, or under ALL as many times as the operation keeps it)."""
-    if not all(isinstance(a.data_type, T.DecimalType) or a.data_type in _BY_VALUE for a in p.output):
+    if not all(T.compared_by_value(a.data_type) or a.data_type == T.NULL for a in p.output):
         return None
     lrows, rrows = constant_rows(p.left, ctx), constant_rows(p.right, ctx)
     if lrows is None or rrows is None or len(lrows) * len(rrows) > 100 * _MAX_ROWS:

@@ -61,15 +61,6 @@ def unmodelled_in(e: E.Expr) -> set[int]:
     return out
 
 
-# the types a window's keys and min / max are surely read over: compared by value
-_KEYS = frozenset({T.BOOLEAN, T.BYTE, T.SHORT, T.INT, T.LONG, T.FLOAT, T.DOUBLE, T.STRING, T.BINARY,
-                   T.DATE, T.TIMESTAMP, T.TIMESTAMP_NTZ})
-
-
-def _key_type(t: T.DataType) -> bool:
-    return t in _KEYS or isinstance(t, T.DecimalType)
-
-
 def _valid_aggregate_window(x: E.Opaque, w) -> bool:
     """`count(*)`, `count(e)`, `sum(e)` / `avg(e)` of a number, `min(e)` / `max(e)` of a
     type compared by value, over a window of no frame or name (`OVER (PARTITION BY a ORDER
@@ -93,7 +84,7 @@ def _valid_aggregate_window(x: E.Opaque, w) -> bool:
         if not all(isinstance(o, exp.Ordered) for o in order.expressions):
             return False
         keys += [arg(o.this) for o in order.expressions]
-    if not all(k is not None and _key_type(k.data_type) for k in keys):
+    if not all(k is not None and T.compared_by_value(k.data_type) for k in keys):
         return False
     f = w.this
     if set(k for k, v in f.args.items() if v) - {"this", "big_int"}:
@@ -107,7 +98,7 @@ def _valid_aggregate_window(x: E.Opaque, w) -> bool:
         return True
     if isinstance(f, (exp.Sum, exp.Avg)):
         return T.is_numeric(value.data_type) or isinstance(value.data_type, T.DecimalType)
-    return isinstance(f, (exp.Min, exp.Max)) and _key_type(value.data_type)
+    return isinstance(f, (exp.Min, exp.Max)) and T.compared_by_value(value.data_type)
 
 
 def _valid(x: E.Opaque) -> bool:

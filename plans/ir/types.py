@@ -201,6 +201,14 @@ CALENDAR_INTERVAL = AtomicType("interval")
 
 INTEGRAL: tuple[DataType, ...] = (BYTE, SHORT, INT, LONG)
 FRACTIONAL = (FLOAT, DOUBLE)
+# the types whose values Spark compares by value alone (no collation, nothing nested):
+# a window's keys, the rows of a set operation (rules.local_relation)
+BY_VALUE = frozenset({BOOLEAN, BYTE, SHORT, INT, LONG, FLOAT, DOUBLE, STRING, BINARY, DATE, TIMESTAMP,
+                      TIMESTAMP_NTZ})
+
+
+def compared_by_value(t: DataType) -> bool:
+    return t in BY_VALUE or isinstance(t, DecimalType)
 # Spark's numeric precedence for widening (decimal is handled separately).
 _NUMERIC_ORDER = {BYTE: 0, SHORT: 1, INT: 2, LONG: 3, FLOAT: 5, DOUBLE: 6}
 # The decimal each integral type fits in (DecimalType.forType).

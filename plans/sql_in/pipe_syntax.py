@@ -311,6 +311,7 @@ def _aggregate(sql: str, tokens: list, i: int, j: int, top: list[int], state: _S
         raise NotModelled(f"{REASON}: |> AGGREGATE with another clause")
     stop = groups[0] if groups else j
     keys: list[tuple[int, int, int | None]] = []  # (from, to, the AS token or None)
+    by_position: dict[int, str] = {}  # a key by position: its column's name, by the key's token
     if groups:
         start = stop + 1
         for k in [*[k for k in top if k > stop and tokens[k].token_type == TokenType.COMMA], j]:
@@ -331,6 +332,7 @@ def _aggregate(sql: str, tokens: list, i: int, j: int, top: list[int], state: _S
                 names = _names(sql, state, columns, "|> AGGREGATE grouping by a position")
                 if not 0 < int(key.this) <= len(names):
                     raise NotModelled(f"{REASON}: |> AGGREGATE grouping by a position past the columns")
+                by_position[a] = _quoted(names[int(key.this) - 1])
                 continue
             if isinstance(key, exp.Literal) and not key.is_string or key.find(exp.Window) is not None \
                     or isinstance(key, (exp.Rollup, exp.Cube, exp.GroupingSets)) \
@@ -340,11 +342,6 @@ def _aggregate(sql: str, tokens: list, i: int, j: int, top: list[int], state: _S
                     or any(is_aggregate_call(n) for n in key.walk()):
                 raise NotModelled(f"{REASON}: |> AGGREGATE grouping by an ordinal, ALL, ROLLUP, CUBE, GROUPING SETS, "
                                   "GROUPING(), an aggregate or a window function")
-    by_position: dict[int, str] = {}
-    for a, b, alias in keys:
-        if alias is None and b == a + 1 and tokens[a].token_type == TokenType.NUMBER and tokens[a].text.isdigit():
-            by_position[a] = _quoted(_names(sql, state, columns, "|> AGGREGATE grouping by a position")[
-                int(tokens[a].text) - 1])
     pieces: list = []
     for a, b, alias in keys:
         pieces += [", "] if pieces else []
